@@ -1,0 +1,411 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// Domain errors; the web package maps them to HTTP statuses.
+var (
+	// ErrInvalid marks a request Kafka would refuse as malformed.
+	ErrInvalid = errors.New("invalid request")
+	// ErrUnknownTopic marks a topic that does not exist.
+	ErrUnknownTopic = errors.New("unknown topic")
+	// ErrUnknownGroup marks a consumer group that has no state.
+	ErrUnknownGroup = errors.New("unknown consumer group")
+	// ErrUnknownTransaction marks a transactional.id the coordinator
+	// does not know.
+	ErrUnknownTransaction = errors.New("unknown transactional id")
+	// ErrTopicExists marks a create of a topic that already exists.
+	ErrTopicExists = errors.New("topic already exists")
+)
+
+// kindError carries a sentence for people and a kind for errors.Is.
+type kindError struct {
+	kind error
+	msg  string
+	err  error
+}
+
+func (e *kindError) Error() string {
+	if e.err != nil {
+		return e.msg + ": " + e.err.Error()
+	}
+	return e.msg
+}
+func (e *kindError) Is(target error) bool { return target == e.kind }
+func (e *kindError) Unwrap() error        { return e.err }
+
+func errorf(kind error, format string, args ...any) error {
+	return &kindError{kind: kind, msg: fmt.Sprintf(format, args...)}
+}
+
+// IsUnavailable reports whether err means the brokers could not be reached
+// (as opposed to a broker answering with an error).
+func IsUnavailable(err error) bool {
+	if errors.Is(err, ErrBrokerUnavailable) || errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	var opErr *net.OpError
+	return errors.As(err, &opErr) || errors.Is(err, kgo.ErrClientClosed)
+}
+
+var legalTopic = regexp.MustCompile(`^[a-zA-Z0-9._-]{1,249}$`)
+
+// ValidateTopicName applies Kafka's rules for topic names.
+func ValidateTopicName(name string) error {
+	if name == "" {
+		return errorf(ErrInvalid, "a topic name is required")
+	}
+	if name == "." || name == ".." {
+		return errorf(ErrInvalid, "topic name %q is not allowed", name)
+	}
+	if !legalTopic.MatchString(name) {
+		return errorf(ErrInvalid, "topic name %q is not valid: use at most 249 letters, digits, '.', '_' or '-'", name)
+	}
+	return nil
+}
+
+// PartitionInfo is one partition's placement and pointers.
+type PartitionInfo struct {
+	Partition        int32   `json:"partition"`
+	Leader           int32   `json:"leader"`
+	Replicas         []int32 `json:"replicas"`
+	ISR              []int32 `json:"isr"`
+	LogStartOffset   int64   `json:"logStartOffset"`
+	LastStableOffset int64   `json:"lastStableOffset"`
+	HighWatermark    int64   `json:"highWatermark"`
+	Error            string  `json:"error,omitempty"`
+}
+
+// TopicInfo is a topic with its partitions.
+type TopicInfo struct {
+	Name       string          `json:"name"`
+	Internal   bool            `json:"internal,omitempty"`
+	Partitions []PartitionInfo `json:"partitions"`
+}
+
+// Topics lists the non-internal topics, sorted by name, with each
+// partition's leader, replicas, ISR and offsets.
+func (c *Cluster) Topics(ctx context.Context) ([]TopicInfo, error) {
+	return c.describeTopics(ctx)
+}
+
+// Topic describes one topic, or fails with ErrUnknownTopic.
+func (c *Cluster) Topic(ctx context.Context, name string) (TopicInfo, error) {
+	if err := ValidateTopicName(name); err != nil {
+		return TopicInfo{}, err
+	}
+	topics, err := c.describeTopics(ctx, name)
+	if err != nil {
+		return TopicInfo{}, err
+	}
+	if len(topics) == 0 {
+		return TopicInfo{}, errorf(ErrUnknownTopic, "topic %q does not exist", name)
+	}
+	return topics[0], nil
+}
+
+func (c *Cluster) describeTopics(ctx context.Context, names ...string) ([]TopicInfo, error) {
+	details, err := c.admin.ListTopics(ctx, names...)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: list topics: %w", err)
+	}
+	var present []string
+	for _, d := range details.Sorted() {
+		if d.Err == nil {
+			present = append(present, d.Topic)
+		}
+	}
+	if len(present) == 0 {
+		return nil, nil
+	}
+	starts, err := c.admin.ListStartOffsets(ctx, present...)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: list log start offsets: %w", err)
+	}
+	ends, err := c.admin.ListEndOffsets(ctx, present...)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: list high watermarks: %w", err)
+	}
+	stables, err := c.admin.ListCommittedOffsets(ctx, present...)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: list last stable offsets: %w", err)
+	}
+	var out []TopicInfo
+	for _, name := range present {
+		d := details[name]
+		t := TopicInfo{Name: name, Internal: d.IsInternal}
+		for _, p := range d.Partitions.Sorted() {
+			info := PartitionInfo{
+				Partition: p.Partition,
+				Leader:    p.Leader,
+				Replicas:  nonNil(p.Replicas),
+				ISR:       nonNil(p.ISR),
+			}
+			if p.Err != nil {
+				info.Error = p.Err.Error()
+			}
+			info.LogStartOffset = offsetOf(starts, name, p.Partition, &info)
+			info.HighWatermark = offsetOf(ends, name, p.Partition, &info)
+			info.LastStableOffset = offsetOf(stables, name, p.Partition, &info)
+			t.Partitions = append(t.Partitions, info)
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+func nonNil(s []int32) []int32 {
+	if s == nil {
+		return []int32{}
+	}
+	return slices.Clone(s)
+}
+
+func offsetOf(l kadm.ListedOffsets, topic string, partition int32, info *PartitionInfo) int64 {
+	o, ok := l.Lookup(topic, partition)
+	if !ok {
+		return -1
+	}
+	if o.Err != nil {
+		info.Error = o.Err.Error()
+		return -1
+	}
+	return o.Offset
+}
+
+// TopicSpec is a topic to create.
+type TopicSpec struct {
+	Name              string            `json:"name"`
+	Partitions        int32             `json:"partitions"`
+	ReplicationFactor int16             `json:"replicationFactor"`
+	Configs           map[string]string `json:"configs"`
+}
+
+// CreateTopic creates a topic. Zero partitions or replication factor mean
+// the broker's defaults.
+func (c *Cluster) CreateTopic(ctx context.Context, spec TopicSpec) (TopicInfo, error) {
+	if err := ValidateTopicName(spec.Name); err != nil {
+		return TopicInfo{}, err
+	}
+	if spec.Partitions < 0 || spec.Partitions > 1000 {
+		return TopicInfo{}, errorf(ErrInvalid, "partitions must be between 1 and 1000, not %d", spec.Partitions)
+	}
+	if spec.ReplicationFactor < 0 {
+		return TopicInfo{}, errorf(ErrInvalid, "replicationFactor must be 1 or more, not %d", spec.ReplicationFactor)
+	}
+	partitions, rf := spec.Partitions, spec.ReplicationFactor
+	if partitions == 0 {
+		partitions = -1
+	}
+	if rf == 0 {
+		rf = -1
+	}
+	configs := make(map[string]*string, len(spec.Configs))
+	for k, v := range spec.Configs {
+		configs[k] = &v
+	}
+	resp, err := c.admin.CreateTopic(ctx, partitions, rf, configs, spec.Name)
+	if err == nil {
+		err = resp.Err
+	}
+	switch {
+	case errors.Is(err, kerr.TopicAlreadyExists):
+		return TopicInfo{}, errorf(ErrTopicExists, "topic %q already exists", spec.Name)
+	case errors.Is(err, kerr.InvalidReplicationFactor), errors.Is(err, kerr.InvalidPartitions),
+		errors.Is(err, kerr.InvalidConfig), errors.Is(err, kerr.InvalidTopicException),
+		errors.Is(err, kerr.InvalidRequest), errors.Is(err, kerr.PolicyViolation):
+		msg := err.Error()
+		if resp.ErrMessage != "" {
+			msg += " (" + resp.ErrMessage + ")"
+		}
+		return TopicInfo{}, errorf(ErrInvalid, "the broker refused to create %q: %s", spec.Name, msg)
+	case err != nil:
+		return TopicInfo{}, fmt.Errorf("cluster: create topic %s: %w", spec.Name, err)
+	}
+	return c.waitTopic(ctx, spec.Name)
+}
+
+// waitTopic returns the new topic once its metadata shows a leader for
+// every partition, so the caller can produce to it at once.
+func (c *Cluster) waitTopic(ctx context.Context, name string) (TopicInfo, error) {
+	for {
+		t, err := c.Topic(ctx, name)
+		if err == nil && allLed(t) {
+			return t, nil
+		}
+		if ctx.Err() != nil {
+			if err == nil {
+				err = ctx.Err()
+			}
+			return TopicInfo{}, fmt.Errorf("cluster: wait for topic %s: %w", name, err)
+		}
+		c.client.ForceMetadataRefresh()
+		if err := sleepCtx(ctx, 50); err != nil {
+			return TopicInfo{}, fmt.Errorf("cluster: wait for topic %s: %w", name, err)
+		}
+	}
+}
+
+func allLed(t TopicInfo) bool {
+	if len(t.Partitions) == 0 {
+		return false
+	}
+	for _, p := range t.Partitions {
+		if p.Leader < 0 || p.HighWatermark < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// GroupPartitionOffset is one partition's committed offset and lag, as
+// kafka-consumer-groups.sh --describe prints it.
+type GroupPartitionOffset struct {
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	Committed int64  `json:"committed"`
+	LogEnd    int64  `json:"logEnd"`
+	Lag       int64  `json:"lag"`
+}
+
+// GroupInfo is a consumer group's state and offsets.
+type GroupInfo struct {
+	Group   string                 `json:"group"`
+	State   string                 `json:"state"`
+	Members int                    `json:"members"`
+	Offsets []GroupPartitionOffset `json:"offsets"`
+}
+
+// Group describes a consumer group: its state, its committed offsets, the
+// log end offset (high watermark) of each partition and the lag between
+// them. A group with no members and no offsets is ErrUnknownGroup.
+func (c *Cluster) Group(ctx context.Context, group string) (GroupInfo, error) {
+	if group == "" {
+		return GroupInfo{}, errorf(ErrInvalid, "a group name is required")
+	}
+	described, err := c.admin.DescribeGroups(ctx, group)
+	if err != nil {
+		return GroupInfo{}, fmt.Errorf("cluster: describe group %s: %w", group, err)
+	}
+	d := described[group]
+	if d.Err != nil && !errors.Is(d.Err, kerr.GroupIDNotFound) {
+		return GroupInfo{}, fmt.Errorf("cluster: describe group %s: %w", group, d.Err)
+	}
+	committed, err := c.admin.FetchOffsets(ctx, group)
+	if err != nil && !errors.Is(err, kerr.GroupIDNotFound) {
+		return GroupInfo{}, fmt.Errorf("cluster: fetch offsets of group %s: %w", group, err)
+	}
+	info := GroupInfo{Group: group, State: d.State, Members: len(d.Members), Offsets: []GroupPartitionOffset{}}
+	var topics []string
+	committed.Each(func(o kadm.OffsetResponse) {
+		if o.Err == nil && !slices.Contains(topics, o.Topic) {
+			topics = append(topics, o.Topic)
+		}
+	})
+	if len(topics) > 0 {
+		ends, err := c.admin.ListEndOffsets(ctx, topics...)
+		if err != nil {
+			return GroupInfo{}, fmt.Errorf("cluster: log end offsets for group %s: %w", group, err)
+		}
+		committed.Each(func(o kadm.OffsetResponse) {
+			if o.Err != nil {
+				return
+			}
+			end := int64(-1)
+			if e, ok := ends.Lookup(o.Topic, o.Partition); ok && e.Err == nil {
+				end = e.Offset
+			}
+			lag := int64(-1)
+			if end >= 0 && o.At >= 0 {
+				lag = end - o.At
+			}
+			info.Offsets = append(info.Offsets, GroupPartitionOffset{
+				Topic: o.Topic, Partition: o.Partition, Committed: o.At, LogEnd: end, Lag: lag,
+			})
+		})
+	}
+	sort.Slice(info.Offsets, func(i, j int) bool {
+		a, b := info.Offsets[i], info.Offsets[j]
+		return a.Topic < b.Topic || a.Topic == b.Topic && a.Partition < b.Partition
+	})
+	if (info.State == "" || info.State == "Dead") && info.Members == 0 && len(info.Offsets) == 0 {
+		return GroupInfo{}, errorf(ErrUnknownGroup, "consumer group %q has no members and no committed offsets", group)
+	}
+	return info, nil
+}
+
+// TransactionInfo is what kafka-transactions.sh describe prints for a
+// transactional.id, with State spelled as the coordinator spells it.
+type TransactionInfo struct {
+	TransactionalID string   `json:"transactionalId"`
+	State           string   `json:"state"`
+	ProducerID      int64    `json:"producerId"`
+	ProducerEpoch   int16    `json:"producerEpoch"`
+	TimeoutMs       int32    `json:"timeoutMs"`
+	StartTimestamp  int64    `json:"startTimestamp"`
+	Coordinator     int32    `json:"coordinator"`
+	Partitions      []string `json:"partitions"`
+	// BrokerNote says, in embedded mode, where the embedded broker's
+	// answer is known to differ from Apache Kafka's.
+	BrokerNote string `json:"brokerNote,omitempty"`
+}
+
+// Transaction describes a transactional.id at its coordinator, verbatim.
+func (c *Cluster) Transaction(ctx context.Context, id string) (TransactionInfo, error) {
+	if id == "" {
+		return TransactionInfo{}, errorf(ErrInvalid, "a transactional id is required")
+	}
+	described, err := c.admin.DescribeTransactions(ctx, id)
+	if err != nil {
+		return TransactionInfo{}, c.transactionErr(id, err)
+	}
+	d, ok := described[id]
+	if !ok {
+		return TransactionInfo{}, errorf(ErrUnknownTransaction, "transactional id %q is unknown to the coordinator", id)
+	}
+	if d.Err != nil {
+		return TransactionInfo{}, c.transactionErr(id, d.Err)
+	}
+	info := TransactionInfo{
+		TransactionalID: id,
+		State:           d.State,
+		ProducerID:      d.ProducerID,
+		ProducerEpoch:   d.ProducerEpoch,
+		TimeoutMs:       d.TimeoutMillis,
+		StartTimestamp:  d.StartTimestamp,
+		Coordinator:     d.Coordinator,
+		Partitions:      []string{},
+	}
+	d.Topics.Each(func(t string, p int32) {
+		info.Partitions = append(info.Partitions, t+"-"+strconv.Itoa(int(p)))
+	})
+	sort.Strings(info.Partitions)
+	if c.mode == Embedded {
+		switch d.State {
+		case "Empty":
+			info.BrokerNote = "The embedded broker reports Empty once a transaction has ended; Apache Kafka 4.3.1 reports CompleteCommit or CompleteAbort. The log's last marker from this producer shows which it was."
+		case "Ongoing":
+			info.BrokerNote = "The embedded broker lists only the data partitions of an ongoing transaction; Apache Kafka 4.3.1 also lists the __consumer_offsets partition its offsets were added to."
+		}
+	}
+	return info, nil
+}
+
+func (c *Cluster) transactionErr(id string, err error) error {
+	if errors.Is(err, kerr.TransactionalIDNotFound) {
+		return errorf(ErrUnknownTransaction, "transactional id %q is unknown to the coordinator", id)
+	}
+	return fmt.Errorf("cluster: describe transaction %s: %w", id, err)
+}

@@ -1,0 +1,191 @@
+// Package cluster connects Offset Lab to Kafka: either an embedded,
+// in-process Kafka-protocol broker (franz-go's kfake, persisted under a data
+// directory) or a real cluster named by its bootstrap brokers.
+//
+// A Cluster hands out kgo client options so that every other package talks
+// to the same brokers the same way; it owns one shared client for metadata
+// and admin requests. Close releases the shared client and, in embedded
+// mode, flushes the broker's state to disk and stops it.
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// Mode says which kind of broker a Cluster talks to.
+type Mode string
+
+const (
+	// Embedded is the in-process kfake broker.
+	Embedded Mode = "embedded"
+	// External is a real Kafka cluster reached over the network.
+	External Mode = "external"
+)
+
+// Cluster is a connection to the brokers the dashboard inspects and drives.
+type Cluster struct {
+	mode    Mode
+	brokers []string
+	fake    *kfake.Cluster
+	client  *kgo.Client
+	admin   *kadm.Client
+}
+
+// EmbeddedConfig configures the embedded broker.
+type EmbeddedConfig struct {
+	// KafkaAddr is the host:port where the broker accepts Kafka clients.
+	// Port 0 picks a free port; Brokers reports the bound address.
+	KafkaAddr string
+	// DataDir is where the broker persists topics, records, markers,
+	// group offsets and producer state. Empty means in memory only.
+	DataDir string
+	// Logger receives the broker's warnings and errors; nil discards them.
+	Logger *slog.Logger
+}
+
+// StartEmbedded starts an in-process Kafka-protocol broker listening on
+// cfg.KafkaAddr and reloads any state persisted under cfg.DataDir.
+// The caller must Close the returned Cluster to flush state to disk.
+func StartEmbedded(cfg EmbeddedConfig) (*Cluster, error) {
+	addr := cfg.KafkaAddr
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	listen := func(network, _ string) (net.Listener, error) {
+		ln, err := net.Listen(network, addr)
+		if err != nil {
+			return nil, fmt.Errorf("embedded broker cannot listen on %s: %w", addr, err)
+		}
+		return ln, nil
+	}
+	opts := []kfake.Opt{
+		kfake.NumBrokers(1),
+		kfake.ListenFn(listen),
+		kfake.ClusterID("offset-lab-embedded"),
+		kfake.DefaultNumPartitions(1),
+		kfake.AllowAutoTopicCreation(),
+		// Kafka's own defaults, so lessons show the timeouts a real
+		// broker would apply.
+		kfake.BrokerConfigs(map[string]string{
+			"transaction.max.timeout.ms": "900000",
+		}),
+	}
+	if cfg.Logger != nil {
+		opts = append(opts, kfake.WithLogger(slogLogger{cfg.Logger}))
+	}
+	if cfg.DataDir != "" {
+		if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+			return nil, fmt.Errorf("cluster: create data dir %s: %w", cfg.DataDir, err)
+		}
+		opts = append(opts, kfake.DataDir(cfg.DataDir))
+	}
+	fake, err := kfake.NewCluster(opts...)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: start embedded broker: %w", err)
+	}
+	c, err := newCluster(Embedded, fake.ListenAddrs())
+	if err != nil {
+		fake.Close()
+		return nil, err
+	}
+	c.fake = fake
+	return c, nil
+}
+
+// ConnectExternal connects to a real Kafka cluster. It does not fail when
+// the brokers are unreachable at start: requests fail later with
+// ErrBrokerUnavailable and succeed once the brokers are back.
+func ConnectExternal(brokers []string) (*Cluster, error) {
+	var clean []string
+	for _, b := range brokers {
+		if b = strings.TrimSpace(b); b != "" {
+			clean = append(clean, b)
+		}
+	}
+	if len(clean) == 0 {
+		return nil, errors.New("cluster: no brokers given")
+	}
+	return newCluster(External, clean)
+}
+
+func newCluster(mode Mode, brokers []string) (*Cluster, error) {
+	c := &Cluster{mode: mode, brokers: brokers}
+	client, err := kgo.NewClient(c.ClientOpts()...)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: create client for %s: %w", strings.Join(brokers, ","), err)
+	}
+	c.client = client
+	c.admin = kadm.NewClient(client)
+	return c, nil
+}
+
+// Mode reports whether the cluster is embedded or external.
+func (c *Cluster) Mode() Mode { return c.mode }
+
+// Brokers returns the bootstrap addresses. For the embedded broker this is
+// the address it really bound, which is also where external Kafka clients
+// should connect.
+func (c *Cluster) Brokers() []string { return append([]string(nil), c.brokers...) }
+
+// ClientOpts returns the options every kgo client of this cluster starts
+// from: the seed brokers and conservative timeouts so an unreachable broker
+// fails a request in seconds rather than hanging a page.
+func (c *Cluster) ClientOpts() []kgo.Opt {
+	return []kgo.Opt{
+		kgo.SeedBrokers(c.brokers...),
+		kgo.ClientID("offset-lab"),
+		kgo.DialTimeout(3 * time.Second),
+		kgo.RetryTimeout(10 * time.Second),
+		kgo.MetadataMinAge(250 * time.Millisecond),
+	}
+}
+
+// Client is the shared client for metadata, fetches and admin requests.
+// It is owned by the Cluster: do not Close it.
+func (c *Cluster) Client() *kgo.Client { return c.client }
+
+// Admin is the shared admin client. It is owned by the Cluster.
+func (c *Cluster) Admin() *kadm.Client { return c.admin }
+
+// Ping checks that at least one broker answers within ctx.
+func (c *Cluster) Ping(ctx context.Context) error {
+	if err := c.client.Ping(ctx); err != nil {
+		return fmt.Errorf("%w: %v", ErrBrokerUnavailable, err)
+	}
+	return nil
+}
+
+// Close closes the shared client and, in embedded mode, persists the
+// broker's state and stops it.
+func (c *Cluster) Close() {
+	c.client.Close()
+	if c.fake != nil {
+		c.fake.Close()
+	}
+}
+
+// ErrBrokerUnavailable reports that no broker answered.
+var ErrBrokerUnavailable = errors.New("the Kafka broker is not reachable")
+
+// slogLogger adapts slog to kfake's logger, passing on warnings and errors.
+type slogLogger struct{ l *slog.Logger }
+
+func (s slogLogger) Logf(level kfake.LogLevel, msg string, args ...any) {
+	switch level {
+	case kfake.LogLevelError:
+		s.l.Error("embedded broker: " + fmt.Sprintf(msg, args...))
+	case kfake.LogLevelWarn:
+		s.l.Warn("embedded broker: " + fmt.Sprintf(msg, args...))
+	}
+}

@@ -1,0 +1,200 @@
+package producer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// Fault is a failure injected into a produce call.
+type Fault string
+
+// The faults a produce call can inject.
+const (
+	// NoFault produces normally.
+	NoFault Fault = ""
+	// LoseAck drops the broker's response to the first Produce request at
+	// the connection: the broker stored the batch, the client retries.
+	LoseAck Fault = "lose-ack"
+	// DoubleSend makes the application call produce twice per value.
+	DoubleSend Fault = "double-send"
+)
+
+// Limits on one produce call, so a typo cannot flood the broker.
+const (
+	MaxValues     = 1000
+	MaxValueBytes = 1 << 20
+)
+
+// Request is one produce call: values written in order, each its own
+// produce (and so its own batch), by one fresh producer session.
+type Request struct {
+	Topic string
+	// Partition pins the partition; nil lets the default partitioner
+	// choose (by key hash when a key is given, as the Java client does).
+	Partition *int32
+	Key       *string
+	Values    []string
+	Profile   Profile
+	Fault     Fault
+}
+
+// Validate reports a request no producer could carry out.
+func (r Request) Validate() error {
+	if r.Topic == "" {
+		return invalid("a topic is required")
+	}
+	if len(r.Values) == 0 {
+		return invalid("give at least one value to produce")
+	}
+	if len(r.Values) > MaxValues {
+		return invalid(fmt.Sprintf("at most %d values can be produced in one call, not %d", MaxValues, len(r.Values)))
+	}
+	for _, v := range r.Values {
+		if len(v) > MaxValueBytes {
+			return invalid(fmt.Sprintf("a value may be at most %d bytes; one is %d bytes", MaxValueBytes, len(v)))
+		}
+	}
+	if r.Partition != nil && *r.Partition < 0 {
+		return invalid("partition must be 0 or more")
+	}
+	switch r.Fault {
+	case NoFault, DoubleSend:
+	case LoseAck:
+		if r.Profile.acks() == AcksNone {
+			return invalid("with acks=0 the broker sends no ACK, so there is no ACK to lose: choose acks=1 or all")
+		}
+	default:
+		return invalid(fmt.Sprintf("unknown fault %q: use \"lose-ack\" or \"double-send\"", string(r.Fault)))
+	}
+	return r.Profile.Validate()
+}
+
+// Result is what the producer learned about one send.
+type Result struct {
+	// Value is the value sent.
+	Value string `json:"value"`
+	// Partition is where the record went (-1 if it never got one).
+	Partition int32 `json:"partition"`
+	// Offset is where the broker stored it; nil with acks=0 (the
+	// producer cannot know) or on error.
+	Offset *int64 `json:"offset"`
+	// Error is the failure the producer reported, or nil.
+	Error *string `json:"error"`
+}
+
+// Outcome is the result of a produce call.
+type Outcome struct {
+	Results []Result `json:"results"`
+	// AckLost reports that the lose-ack fault dropped a Produce
+	// response and the client retried.
+	AckLost bool `json:"ackLost"`
+	// ProducerID and ProducerEpoch identify the idempotent or
+	// transactional session; -1 for a plain producer.
+	ProducerID    int64 `json:"producerId"`
+	ProducerEpoch int16 `json:"producerEpoch"`
+	// Committed reports whether a transactional call committed.
+	Committed bool `json:"committed,omitempty"`
+}
+
+// Producer produces with fresh kgo clients built from a base set of
+// options (seed brokers, timeouts). It holds no connections between calls.
+type Producer struct {
+	base []kgo.Opt
+}
+
+// New returns a Producer whose clients start from base.
+func New(base []kgo.Opt) *Producer {
+	return &Producer{base: base}
+}
+
+// Produce carries out req with a new producer session. Per-record broker
+// errors (NOT_ENOUGH_REPLICAS, say) are reported in the results, not as the
+// returned error, which is for invalid requests and unusable clients.
+func (p *Producer) Produce(ctx context.Context, req Request) (*Outcome, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	conns := newConnections(req.Fault == LoseAck)
+	opts := append(append([]kgo.Opt{}, p.base...), req.Profile.clientOpts()...)
+	opts = append(opts, kgo.Dialer(conns.Dial), kgo.RecordRetries(5))
+	if req.Partition != nil {
+		opts = append(opts, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	}
+	client, err := kgo.NewClient(opts...)
+	if err != nil {
+		return nil, fmt.Errorf("producer: create client: %w", err)
+	}
+	defer client.Close()
+
+	transactional := req.Profile.TransactionalID != ""
+	if transactional {
+		if err := client.BeginTransaction(); err != nil {
+			return nil, fmt.Errorf("producer: begin transaction: %w", err)
+		}
+	}
+	out := &Outcome{ProducerID: -1, ProducerEpoch: -1}
+	sends := 1
+	if req.Fault == DoubleSend {
+		sends = 2
+	}
+	failed := false
+	for _, v := range req.Values {
+		for range sends {
+			res := p.send(ctx, client, req, v)
+			failed = failed || res.Error != nil
+			out.Results = append(out.Results, res)
+		}
+	}
+	if transactional {
+		commit := kgo.TryCommit
+		if failed {
+			commit = kgo.TryAbort
+		}
+		if err := client.EndTransaction(ctx, commit); err != nil {
+			return nil, fmt.Errorf("producer: end transaction: %w", err)
+		}
+		out.Committed = !failed
+	}
+	out.AckLost = conns.AckLost()
+	if req.Profile.idempotent() {
+		if id, epoch, err := client.ProducerID(ctx); err == nil {
+			out.ProducerID, out.ProducerEpoch = id, epoch
+		}
+	}
+	return out, nil
+}
+
+func (p *Producer) send(ctx context.Context, client *kgo.Client, req Request, value string) Result {
+	rec := &kgo.Record{Topic: req.Topic, Value: []byte(value)}
+	if req.Key != nil {
+		rec.Key = []byte(*req.Key)
+	}
+	if req.Partition != nil {
+		rec.Partition = *req.Partition
+	}
+	res := Result{Value: value, Partition: -1}
+	err := client.ProduceSync(ctx, rec).FirstErr()
+	if err != nil {
+		msg := describeProduceError(err)
+		res.Error = &msg
+		return res
+	}
+	res.Partition = rec.Partition
+	if req.Profile.acks() != AcksNone {
+		off := rec.Offset
+		res.Offset = &off
+	}
+	return res
+}
+
+// describeProduceError turns a client error into a sentence that keeps
+// Kafka's own error name, which is what learners search for.
+func describeProduceError(err error) string {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return "the broker did not answer in time: " + err.Error()
+	}
+	return err.Error()
+}
