@@ -238,6 +238,10 @@ func (r *run) bounds(ctx context.Context) (start, end int64, topicID [16]byte, e
 	}
 	topicID = topics[r.cfg.Input].ID
 	committed, err := r.admin.FetchOffsets(ctx, r.cfg.Group)
+	if errors.Is(err, kerr.GroupIDNotFound) {
+		// A group that never committed: start from the beginning.
+		committed, err = nil, nil
+	}
 	if err != nil {
 		return 0, 0, topicID, fmt.Errorf("processor: committed offset of group %s: %w", r.cfg.Group, err)
 	}

@@ -1,0 +1,120 @@
+// Command server runs Offset Lab: the dashboard and its JSON API, over an
+// embedded Kafka-protocol broker (the default) or a real cluster
+// (--brokers). It only wires the pieces together; see DESIGN.md.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/offsetlab/offsetlab/internal/cluster"
+	"github.com/offsetlab/offsetlab/internal/inspect"
+	"github.com/offsetlab/offsetlab/internal/producer"
+	"github.com/offsetlab/offsetlab/web"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "offset lab:", err)
+		os.Exit(1)
+	}
+}
+
+// config is the command line of DESIGN.md.
+type config struct {
+	addr      string
+	brokers   string
+	kafkaAddr string
+	dataDir   string
+}
+
+func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
+	env := func(key, def string) string {
+		if v := getenv(key); v != "" {
+			return v
+		}
+		return def
+	}
+	var c config
+	fs := flag.NewFlagSet("server", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.addr, "addr", env("OFFSETLAB_ADDR", "127.0.0.1:8080"), "where the dashboard listens [OFFSETLAB_ADDR]")
+	fs.StringVar(&c.brokers, "brokers", env("OFFSETLAB_BROKERS", ""), "comma-separated real Kafka brokers; empty runs the embedded broker [OFFSETLAB_BROKERS]")
+	fs.StringVar(&c.kafkaAddr, "kafka-addr", env("OFFSETLAB_KAFKA_ADDR", "127.0.0.1:9092"), "where the embedded broker accepts Kafka clients [OFFSETLAB_KAFKA_ADDR]")
+	fs.StringVar(&c.dataDir, "data-dir", env("OFFSETLAB_DATA_DIR", "./data"), "where the embedded broker persists its log [OFFSETLAB_DATA_DIR]")
+	if err := fs.Parse(args); err != nil {
+		return config{}, err
+	}
+	if fs.NArg() > 0 {
+		return config{}, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	return c, nil
+}
+
+// run starts everything, serves until ctx ends, then shuts down in order:
+// HTTP first, then the Kafka connection (which persists the embedded log).
+func run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
+	cfg, err := parseFlags(args, getenv, stderr)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+
+	var kafka *cluster.Cluster
+	if cfg.brokers == "" {
+		kafka, err = cluster.StartEmbedded(cluster.EmbeddedConfig{KafkaAddr: cfg.kafkaAddr, DataDir: cfg.dataDir, Logger: log})
+		if err != nil {
+			return err
+		}
+		log.Info("embedded Kafka broker listening", "kafkaAddr", strings.Join(kafka.Brokers(), ","), "dataDir", cfg.dataDir)
+	} else {
+		kafka, err = cluster.ConnectExternal(strings.Split(cfg.brokers, ","))
+		if err != nil {
+			return err
+		}
+		log.Info("using external Kafka", "brokers", strings.Join(kafka.Brokers(), ","))
+	}
+	defer kafka.Close()
+
+	srv := web.New(web.Deps{
+		Cluster:   kafka,
+		Log:       inspect.New(kafka.Client(), kafka.ClientOpts()...),
+		Producer:  producer.New(kafka.ClientOpts()),
+		Processor: producer.NewProcessor(kafka.ClientOpts()),
+	}, log)
+
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.addr, err)
+	}
+	httpServer := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	log.Info("Offset Lab dashboard listening", "url", "http://"+ln.Addr().String())
+
+	errc := make(chan error, 1)
+	go func() { errc <- httpServer.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := httpServer.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	return nil
+}

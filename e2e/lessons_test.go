@@ -1,0 +1,199 @@
+package e2e
+
+import (
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// coordinatorFacts are where the embedded broker and Apache Kafka 4.3.1
+// answer differently; each lesson asserts exactly its broker's answer.
+type coordinatorFacts struct {
+	// stateAfterCommit is DescribeTransactions' state once the restarted
+	// processor committed: Kafka says CompleteCommit, kfake says Empty.
+	stateAfterCommit string
+	// offsetsPartitionListed: Kafka lists the __consumer_offsets-N
+	// partition of an ongoing transaction; kfake lists data partitions only.
+	offsetsPartitionListed bool
+	// concurrentTransactionsRetry: Kafka answers InitProducerID with
+	// CONCURRENT_TRANSACTIONS while it aborts the fenced transaction;
+	// kfake aborts inline and answers at once.
+	concurrentTransactionsRetry bool
+	// brokerNote: the API labels the embedded broker's divergent answers.
+	brokerNote bool
+}
+
+var facts = map[brokerKind]coordinatorFacts{
+	embedded:  {stateAfterCommit: "Empty", brokerNote: true},
+	realKafka: {stateAfterCommit: "CompleteCommit", offsetsPartitionListed: true, concurrentTransactionsRetry: true},
+}
+
+type runResult struct {
+	Log     []string `json:"log"`
+	Crashed bool     `json:"crashed"`
+}
+
+type groupView struct {
+	State   string `json:"state"`
+	Offsets []struct {
+		Topic     string `json:"topic"`
+		Partition int32  `json:"partition"`
+		Committed int64  `json:"committed"`
+		LogEnd    int64  `json:"logEnd"`
+		Lag       int64  `json:"lag"`
+	} `json:"offsets"`
+}
+
+type txnView struct {
+	State         string   `json:"state"`
+	ProducerID    int64    `json:"producerId"`
+	ProducerEpoch int16    `json:"producerEpoch"`
+	TimeoutMs     int32    `json:"timeoutMs"`
+	Partitions    []string `json:"partitions"`
+	BrokerNote    string   `json:"brokerNote"`
+}
+
+// seedTopics creates the seed's topics and its three orders.
+func (a *app) seedTopics() (orders, totals, totalsTx string) {
+	a.t.Helper()
+	orders, totals, totalsTx = a.name("orders"), a.name("order-totals"), a.name("order-totals-tx")
+	for _, topic := range []string{orders, totals, totalsTx} {
+		a.createTopic(topic)
+	}
+	a.do("POST", "/api/produce", map[string]any{
+		"topic": orders, "values": []string{"O-1 2x15000", "O-2 1x42000", "O-3 3x9000"}, "acks": "all",
+	}, http.StatusOK, nil)
+	return orders, totals, totalsTx
+}
+
+func (a *app) group(name string) groupView {
+	a.t.Helper()
+	var g groupView
+	a.do("GET", "/api/groups/"+name, nil, http.StatusOK, &g)
+	return g
+}
+
+func (a *app) assertGroup(name, topic string, committed, logEnd, lag int64) {
+	a.t.Helper()
+	g := a.group(name)
+	if len(g.Offsets) != 1 {
+		a.t.Fatalf("group %s offsets = %+v, want one partition", name, g.Offsets)
+	}
+	o := g.Offsets[0]
+	if o.Topic != topic || o.Committed != committed || o.LogEnd != logEnd || o.Lag != lag {
+		a.t.Fatalf("group %s = %+v, want %s committed %d, log end %d, lag %d", name, o, topic, committed, logEnd, lag)
+	}
+}
+
+// TestLessons runs lessons 1-3 of LESSONS.md (seed 000) through the HTTP API
+// and asserts the offsets Apache Kafka 4.3.1 showed in the seed.
+func TestLessons(t *testing.T) {
+	t.Parallel()
+	for _, kind := range brokerKinds {
+		t.Run(string(kind), func(t *testing.T) {
+			t.Parallel()
+			a := startApp(t, kind)
+			f := facts[kind]
+			orders, totals, totalsTx := a.seedTopics()
+			plainGroup, txGroup, txnID := a.name("totals-plain"), a.name("totals-tx"), a.name("order-totals-app")
+
+			// Lesson 1: crash before the offset commit, no transaction.
+			var run runResult
+			a.do("POST", "/api/processor/runs", map[string]any{
+				"mode": "plain", "input": orders, "output": totals, "group": plainGroup, "crashAt": "O-2",
+			}, http.StatusOK, &run)
+			if !run.Crashed {
+				t.Fatalf("plain run with crashAt O-2: crashed = false; log %q", run.Log)
+			}
+			equal(t, "lesson 1 crashed run log", run.Log, []string{
+				"offset 0 O-1 processed, wrote 'O-1 total=30000' to " + totals,
+				"offset 1 O-2 processed, wrote 'O-2 total=42000' to " + totals,
+				"O-2: process killed before the offset commit",
+			})
+			a.assertGroup(plainGroup, orders, 1, 3, 2)
+			a.do("POST", "/api/processor/runs", map[string]any{
+				"mode": "plain", "input": orders, "output": totals, "group": plainGroup,
+			}, http.StatusOK, &run)
+			equal(t, "lesson 1 restarted run log", run.Log, []string{
+				"offset 1 O-2 processed, wrote 'O-2 total=42000' to " + totals,
+				"offset 2 O-3 processed, wrote 'O-3 total=27000' to " + totals,
+			})
+			equal(t, "lesson 1 order-totals read_committed", a.consumed(totals, "read_committed"), []string{
+				"0: O-1 total=30000", "1: O-2 total=42000", "2: O-2 total=42000", "3: O-3 total=27000",
+			})
+			a.assertGroup(plainGroup, orders, 3, 3, 0)
+
+			// Lesson 2: the same crash inside a transaction.
+			a.do("POST", "/api/processor/runs", map[string]any{
+				"mode": "tx", "input": orders, "output": totalsTx, "group": txGroup,
+				"transactionalId": txnID, "crashAt": "O-2",
+			}, http.StatusOK, &run)
+			if !run.Crashed {
+				t.Fatalf("tx run with crashAt O-2: crashed = false; log %q", run.Log)
+			}
+			var txn txnView
+			a.do("GET", "/api/transactions/"+txnID, nil, http.StatusOK, &txn)
+			if txn.State != "Ongoing" || !slices.Contains(txn.Partitions, totalsTx+"-0") || txn.TimeoutMs != 60000 {
+				t.Fatalf("transaction after the crash = %+v, want Ongoing with %s-0, timeout 60000", txn, totalsTx)
+			}
+			if got := slices.ContainsFunc(txn.Partitions, func(p string) bool { return strings.HasPrefix(p, "__consumer_offsets-") }); got != f.offsetsPartitionListed {
+				t.Fatalf("%s: ongoing transaction partitions %v: __consumer_offsets listed = %v, want %v", kind, txn.Partitions, got, f.offsetsPartitionListed)
+			}
+			crashedEpoch := txn.ProducerEpoch
+			a.do("POST", "/api/processor/runs", map[string]any{
+				"mode": "tx", "input": orders, "output": totalsTx, "group": txGroup, "transactionalId": txnID,
+			}, http.StatusOK, &run)
+			retried := slices.ContainsFunc(run.Log, func(l string) bool { return strings.Contains(l, "CONCURRENT_TRANSACTIONS") })
+			if retried != f.concurrentTransactionsRetry {
+				t.Fatalf("%s: restart log %q: CONCURRENT_TRANSACTIONS retry shown = %v, want %v", kind, run.Log, retried, f.concurrentTransactionsRetry)
+			}
+			processed := slices.DeleteFunc(slices.Clone(run.Log), func(l string) bool { return strings.Contains(l, "CONCURRENT_TRANSACTIONS") })
+			equal(t, "lesson 2 restarted run log", processed, []string{
+				"offset 1 O-2 processed, wrote 'O-2 total=42000' to " + totalsTx,
+				"offset 2 O-3 processed, wrote 'O-3 total=27000' to " + totalsTx,
+			})
+			a.do("GET", "/api/transactions/"+txnID, nil, http.StatusOK, &txn)
+			if txn.State != f.stateAfterCommit || txn.ProducerEpoch <= crashedEpoch || (txn.BrokerNote != "") != f.brokerNote {
+				t.Fatalf("%s: transaction after the restart = %+v, want state %s, epoch above %d, broker note %v", kind, txn, f.stateAfterCommit, crashedEpoch, f.brokerNote)
+			}
+			equal(t, "lesson 2 order-totals-tx read_committed", a.consumed(totalsTx, "read_committed"), []string{
+				"0: O-1 total=30000", "4: O-2 total=42000", "6: O-3 total=27000",
+			})
+			a.assertGroup(txGroup, orders, 3, 3, 0)
+
+			// Lesson 3: what read_uncommitted sees, and the markers.
+			equal(t, "lesson 3 order-totals-tx read_uncommitted", a.consumed(totalsTx, "read_uncommitted"), []string{
+				"0: O-1 total=30000", "2: O-2 total=42000", "4: O-2 total=42000", "6: O-3 total=27000",
+			})
+			l := a.log(totalsTx)
+			equal(t, "lesson 3 log", l.shape(), []string{
+				"0:committed", "1:COMMIT", "2:aborted", "3:ABORT", "4:committed", "5:COMMIT", "6:committed", "7:COMMIT",
+			})
+			if l.LastStableOffset != 8 || l.HighWatermark != 8 || l.LogStartOffset != 0 {
+				t.Fatalf("lesson 3 pointers: log start %d, LSO %d, HW %d; want 0, 8, 8", l.LogStartOffset, l.LastStableOffset, l.HighWatermark)
+			}
+			var rc, ru []int64
+			for _, e := range l.Entries {
+				if e.ReadCommitted {
+					rc = append(rc, e.Offset)
+				}
+				if e.ReadUncommitted {
+					ru = append(ru, e.Offset)
+				}
+			}
+			equal(t, "lesson 3 log read_committed visibility", rc, []int64{0, 4, 6})
+			equal(t, "lesson 3 log read_uncommitted visibility", ru, []int64{0, 2, 4, 6})
+
+			// The seeds' own client must receive exactly what the API says.
+			if os.Getenv(pythonEnv) != "" {
+				for _, topic := range []string{orders, totals, totalsTx} {
+					for _, iso := range []string{"read_committed", "read_uncommitted"} {
+						equal(t, "confluent-kafka vs API on "+topic+" at "+iso, a.pythonConsumed(topic, iso), a.consumed(topic, iso))
+					}
+				}
+			}
+		})
+	}
+}

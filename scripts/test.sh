@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Offset Lab's whole test suite, the README's test command and what CI runs.
+#
+# It installs what the suites need (confluent-kafka from PyPI into
+# .cache/venv, Apache Kafka 4.3.1 jars from Maven Central into .cache/),
+# checks formatting, vet and generated code, starts a real single-node
+# Kafka 4.3.1 (KRaft) on loopback, runs every Go test against the embedded
+# broker and against real Kafka, then fuzzes the batch decoder briefly.
+# Real Kafka is always stopped on exit, even when a test fails.
+#
+# Environment: OFFSETLAB_FUZZTIME (default 20s), OFFSETLAB_CACHE (.cache).
+set -euo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo"
+started=$(date +%s)
+step() { printf '\n== %s (%ss)\n' "$*" "$(($(date +%s) - started))"; }
+
+step "format, vet, generated code"
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.cache/*') | grep -v '_templ\.go$' || true)
+if [[ -n "$unformatted" ]]; then
+	echo "gofmt would change: $unformatted" >&2
+	exit 1
+fi
+go vet ./...
+go generate ./...
+if git rev-parse --git-dir >/dev/null 2>&1 && ! git diff --exit-code --stat -- '*_templ.go'; then
+	echo "generated templ code is out of date: run go generate ./... and commit" >&2
+	exit 1
+fi
+
+step "Python confluent-kafka (the seeds' client)"
+venv="$(scripts/python-venv.sh)"
+export OFFSETLAB_PYTHON="$venv/bin/python"
+
+step "Apache Kafka 4.3.1 jars"
+scripts/kafka/harness.sh fetch
+
+step "start single-node Kafka 4.3.1 (KRaft)"
+kafka_dir="$(mktemp -d "${TMPDIR:-/tmp}/offsetlab-kafka.XXXXXX")"
+cleanup() {
+	scripts/kafka/harness.sh stop "$kafka_dir" >/dev/null 2>&1 || true
+	rm -rf "$kafka_dir"
+}
+trap cleanup EXIT
+OFFSETLAB_KAFKA_WATCH_PID=$$ scripts/kafka/harness.sh start single "$kafka_dir" >"$kafka_dir.start.log"
+export OFFSETLAB_KAFKA_BROKERS="$(cat "$kafka_dir/bootstrap")"
+rm -f "$kafka_dir.start.log"
+echo "real Kafka at $OFFSETLAB_KAFKA_BROKERS"
+
+step "go test (embedded broker and real Kafka)"
+go test -count=1 -timeout 20m ./...
+
+step "fuzz the record batch decoder"
+go test -run '^$' -fuzz '^FuzzDecodeBatches$' -fuzztime "${OFFSETLAB_FUZZTIME:-20s}" ./internal/inspect
+
+step "done"

@@ -1,0 +1,45 @@
+package web
+
+import (
+	"context"
+
+	"github.com/offsetlab/offsetlab/internal/cluster"
+	"github.com/offsetlab/offsetlab/internal/inspect"
+	"github.com/offsetlab/offsetlab/internal/producer"
+)
+
+// Cluster is what the API needs to know about the brokers.
+type Cluster interface {
+	Mode() cluster.Mode
+	Brokers() []string
+	Ping(ctx context.Context) error
+	Topics(ctx context.Context) ([]cluster.TopicInfo, error)
+	Topic(ctx context.Context, name string) (cluster.TopicInfo, error)
+	CreateTopic(ctx context.Context, spec cluster.TopicSpec) (cluster.TopicInfo, error)
+	Group(ctx context.Context, group string) (cluster.GroupInfo, error)
+	Transaction(ctx context.Context, id string) (cluster.TransactionInfo, error)
+}
+
+// LogReader reads partitions offset by offset and as consumers see them.
+type LogReader interface {
+	ReadLog(ctx context.Context, topic string, partition int32, from int64, limit int) (*inspect.Log, error)
+	ReadRecords(ctx context.Context, topic string, partition int32, iso inspect.Isolation, from int64, limit int) ([]inspect.Record, error)
+}
+
+// Producer produces records with chosen settings and faults.
+type Producer interface {
+	Produce(ctx context.Context, req producer.Request) (*producer.Outcome, error)
+}
+
+// Processor runs the seeds' order processor.
+type Processor interface {
+	Run(ctx context.Context, cfg producer.RunConfig) (*producer.RunResult, error)
+}
+
+// Deps are the domain services the web layer drives.
+type Deps struct {
+	Cluster   Cluster
+	Log       LogReader
+	Producer  Producer
+	Processor Processor
+}

@@ -1,0 +1,150 @@
+package web
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
+)
+
+// MaxBodyBytes bounds every request body; a larger one is refused with 413.
+const MaxBodyBytes = 4 << 20
+
+// requestTimeout bounds API calls; a processor run or a produce to an
+// unreachable broker gives up rather than hanging the page.
+const requestTimeout = 60 * time.Second
+
+// Server serves the dashboard and its API.
+type Server struct {
+	deps Deps
+	log  *slog.Logger
+}
+
+// New returns a Server over deps. log may be nil.
+func New(deps Deps, log *slog.Logger) *Server {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Server{deps: deps, log: log}
+}
+
+// Handler returns the router. Every route is registered here.
+func (s *Server) Handler() http.Handler {
+	r := chi.NewRouter()
+	r.Use(middleware.Recoverer, securityHeaders, sameOriginWrites, limitBody)
+
+	r.Get("/", s.home)
+	r.Get("/healthz", s.healthz)
+
+	r.Route("/api", func(r chi.Router) {
+		r.Use(middleware.Timeout(requestTimeout))
+		r.Get("/cluster", s.getCluster)
+		r.Get("/topics", s.listTopics)
+		r.Post("/topics", s.createTopic)
+		r.Get("/topics/{topic}", s.getTopic)
+		r.Get("/topics/{topic}/partitions/{partition}/log", s.getLog)
+		r.Get("/topics/{topic}/partitions/{partition}/records", s.getRecords)
+		r.Post("/produce", s.produce)
+		r.Post("/processor/runs", s.runProcessor)
+		r.Get("/groups/{group}", s.getGroup)
+		r.Get("/transactions/{transactionalID}", s.getTransaction)
+		r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+			writeJSON(w, http.StatusNotFound, map[string]string{"error": "no such API endpoint: " + r.Method + " " + r.URL.Path})
+		})
+		r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+			writeJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": r.Method + " is not allowed on " + r.URL.Path})
+		})
+	})
+	return r
+}
+
+// securityHeaders sets a strict CSP and friends on every response.
+func securityHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "same-origin")
+		h.Set("X-Frame-Options", "DENY")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// sameOriginWrites refuses state-changing requests sent by a page of
+// another origin: a browser always sends Origin (or Sec-Fetch-Site) on a
+// cross-origin POST, so a foreign page cannot drive the broker. Requests
+// without either header (curl, scripts) are not from a browser page.
+func sameOriginWrites(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.Method {
+		case http.MethodGet, http.MethodHead, http.MethodOptions:
+			next.ServeHTTP(w, r)
+			return
+		}
+		if err := checkSameOrigin(r); err != nil {
+			writeJSON(w, http.StatusForbidden, map[string]string{"error": err.Error()})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func checkSameOrigin(r *http.Request) error {
+	if site := r.Header.Get("Sec-Fetch-Site"); site == "cross-site" || site == "same-site" {
+		return errors.New("requests from other sites may not change anything here")
+	}
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return nil
+	}
+	u, err := url.Parse(origin)
+	if err != nil || origin == "null" || !strings.EqualFold(u.Host, r.Host) {
+		return fmt.Errorf("requests from origin %q may not change anything here", origin)
+	}
+	return nil
+}
+
+func limitBody(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > MaxBodyBytes {
+			writeJSON(w, http.StatusRequestEntityTooLarge, map[string]string{"error": fmt.Sprintf("the request body is larger than %d bytes", MaxBodyBytes)})
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// decodeJSON reads the body into v with sentences a person can act on.
+func decodeJSON(r *http.Request, v any) error {
+	dec := json.NewDecoder(r.Body)
+	if err := dec.Decode(v); err != nil {
+		var tooBig *http.MaxBytesError
+		var syntax *json.SyntaxError
+		var typeErr *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &tooBig):
+			return &apiError{status: http.StatusRequestEntityTooLarge, msg: fmt.Sprintf("the request body is larger than %d bytes", MaxBodyBytes)}
+		case errors.Is(err, io.EOF):
+			return badRequest("the request body is empty; send a JSON object")
+		case errors.As(err, &syntax), errors.Is(err, io.ErrUnexpectedEOF):
+			return badRequest("the request body is not valid JSON: " + err.Error())
+		case errors.As(err, &typeErr):
+			return badRequest(fmt.Sprintf("field %q must be a JSON %s", typeErr.Field, typeErr.Type.Kind()))
+		default:
+			return badRequest("the request body could not be read as JSON: " + err.Error())
+		}
+	}
+	if dec.More() {
+		return badRequest("the request body must hold a single JSON object")
+	}
+	return nil
+}
