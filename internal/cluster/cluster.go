@@ -67,7 +67,7 @@ func StartEmbedded(cfg EmbeddedConfig) (*Cluster, error) {
 		if err != nil {
 			return nil, fmt.Errorf("embedded broker cannot listen on %s: %w", addr, err)
 		}
-		return ln, nil
+		return compatListener{ln}, nil
 	}
 	opts := []kfake.Opt{
 		kfake.NumBrokers(1),

@@ -89,6 +89,7 @@ def processor(bootstrap, mode, input_topic, output, group, txn_id, crash_at=None
         total = f"{order_id} total={int(qty) * int(price)}"
         producer.begin_transaction()
         producer.produce(output, value=total.encode(), partition=0)
+        producer.flush(30)  # the seed's O-2 reached the partition before the crash
         producer.send_offsets_to_transaction(
             [TopicPartition(input_topic, 0, msg.offset() + 1)],
             consumer.consumer_group_metadata(), 30)
