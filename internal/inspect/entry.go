@@ -1,0 +1,208 @@
+package inspect
+
+import (
+	"encoding/base64"
+	"time"
+	"unicode/utf8"
+)
+
+// Isolation is a consumer's isolation.level, spelled as Kafka spells it.
+type Isolation string
+
+const (
+	// ReadCommitted consumers receive records below the last stable
+	// offset, minus aborted transactions and control records.
+	ReadCommitted Isolation = "read_committed"
+	// ReadUncommitted consumers receive every data record below the high
+	// watermark, aborted or open ones included; only control records are
+	// hidden from them.
+	ReadUncommitted Isolation = "read_uncommitted"
+)
+
+// Valid reports whether iso is one of the two isolation levels.
+func (iso Isolation) Valid() bool { return iso == ReadCommitted || iso == ReadUncommitted }
+
+// Window sizes for ReadLog and ReadRecords.
+const (
+	// DefaultLimit is the number of offsets (ReadLog) or records
+	// (ReadRecords) returned when the caller asks for zero or fewer.
+	DefaultLimit = 200
+	// MaxLimit caps a window so that memory stays bounded per request.
+	MaxLimit = 5000
+)
+
+// MaxValueBytes is how many bytes of a record value (or header value) the
+// log view shows; longer values are cut there and flagged as truncated.
+const MaxValueBytes = 1024
+
+// Kinds of Entry.
+const (
+	KindData    = "data"
+	KindControl = "control"
+	KindGap     = "gap"
+)
+
+// Markers of a control Entry: the transaction marker types.
+const (
+	MarkerCommit = "COMMIT"
+	MarkerAbort  = "ABORT"
+)
+
+// Transaction outcomes of an Entry.
+const (
+	// TxnNone is a record written outside any transaction (or a gap).
+	TxnNone = "none"
+	// TxnOpen is a transactional record whose marker was not found below
+	// the high watermark (or within the forward scan's budget).
+	TxnOpen = "open"
+	// TxnCommitted is a transactional record followed by its producer's
+	// COMMIT marker, and a COMMIT marker itself.
+	TxnCommitted = "committed"
+	// TxnAborted is a transactional record followed by its producer's
+	// ABORT marker, and an ABORT marker itself.
+	TxnAborted = "aborted"
+)
+
+// EncodingBase64 marks a key or value that is not valid UTF-8 and is
+// therefore shown as standard base64.
+const EncodingBase64 = "base64"
+
+// EncodingNull marks a header whose value is null on the wire.
+const EncodingNull = "null"
+
+// Pointers are a partition's three offsets that decide what consumers see:
+// records below LogStartOffset are deleted, read_uncommitted consumers read
+// up to HighWatermark, read_committed consumers up to LastStableOffset.
+type Pointers struct {
+	LogStartOffset   int64 `json:"logStartOffset"`
+	LastStableOffset int64 `json:"lastStableOffset"`
+	HighWatermark    int64 `json:"highWatermark"`
+}
+
+// Log is a window of a partition: one Entry per offset in
+// [from, min(from+limit, HighWatermark)), with the partition's pointers as
+// they were when the window was read.
+type Log struct {
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	Pointers
+	Entries []Entry `json:"entries"`
+}
+
+// Header is a record header. Value follows the same text-or-base64 rule as
+// record values; a null header value is "" with ValueEncoding "null".
+type Header struct {
+	Key            string `json:"key"`
+	Value          string `json:"value"`
+	ValueEncoding  string `json:"valueEncoding,omitempty"`
+	ValueTruncated bool   `json:"valueTruncated,omitempty"`
+}
+
+// Entry describes one offset of a partition: a data record, a control
+// record (a transaction marker) or a gap (an offset no batch holds: below
+// the log start, removed by compaction or deleted).
+//
+// For gaps the producer and batch fields are -1, Compression is "none" and
+// Timestamp is omitted.
+type Entry struct {
+	Offset int64 `json:"offset"`
+	// Kind is "data", "control" or "gap".
+	Kind string `json:"kind"`
+	// Marker is "COMMIT" or "ABORT" for a control record. A control
+	// record of another type leaves it empty.
+	Marker string `json:"marker,omitempty"`
+	// Txn is "none", "open", "committed" or "aborted". For a control
+	// record it is the marker's own outcome.
+	Txn string `json:"txn"`
+
+	ProducerID    int64 `json:"producerId"`
+	ProducerEpoch int16 `json:"producerEpoch"`
+	// Sequence is the batch's base sequence plus the record's offset
+	// delta (wrapping as Kafka does), or -1 when the batch has none.
+	Sequence        int32 `json:"sequence"`
+	BatchBaseOffset int64 `json:"batchBaseOffset"`
+	BatchLastOffset int64 `json:"batchLastOffset"`
+	Transactional   bool  `json:"transactional"`
+	Control         bool  `json:"control"`
+	// Compression is the batch codec: none, gzip, snappy, lz4 or zstd.
+	Compression string    `json:"compression"`
+	Timestamp   time.Time `json:"timestamp,omitzero"`
+
+	// Key and Value hold the bytes as text when they are valid UTF-8,
+	// else as base64 with the matching encoding field set to "base64".
+	// A null key or value is JSON null.
+	Key            *string  `json:"key"`
+	KeyEncoding    string   `json:"keyEncoding,omitempty"`
+	Value          *string  `json:"value"`
+	ValueEncoding  string   `json:"valueEncoding,omitempty"`
+	ValueTruncated bool     `json:"valueTruncated,omitempty"`
+	Headers        []Header `json:"headers"`
+
+	// ReadCommitted and ReadUncommitted say whether a consumer at that
+	// isolation level receives this offset, given the pointers of the
+	// Log it belongs to.
+	ReadCommitted   bool `json:"readCommitted"`
+	ReadUncommitted bool `json:"readUncommitted"`
+}
+
+// Record is one record as a consumer received it.
+type Record struct {
+	Offset         int64   `json:"offset"`
+	Key            *string `json:"key"`
+	KeyEncoding    string  `json:"keyEncoding,omitempty"`
+	Value          *string `json:"value"`
+	ValueEncoding  string  `json:"valueEncoding,omitempty"`
+	ValueTruncated bool    `json:"valueTruncated,omitempty"`
+}
+
+// gapEntry is the Entry of an offset that no batch holds.
+func gapEntry(offset int64) Entry {
+	return Entry{
+		Offset:          offset,
+		Kind:            KindGap,
+		Txn:             TxnNone,
+		ProducerID:      -1,
+		ProducerEpoch:   -1,
+		Sequence:        -1,
+		BatchBaseOffset: -1,
+		BatchLastOffset: -1,
+		Compression:     "none",
+		Headers:         []Header{}, // [] in JSON; a zero-length literal does not allocate
+	}
+}
+
+// encodeBytes renders b for JSON: nil stays nil, valid UTF-8 is text, other
+// bytes are base64. Only the first max bytes are kept when max > 0; text is
+// cut on a rune boundary.
+func encodeBytes(b []byte, max int) (s *string, encoding string, truncated bool) {
+	if b == nil {
+		return nil, "", false
+	}
+	if utf8.Valid(b) {
+		if max > 0 && len(b) > max {
+			cut := max
+			for cut > 0 && !utf8.RuneStart(b[cut]) {
+				cut--
+			}
+			b, truncated = b[:cut], true
+		}
+		text := string(b)
+		return &text, "", truncated
+	}
+	if max > 0 && len(b) > max {
+		b, truncated = b[:max], true
+	}
+	text := base64.StdEncoding.EncodeToString(b)
+	return &text, EncodingBase64, truncated
+}
+
+// clampLimit applies DefaultLimit and MaxLimit.
+func clampLimit(limit int) int {
+	switch {
+	case limit <= 0:
+		return DefaultLimit
+	case limit > MaxLimit:
+		return MaxLimit
+	}
+	return limit
+}

@@ -1,0 +1,121 @@
+package inspect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+)
+
+// maxFetchBytes caps the growth of a fetch that returned only part of an
+// oversized batch (brokers older than KIP-74 do that).
+const maxFetchBytes = 64 << 20
+
+// ReadLog returns one Entry per offset in [from, min(from+limit, HW)), HW
+// being the high watermark when the call starts; entries are in offset
+// order and contiguous. A negative from starts at the log start offset;
+// limit is clamped to [1, MaxLimit] (DefaultLimit when <= 0). A window at or
+// past the high watermark has no entries.
+//
+// Offsets no batch holds (below the log start offset, removed by compaction
+// or deletion) are gap entries. A batch that starts before from contributes
+// only its records at or after from. Each transactional record's outcome
+// is resolved from read_committed fetches' aborted-transaction lists below
+// the last stable offset, and otherwise from the first control batch of its
+// producer after it, read up to the high watermark or ScanBudget bytes past
+// the window; what is still unknown is "open". ReadCommitted and
+// ReadUncommitted then follow from the outcome and the Log's pointers.
+//
+// Errors wrap ErrUnknownTopic, ErrUnknownPartition, ErrBrokerUnavailable or
+// ErrCorruptBatch where they apply.
+func (i *Inspector) ReadLog(ctx context.Context, topic string, partition int32, from int64, limit int) (*Log, error) {
+	limit = clampLimit(limit)
+	ref, err := i.locate(ctx, topic, partition)
+	if err != nil {
+		return nil, err
+	}
+	ptrs, err := i.pointers(ctx, &ref)
+	if err != nil {
+		return nil, err
+	}
+	log := &Log{Topic: topic, Partition: partition, Pointers: ptrs, Entries: []Entry{}}
+	if from < 0 {
+		from = ptrs.LogStartOffset
+	}
+	end := ptrs.HighWatermark
+	if from < end && end-from > int64(limit) {
+		end = from + int64(limit)
+	}
+	if from >= end {
+		return log, nil
+	}
+	w := newWindow(from, end, ptrs, i.codecs)
+	if err := i.fill(ctx, &ref, w); err != nil {
+		return nil, err
+	}
+	log.Entries = w.finish()
+	return log, nil
+}
+
+// fill feeds w with the partition's batches from its first offset until the
+// window is done, the snapshot's high watermark is reached, or the forward
+// scan's budget is spent.
+func (i *Inspector) fill(ctx context.Context, ref *partitionRef, w *window) error {
+	ptrs := w.ptrs
+	offset := max(w.from, ptrs.LogStartOffset)
+	w.gapsTo(offset)
+	// Below the last stable offset a read_committed fetch returns the same
+	// batches plus the aborted transactions among them; past it, it
+	// returns nothing, so read_uncommitted takes over.
+	committed := offset < ptrs.LastStableOffset
+	fetchBytes := i.FetchBytes
+	if fetchBytes <= 0 {
+		fetchBytes = DefaultFetchBytes
+	}
+	var scanned int64
+	for !w.done() && offset < ptrs.HighWatermark {
+		if w.full() && scanned >= i.ScanBudget {
+			break
+		}
+		committed = committed && offset < ptrs.LastStableOffset
+		rp, err := i.fetch(ctx, ref, offset, committed, fetchBytes)
+		if errors.Is(err, kerr.OffsetOutOfRange) {
+			// Records were deleted since the pointers were read.
+			start, lerr := i.listOffset(ctx, ref, -2, 0)
+			if lerr != nil {
+				return lerr
+			}
+			if start <= offset {
+				return err
+			}
+			w.gapsTo(start)
+			offset = start
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		wasFull := w.full()
+		next, batches, err := w.feed(rp.RecordBatches, offset, committed, rp.AbortedTransactions)
+		if err != nil {
+			return fmt.Errorf("inspect: fetch %s at offset %d: %w", ref, offset, err)
+		}
+		if wasFull {
+			scanned += int64(len(rp.RecordBatches))
+		}
+		switch {
+		case batches > 0 && next > offset:
+			offset = next
+		case batches > 0:
+			return fmt.Errorf("inspect: fetch %s at offset %d: %w: broker returned no batch at or after it", ref, offset, ErrCorruptBatch)
+		case committed:
+			committed = false // the last stable offset: read on uncommitted
+		case len(rp.RecordBatches) > 0 && fetchBytes < maxFetchBytes:
+			fetchBytes *= 2 // a batch larger than we asked for
+		default:
+			return nil // nothing more below the high watermark
+		}
+	}
+	return nil
+}
