@@ -17,6 +17,7 @@ import (
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/internal/inspect"
+	"github.com/offsetlab/offsetlab/internal/live"
 	"github.com/offsetlab/offsetlab/internal/producer"
 	"github.com/offsetlab/offsetlab/web"
 )
@@ -69,11 +70,15 @@ func startApp(t *testing.T, kind brokerKind) *app {
 
 func startAppOn(t *testing.T, kind brokerKind, kafka *cluster.Cluster) *app {
 	t.Helper()
+	inspector := inspect.New(kafka.Client(), kafka.ClientOpts()...)
+	hub := live.NewHub(inspector, web.LiveGroups(kafka), live.Config{})
+	t.Cleanup(hub.Close)
 	srv := web.New(web.Deps{
 		Cluster:   kafka,
-		Log:       inspect.New(kafka.Client(), kafka.ClientOpts()...),
+		Log:       inspector,
 		Producer:  producer.New(kafka.ClientOpts()),
 		Processor: producer.NewProcessor(kafka.ClientOpts()),
+		Live:      hub,
 	}, nil)
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(ts.Close)

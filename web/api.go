@@ -228,6 +228,7 @@ func (s *Server) produce(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	s.narrateProduce(req, out)
 	writeJSON(w, http.StatusOK, out)
 }
 
@@ -261,11 +262,18 @@ func (s *Server) runProcessor(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	fencedOngoing := false
+	if cfg.Mode == producer.Transactional {
+		if t, err := s.deps.Cluster.Transaction(r.Context(), cfg.TransactionalID); err == nil {
+			fencedOngoing = t.State == "Ongoing"
+		}
+	}
 	res, err := s.deps.Processor.Run(r.Context(), cfg)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
+	s.narrateRun(cfg, res, fencedOngoing)
 	writeJSON(w, http.StatusOK, res)
 }
 

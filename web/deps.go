@@ -5,6 +5,7 @@ import (
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/internal/inspect"
+	"github.com/offsetlab/offsetlab/internal/live"
 	"github.com/offsetlab/offsetlab/internal/producer"
 )
 
@@ -18,6 +19,25 @@ type Cluster interface {
 	CreateTopic(ctx context.Context, spec cluster.TopicSpec) (cluster.TopicInfo, error)
 	Group(ctx context.Context, group string) (cluster.GroupInfo, error)
 	Transaction(ctx context.Context, id string) (cluster.TransactionInfo, error)
+	PartitionGroups(ctx context.Context, topic string, partition int32) ([]cluster.PartitionGroupOffset, error)
+}
+
+// Live streams watched partitions to viewers.
+type Live interface {
+	Subscribe(topic string, partition int32) (*live.Subscription, error)
+	Narrate(e live.Event)
+}
+
+// LiveGroups adapts the cluster's group offsets for the live hub.
+func LiveGroups(c Cluster) live.GroupSource {
+	return live.GroupSourceFunc(func(ctx context.Context, topic string, partition int32) ([]live.GroupOffset, error) {
+		groups, err := c.PartitionGroups(ctx, topic, partition)
+		out := make([]live.GroupOffset, len(groups))
+		for i, g := range groups {
+			out[i] = live.GroupOffset{Group: g.Group, Committed: g.Committed}
+		}
+		return out, err
+	})
 }
 
 // LogReader reads partitions offset by offset and as consumers see them.
@@ -42,4 +62,5 @@ type Deps struct {
 	Log       LogReader
 	Producer  Producer
 	Processor Processor
+	Live      Live
 }

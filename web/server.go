@@ -43,6 +43,7 @@ func (s *Server) Handler() http.Handler {
 
 	r.Get("/", s.home)
 	r.Get("/healthz", s.healthz)
+	r.Get("/ws/topics/{topic}/partitions/{partition}", s.watchPartition)
 
 	r.Route("/api", func(r chi.Router) {
 		r.Use(middleware.Timeout(requestTimeout))

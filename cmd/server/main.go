@@ -20,6 +20,7 @@ import (
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/internal/inspect"
+	"github.com/offsetlab/offsetlab/internal/live"
 	"github.com/offsetlab/offsetlab/internal/producer"
 	"github.com/offsetlab/offsetlab/web"
 )
@@ -89,11 +90,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	defer kafka.Close()
 
+	inspector := inspect.New(kafka.Client(), kafka.ClientOpts()...)
+	hub := live.NewHub(inspector, web.LiveGroups(kafka), live.Config{Logger: log})
+	defer hub.Close()
 	srv := web.New(web.Deps{
 		Cluster:   kafka,
-		Log:       inspect.New(kafka.Client(), kafka.ClientOpts()...),
+		Log:       inspector,
 		Producer:  producer.New(kafka.ClientOpts()),
 		Processor: producer.NewProcessor(kafka.ClientOpts()),
+		Live:      hub,
 	}, log)
 
 	ln, err := net.Listen("tcp", cfg.addr)

@@ -409,3 +409,35 @@ func (c *Cluster) transactionErr(id string, err error) error {
 	}
 	return fmt.Errorf("cluster: describe transaction %s: %w", id, err)
 }
+
+// PartitionGroupOffset is one consumer group's committed offset on one
+// partition.
+type PartitionGroupOffset struct {
+	Group     string `json:"group"`
+	Committed int64  `json:"committed"`
+}
+
+// PartitionGroups lists every consumer group with a committed offset on
+// topic/partition, sorted by group name. It costs a ListGroups and one
+// OffsetFetch per group coordinator.
+func (c *Cluster) PartitionGroups(ctx context.Context, topic string, partition int32) ([]PartitionGroupOffset, error) {
+	listed, err := c.admin.ListGroups(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: list groups: %w", err)
+	}
+	groups := listed.Groups()
+	if len(groups) == 0 {
+		return nil, nil
+	}
+	var out []PartitionGroupOffset
+	for group, resp := range c.admin.FetchManyOffsets(ctx, groups...) {
+		if resp.Err != nil {
+			continue
+		}
+		if o, ok := resp.Fetched.Lookup(topic, partition); ok && o.Err == nil && o.At >= 0 {
+			out = append(out, PartitionGroupOffset{Group: group, Committed: o.At})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Group < out[j].Group })
+	return out, nil
+}

@@ -37,9 +37,9 @@ type compatConn struct {
 	net.Conn
 
 	mu      sync.Mutex
-	in      []byte                              // request bytes not yet framed
+	in      []byte                             // request bytes not yet framed
 	pending map[int32]*kmsg.OffsetFetchRequest // by correlation id
-	out     []byte                              // response bytes not yet framed
+	out     []byte                             // response bytes not yet framed
 }
 
 // maxFrame bounds the frames compatConn buffers.

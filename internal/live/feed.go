@@ -1,0 +1,253 @@
+package live
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/offsetlab/offsetlab/internal/inspect"
+)
+
+// feed watches one partition for its subscribers. Its run goroutine is the
+// only writer of the partition state; mu guards that state and the
+// subscriber set together, so a snapshot and the updates after it are
+// always in order.
+type feed struct {
+	hub  *Hub
+	key  feedKey
+	done chan struct{}
+	once sync.Once
+
+	mu           sync.Mutex
+	subs         map[*Subscription]struct{}
+	havePointers bool
+	pointers     inspect.Pointers
+	tail         map[int64]inspect.Entry // the last offsets, for snapshots and diffs
+	groups       []GroupOffset
+	unreachable  bool
+}
+
+func newFeed(h *Hub, key feedKey) *feed {
+	return &feed{
+		hub: h, key: key, done: make(chan struct{}),
+		subs: make(map[*Subscription]struct{}),
+		tail: make(map[int64]inspect.Entry),
+	}
+}
+
+// subscribe adds a subscriber and queues its snapshot.
+func (f *feed) subscribe(recent []Event) *Subscription {
+	ch := make(chan []byte, f.hub.cfg.Buffer)
+	s := &Subscription{C: ch, ch: ch, feed: f}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	snap := Message{Type: TypeSnapshot, Topic: f.key.topic, Partition: f.key.partition, Events: recent, Groups: f.groups}
+	if f.havePointers {
+		p := f.pointers
+		snap.Pointers = &p
+	}
+	snap.Entries = f.sortedTail()
+	reachable := !f.unreachable
+	snap.Reachable = &reachable
+	ch <- encode(snap)
+	f.subs[s] = struct{}{}
+	return s
+}
+
+func (f *feed) unsubscribe(s *Subscription) {
+	f.mu.Lock()
+	if _, ok := f.subs[s]; ok {
+		delete(f.subs, s)
+		close(s.ch)
+	}
+	empty := len(f.subs) == 0
+	f.mu.Unlock()
+	if empty {
+		f.hub.removeFeed(f)
+		f.stop()
+	}
+}
+
+func (f *feed) stop() {
+	f.once.Do(func() {
+		close(f.done)
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		for s := range f.subs {
+			close(s.ch)
+		}
+		f.subs = map[*Subscription]struct{}{}
+	})
+}
+
+// publish queues msg for every subscriber without blocking; a subscriber
+// whose queue is full is dropped and marked lagged.
+func (f *feed) publish(msg []byte) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.publishLocked(msg)
+}
+
+func (f *feed) publishLocked(msg []byte) {
+	for s := range f.subs {
+		select {
+		case s.ch <- msg:
+		default:
+			s.lagged = true
+			delete(f.subs, s)
+			close(s.ch)
+		}
+	}
+}
+
+func (f *feed) sortedTail() []inspect.Entry {
+	offsets := slices.Sorted(maps.Keys(f.tail))
+	out := make([]inspect.Entry, 0, len(offsets))
+	for _, o := range offsets {
+		out = append(out, f.tail[o])
+	}
+	return out
+}
+
+func (f *feed) run() {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		<-f.done
+		cancel()
+	}()
+	ticker := time.NewTicker(f.hub.cfg.PollInterval)
+	defer ticker.Stop()
+	for n := 0; ; n++ {
+		f.poll(ctx, n%f.hub.cfg.GroupEvery == 0)
+		select {
+		case <-f.done:
+			return
+		case <-ticker.C:
+		}
+	}
+}
+
+// poll reads what changed since the last poll and publishes it.
+func (f *feed) poll(ctx context.Context, withGroups bool) {
+	cfg := f.hub.cfg
+	pollCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	ptrs, err := f.hub.src.Pointers(pollCtx, f.key.topic, f.key.partition)
+	if err != nil {
+		if ctx.Err() == nil {
+			f.brokerDown(err)
+		}
+		return
+	}
+	f.mu.Lock()
+	prev, had, wasDown := f.pointers, f.havePointers, f.unreachable
+	f.mu.Unlock()
+
+	var changed []inspect.Entry
+	if !had || ptrs != prev || wasDown {
+		// Everything below the previous LSO is final, so only
+		// [previous LSO, HW) can have changed.
+		from := max(ptrs.HighWatermark-int64(cfg.TailEntries), ptrs.LogStartOffset, 0)
+		if had && prev.LastStableOffset < from {
+			from = max(prev.LastStableOffset, ptrs.HighWatermark-int64(inspect.MaxLimit), ptrs.LogStartOffset)
+		}
+		if n := ptrs.HighWatermark - from; n > 0 {
+			l, err := f.hub.src.ReadLog(pollCtx, f.key.topic, f.key.partition, from, int(n))
+			if err != nil {
+				if ctx.Err() == nil {
+					f.brokerDown(err)
+				}
+				return
+			}
+			ptrs = l.Pointers
+			changed = f.diff(l.Entries)
+		}
+	}
+	var groups []GroupOffset
+	groupsChanged := false
+	if withGroups && f.hub.groups != nil {
+		if g, err := f.hub.groups.PartitionGroups(pollCtx, f.key.topic, f.key.partition); err == nil {
+			groups = g
+			f.mu.Lock()
+			groupsChanged = !slices.Equal(groups, f.groups)
+			f.mu.Unlock()
+		}
+	}
+	events := narrate(f.key, changed, f.tailSnapshot())
+
+	f.mu.Lock()
+	if f.unreachable {
+		f.unreachable = false
+		yes := true
+		f.publishLocked(encode(Message{Type: TypeBroker, Topic: f.key.topic, Partition: f.key.partition, Reachable: &yes}))
+	}
+	for _, e := range changed {
+		f.tail[e.Offset] = e
+	}
+	f.pruneLocked(ptrs)
+	if len(changed) > 0 {
+		f.publishLocked(encode(Message{Type: TypeEntries, Topic: f.key.topic, Partition: f.key.partition, Entries: changed}))
+	}
+	if !f.havePointers || ptrs != f.pointers {
+		f.havePointers, f.pointers = true, ptrs
+		p := ptrs
+		f.publishLocked(encode(Message{Type: TypePointers, Topic: f.key.topic, Partition: f.key.partition, Pointers: &p}))
+	}
+	if groupsChanged {
+		f.groups = groups
+		f.publishLocked(encode(Message{Type: TypeGroups, Topic: f.key.topic, Partition: f.key.partition, Groups: groups}))
+	}
+	f.mu.Unlock()
+	for _, e := range events {
+		f.hub.Narrate(e)
+	}
+}
+
+// diff returns the entries that are new or differ from what viewers have.
+func (f *feed) diff(entries []inspect.Entry) []inspect.Entry {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var changed []inspect.Entry
+	for _, e := range entries {
+		old, ok := f.tail[e.Offset]
+		if !ok || old.Txn != e.Txn || old.Kind != e.Kind ||
+			old.ReadCommitted != e.ReadCommitted || old.ReadUncommitted != e.ReadUncommitted {
+			changed = append(changed, e)
+		}
+	}
+	return changed
+}
+
+func (f *feed) tailSnapshot() map[int64]inspect.Entry {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return maps.Clone(f.tail)
+}
+
+// pruneLocked keeps the last TailEntries offsets and anything at or above
+// the LSO (still changing), bounded by MaxLimit.
+func (f *feed) pruneLocked(p inspect.Pointers) {
+	keepFrom := min(p.HighWatermark-int64(f.hub.cfg.TailEntries), p.LastStableOffset)
+	keepFrom = max(keepFrom, p.HighWatermark-int64(inspect.MaxLimit), p.LogStartOffset)
+	for o := range f.tail {
+		if o < keepFrom || o >= p.HighWatermark {
+			delete(f.tail, o)
+		}
+	}
+}
+
+// brokerDown tells viewers once that the broker stopped answering.
+func (f *feed) brokerDown(err error) {
+	f.hub.cfg.Logger.Warn("live: poll failed", "topic", f.key.topic, "partition", f.key.partition, "err", err)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.unreachable {
+		return
+	}
+	f.unreachable = true
+	no := false
+	f.publishLocked(encode(Message{Type: TypeBroker, Topic: f.key.topic, Partition: f.key.partition, Reachable: &no, Error: err.Error()}))
+}

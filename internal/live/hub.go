@@ -1,0 +1,226 @@
+package live
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/offsetlab/offsetlab/internal/inspect"
+)
+
+// Source reads partitions; *inspect.Inspector is one.
+type Source interface {
+	ReadLog(ctx context.Context, topic string, partition int32, from int64, limit int) (*inspect.Log, error)
+	Pointers(ctx context.Context, topic string, partition int32) (inspect.Pointers, error)
+}
+
+// GroupSource lists the consumer groups that committed an offset on a
+// partition. It may be nil, and then no group pointers are streamed.
+type GroupSource interface {
+	PartitionGroups(ctx context.Context, topic string, partition int32) ([]GroupOffset, error)
+}
+
+// Config tunes a Hub. Zero values pick the defaults.
+type Config struct {
+	// PollInterval is how often a watched partition is polled (200ms).
+	PollInterval time.Duration
+	// GroupEvery polls group offsets every this many polls (5).
+	GroupEvery int
+	// Buffer is each subscriber's queue length in messages (256).
+	Buffer int
+	// TailEntries is how many offsets at the end of the log a snapshot
+	// carries (200).
+	TailEntries int
+	// RecentEvents is how many narrated events a snapshot replays (50).
+	RecentEvents int
+	// Logger receives poll failures; nil discards them.
+	Logger *slog.Logger
+}
+
+func (c Config) withDefaults() Config {
+	if c.PollInterval <= 0 {
+		c.PollInterval = 200 * time.Millisecond
+	}
+	if c.GroupEvery <= 0 {
+		c.GroupEvery = 5
+	}
+	if c.Buffer <= 0 {
+		c.Buffer = 256
+	}
+	if c.TailEntries <= 0 {
+		c.TailEntries = 200
+	}
+	if c.RecentEvents <= 0 {
+		c.RecentEvents = 50
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return c
+}
+
+type feedKey struct {
+	topic     string
+	partition int32
+}
+
+// Hub owns one feed per watched partition and the recent narration.
+// Close stops every feed.
+type Hub struct {
+	src    Source
+	groups GroupSource
+	cfg    Config
+
+	mu     sync.Mutex
+	feeds  map[feedKey]*feed
+	recent []Event
+	closed bool
+}
+
+// NewHub returns a Hub reading through src (and groups, which may be nil).
+func NewHub(src Source, groups GroupSource, cfg Config) *Hub {
+	return &Hub{src: src, groups: groups, cfg: cfg.withDefaults(), feeds: make(map[feedKey]*feed)}
+}
+
+// Subscription is one viewer of one partition. Messages arrive pre-encoded
+// as JSON on C, a snapshot first; C is closed when the subscription ends.
+type Subscription struct {
+	// C delivers the viewer's messages.
+	C <-chan []byte
+
+	ch     chan []byte
+	feed   *feed
+	once   sync.Once
+	lagged bool // set by the feed before it closes ch
+}
+
+// Lagged reports whether the subscription was dropped because the viewer
+// did not keep up. Only meaningful after C is closed.
+func (s *Subscription) Lagged() bool {
+	s.feed.mu.Lock()
+	defer s.feed.mu.Unlock()
+	return s.lagged
+}
+
+// Close ends the subscription. It is safe to call more than once.
+func (s *Subscription) Close() {
+	s.once.Do(func() { s.feed.unsubscribe(s) })
+}
+
+// Subscribe starts watching topic/partition. The first message is a
+// snapshot. The caller must Close the subscription.
+func (h *Hub) Subscribe(topic string, partition int32) (*Subscription, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return nil, fmt.Errorf("live: hub closed")
+	}
+	key := feedKey{topic, partition}
+	f, ok := h.feeds[key]
+	if !ok {
+		f = newFeed(h, key)
+		h.feeds[key] = f
+		go f.run()
+	}
+	return f.subscribe(h.recentLocked(topic, partition)), nil
+}
+
+// Narrate publishes an event to the viewers it concerns (all viewers for
+// an event without a topic) and keeps it for later snapshots.
+func (h *Hub) Narrate(e Event) {
+	if e.Time.IsZero() {
+		e.Time = time.Now()
+	}
+	h.mu.Lock()
+	h.recent = append(h.recent, e)
+	if over := len(h.recent) - 4*h.cfg.RecentEvents; over > 0 {
+		h.recent = append([]Event(nil), h.recent[over:]...)
+	}
+	var targets []*feed
+	for key, f := range h.feeds {
+		if e.Topic == "" || (key.topic == e.Topic && key.partition == e.Partition) {
+			targets = append(targets, f)
+		}
+	}
+	h.mu.Unlock()
+	msg := encode(Message{Type: TypeEvent, Topic: e.Topic, Partition: e.Partition, Event: &e})
+	for _, f := range targets {
+		f.publish(msg)
+	}
+}
+
+// recentLocked returns the latest events that concern a partition.
+func (h *Hub) recentLocked(topic string, partition int32) []Event {
+	var out []Event
+	for i := len(h.recent) - 1; i >= 0 && len(out) < h.cfg.RecentEvents; i-- {
+		e := h.recent[i]
+		if e.Topic == "" || (e.Topic == topic && e.Partition == partition) {
+			out = append(out, e)
+		}
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return out
+}
+
+// Watchers reports how many subscriptions are open, across partitions.
+func (h *Hub) Watchers() int {
+	h.mu.Lock()
+	feeds := make([]*feed, 0, len(h.feeds))
+	for _, f := range h.feeds {
+		feeds = append(feeds, f)
+	}
+	h.mu.Unlock()
+	n := 0
+	for _, f := range feeds {
+		f.mu.Lock()
+		n += len(f.subs)
+		f.mu.Unlock()
+	}
+	return n
+}
+
+// Close stops every feed and ends every subscription.
+func (h *Hub) Close() {
+	h.mu.Lock()
+	h.closed = true
+	feeds := h.feeds
+	h.feeds = map[feedKey]*feed{}
+	h.mu.Unlock()
+	for _, f := range feeds {
+		f.stop()
+	}
+}
+
+// removeFeed forgets f once its last subscriber has gone.
+func (h *Hub) removeFeed(f *feed) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.feeds[f.key] == f {
+		delete(h.feeds, f.key)
+	}
+}
+
+// encode turns a message into the JSON a viewer receives. Messages are
+// plain data, so an error here means a value JSON cannot hold (a timestamp
+// beyond year 9999, say); the viewer then gets an event saying so.
+func encode(m Message) []byte {
+	b, err := json.Marshal(m)
+	if err != nil {
+		b, _ = json.Marshal(Message{Type: TypeEvent, Topic: m.Topic, Partition: m.Partition,
+			Event: &Event{Time: time.Now(), Kind: EventWarning, Text: fmt.Sprintf("an update (%s) could not be encoded: %v", m.Type, err)}})
+	}
+	return b
+}
+
+// GroupSourceFunc adapts a function to GroupSource.
+type GroupSourceFunc func(ctx context.Context, topic string, partition int32) ([]GroupOffset, error)
+
+// PartitionGroups calls f.
+func (f GroupSourceFunc) PartitionGroups(ctx context.Context, topic string, partition int32) ([]GroupOffset, error) {
+	return f(ctx, topic, partition)
+}

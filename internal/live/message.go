@@ -1,0 +1,70 @@
+package live
+
+import (
+	"time"
+
+	"github.com/offsetlab/offsetlab/internal/inspect"
+)
+
+// Message types, the "type" field of every Message.
+const (
+	// TypeSnapshot starts every subscription: pointers, the tail of the
+	// log, group offsets and the recent narration.
+	TypeSnapshot = "snapshot"
+	// TypeEntries upserts cells: new offsets, and earlier ones whose
+	// transaction outcome was resolved.
+	TypeEntries = "entries"
+	// TypePointers reports moved log start, LSO or high watermark.
+	TypePointers = "pointers"
+	// TypeGroups reports the consumer groups' committed offsets on the
+	// partition.
+	TypeGroups = "groups"
+	// TypeEvent is one narrated event.
+	TypeEvent = "event"
+	// TypeBroker reports the broker becoming unreachable or reachable.
+	TypeBroker = "broker"
+)
+
+// Message is one update sent to a viewer (as JSON over a websocket).
+type Message struct {
+	Type      string            `json:"type"`
+	Topic     string            `json:"topic"`
+	Partition int32             `json:"partition"`
+	Pointers  *inspect.Pointers `json:"pointers,omitempty"`
+	Entries   []inspect.Entry   `json:"entries,omitempty"`
+	Groups    []GroupOffset     `json:"groups,omitempty"`
+	Event     *Event            `json:"event,omitempty"`
+	Events    []Event           `json:"events,omitempty"`
+	Reachable *bool             `json:"reachable,omitempty"`
+	Error     string            `json:"error,omitempty"`
+}
+
+// GroupOffset is a consumer group's committed offset on the partition.
+type GroupOffset struct {
+	Group     string `json:"group"`
+	Committed int64  `json:"committed"`
+}
+
+// Event kinds, for the timeline's icons and labels.
+const (
+	EventWrite   = "write"
+	EventCommit  = "commit"
+	EventAbort   = "abort"
+	EventCrash   = "crash"
+	EventFence   = "fence"
+	EventInfo    = "info"
+	EventWarning = "warning"
+)
+
+// Event is one narrated sentence of the timeline.
+type Event struct {
+	Time time.Time `json:"time"`
+	Kind string    `json:"kind"`
+	Text string    `json:"text"`
+	// Topic and Partition say which log the event is about; empty for
+	// events about the whole cluster (a processor run, say).
+	Topic     string `json:"topic,omitempty"`
+	Partition int32  `json:"partition"`
+	// Offset points at the cell the event is about, if any.
+	Offset *int64 `json:"offset,omitempty"`
+}

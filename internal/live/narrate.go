@@ -1,0 +1,122 @@
+package live
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/offsetlab/offsetlab/internal/inspect"
+)
+
+// maxWriteEvents is how many new records a poll narrates one by one; more
+// are summarised in one sentence so a burst cannot flood the timeline.
+const maxWriteEvents = 3
+
+// narrate turns what changed in one poll into sentences: records written
+// (and whether a transaction holds them), markers and what they resolved.
+// before is the state viewers had, to tell new offsets from resolved ones.
+func narrate(key feedKey, changed []inspect.Entry, before map[int64]inspect.Entry) []Event {
+	now := time.Now()
+	ev := func(kind string, offset int64, text string) Event {
+		o := offset
+		return Event{Time: now, Kind: kind, Topic: key.topic, Partition: key.partition, Offset: &o, Text: text}
+	}
+	var writes, markers []inspect.Entry
+	resolved := map[int64][]int64{} // producer id -> offsets that left "open"
+	for _, e := range changed {
+		old, seen := before[e.Offset]
+		switch {
+		case e.Kind == inspect.KindControl && !seen:
+			markers = append(markers, e)
+		case e.Kind == inspect.KindData && !seen:
+			writes = append(writes, e)
+		case e.Kind == inspect.KindData && old.Txn == inspect.TxnOpen && e.Txn != inspect.TxnOpen:
+			resolved[e.ProducerID] = append(resolved[e.ProducerID], e.Offset)
+		}
+	}
+	var out []Event
+	if len(writes) > maxWriteEvents {
+		first, last := writes[0].Offset, writes[len(writes)-1].Offset
+		out = append(out, ev(EventWrite, first, fmt.Sprintf("%d records written at offsets %d–%d of %s-%d.", len(writes), first, last, key.topic, key.partition)))
+	} else {
+		for _, w := range writes {
+			out = append(out, ev(EventWrite, w.Offset, describeWrite(w)))
+		}
+	}
+	for _, m := range markers {
+		// A marker resolves the producer's open records before it, both
+		// those seen open earlier and those written in this same poll.
+		var offsets []int64
+		offsets = append(offsets, resolved[m.ProducerID]...)
+		for _, w := range writes {
+			if w.ProducerID == m.ProducerID && w.Transactional && w.Offset < m.Offset {
+				offsets = append(offsets, w.Offset)
+			}
+		}
+		sort.Slice(offsets, func(i, j int) bool { return offsets[i] < offsets[j] })
+		out = append(out, describeMarker(ev, m, offsets))
+	}
+	return out
+}
+
+func describeWrite(e inspect.Entry) string {
+	what := fmt.Sprintf("Offset %d: %s written", e.Offset, quoteValue(e))
+	if !e.Transactional {
+		return what + " without a transaction — final at once: consumers at both isolation levels receive it."
+	}
+	who := fmt.Sprintf("producer %d, epoch %d", e.ProducerID, e.ProducerEpoch)
+	switch e.Txn {
+	case inspect.TxnCommitted:
+		return what + " inside a transaction (" + who + ") that is already committed."
+	case inspect.TxnAborted:
+		return what + " inside a transaction (" + who + ") that is already aborted."
+	default:
+		return what + " inside an open transaction (" + who + "): read_committed consumers wait at the last stable offset until its marker arrives."
+	}
+}
+
+func describeMarker(ev func(string, int64, string) Event, m inspect.Entry, resolved []int64) Event {
+	who := fmt.Sprintf("producer %d, epoch %d", m.ProducerID, m.ProducerEpoch)
+	list := offsetList(resolved)
+	if m.Marker == inspect.MarkerAbort {
+		text := fmt.Sprintf("Offset %d: ABORT marker (%s). It occupies an offset of its own.", m.Offset, who)
+		if list != "" {
+			text += fmt.Sprintf(" %s aborted: still in the log, but read_committed consumers skip it.", list)
+		}
+		return ev(EventAbort, m.Offset, text)
+	}
+	text := fmt.Sprintf("Offset %d: COMMIT marker (%s). It occupies an offset of its own.", m.Offset, who)
+	if list != "" {
+		text += fmt.Sprintf(" %s committed: read_committed consumers receive it now.", list)
+	}
+	return ev(EventCommit, m.Offset, text)
+}
+
+func offsetList(offsets []int64) string {
+	switch len(offsets) {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf("Offset %d", offsets[0])
+	}
+	parts := make([]string, len(offsets))
+	for i, o := range offsets {
+		parts[i] = fmt.Sprint(o)
+	}
+	return "Offsets " + strings.Join(parts, ", ")
+}
+
+func quoteValue(e inspect.Entry) string {
+	if e.Value == nil {
+		return "a record with a null value"
+	}
+	v := *e.Value
+	if e.ValueEncoding == inspect.EncodingBase64 {
+		return "a binary value"
+	}
+	if r := []rune(v); len(r) > 40 {
+		v = string(r[:40]) + "…"
+	}
+	return "'" + v + "'"
+}
