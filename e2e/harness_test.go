@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -71,18 +72,30 @@ func startApp(t *testing.T, kind brokerKind) *app {
 func startAppOn(t *testing.T, kind brokerKind, kafka *cluster.Cluster) *app {
 	t.Helper()
 	inspector := inspect.New(kafka.Client(), kafka.ClientOpts()...)
-	hub := live.NewHub(inspector, web.LiveGroups(kafka), live.Config{})
+	hub := live.NewHub(inspector, web.LiveGroups(kafka), live.Config{Logger: testLogger()})
 	t.Cleanup(hub.Close)
+	sessions := producer.NewSessions(kafka.ClientOpts())
+	t.Cleanup(sessions.Close)
 	srv := web.New(web.Deps{
 		Cluster:   kafka,
 		Log:       inspector,
 		Producer:  producer.New(kafka.ClientOpts()),
 		Processor: producer.NewProcessor(kafka.ClientOpts()),
 		Live:      hub,
-	}, nil)
+		Sessions:  sessions,
+	}, testLogger())
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(ts.Close)
 	return &app{t: t, url: ts.URL, kind: kind, kafka: kafka, suffix: randomSuffix(t)}
+}
+
+// testLogger logs the server's messages to stderr when OFFSETLAB_TEST_LOG
+// is set, and discards them otherwise.
+func testLogger() *slog.Logger {
+	if os.Getenv("OFFSETLAB_TEST_LOG") == "" {
+		return nil
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, nil))
 }
 
 func randomSuffix(t *testing.T) string {

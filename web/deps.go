@@ -56,6 +56,14 @@ type Processor interface {
 	Run(ctx context.Context, cfg producer.RunConfig) (*producer.RunResult, error)
 }
 
+// Sessions are step-by-step transactional producers.
+type Sessions interface {
+	Begin(ctx context.Context, id string) (producer.SessionState, error)
+	Send(ctx context.Context, id string, req producer.Request) (producer.SessionState, error)
+	End(ctx context.Context, id string, commit bool) (producer.SessionState, error)
+	Crash(ctx context.Context, id string) (producer.SessionState, error)
+}
+
 // Deps are the domain services the web layer drives.
 type Deps struct {
 	Cluster   Cluster
@@ -63,4 +71,5 @@ type Deps struct {
 	Producer  Producer
 	Processor Processor
 	Live      Live
+	Sessions  Sessions
 }

@@ -33,7 +33,7 @@ func statusOf(err error) int {
 		errors.Is(err, inspect.ErrUnknownPartition),
 		errors.Is(err, cluster.ErrUnknownGroup), errors.Is(err, cluster.ErrUnknownTransaction):
 		return http.StatusNotFound
-	case errors.Is(err, cluster.ErrTopicExists):
+	case errors.Is(err, cluster.ErrTopicExists), errors.Is(err, producer.ErrNoSession), errors.Is(err, producer.ErrSessionState):
 		return http.StatusConflict
 	case cluster.IsUnavailable(err):
 		return http.StatusServiceUnavailable

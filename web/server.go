@@ -57,6 +57,7 @@ func (s *Server) Handler() http.Handler {
 		r.Post("/processor/runs", s.runProcessor)
 		r.Get("/groups/{group}", s.getGroup)
 		r.Get("/transactions/{transactionalID}", s.getTransaction)
+		r.Post("/transactions/{transactionalID}/{step}", s.transactionStep)
 		r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, http.StatusNotFound, map[string]string{"error": "no such API endpoint: " + r.Method + " " + r.URL.Path})
 		})

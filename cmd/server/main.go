@@ -93,12 +93,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	inspector := inspect.New(kafka.Client(), kafka.ClientOpts()...)
 	hub := live.NewHub(inspector, web.LiveGroups(kafka), live.Config{Logger: log})
 	defer hub.Close()
+	sessions := producer.NewSessions(kafka.ClientOpts())
+	defer sessions.Close()
 	srv := web.New(web.Deps{
 		Cluster:   kafka,
 		Log:       inspector,
 		Producer:  producer.New(kafka.ClientOpts()),
 		Processor: producer.NewProcessor(kafka.ClientOpts()),
 		Live:      hub,
+		Sessions:  sessions,
 	}, log)
 
 	ln, err := net.Listen("tcp", cfg.addr)

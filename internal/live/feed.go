@@ -149,10 +149,12 @@ func (f *feed) poll(ctx context.Context, withGroups bool) {
 	var changed []inspect.Entry
 	if !had || ptrs != prev || wasDown {
 		// Everything below the previous LSO is final, so only
-		// [previous LSO, HW) can have changed.
+		// [previous LSO, HW) can have changed; of that, viewers are
+		// streamed the last TailEntries offsets. A viewer looking
+		// further back refetches its window when the LSO moves.
 		from := max(ptrs.HighWatermark-int64(cfg.TailEntries), ptrs.LogStartOffset, 0)
-		if had && prev.LastStableOffset < from {
-			from = max(prev.LastStableOffset, ptrs.HighWatermark-int64(inspect.MaxLimit), ptrs.LogStartOffset)
+		if had && !wasDown {
+			from = max(from, min(prev.LastStableOffset, prev.HighWatermark))
 		}
 		if n := ptrs.HighWatermark - from; n > 0 {
 			l, err := f.hub.src.ReadLog(pollCtx, f.key.topic, f.key.partition, from, int(n))
@@ -227,11 +229,9 @@ func (f *feed) tailSnapshot() map[int64]inspect.Entry {
 	return maps.Clone(f.tail)
 }
 
-// pruneLocked keeps the last TailEntries offsets and anything at or above
-// the LSO (still changing), bounded by MaxLimit.
+// pruneLocked keeps the last TailEntries offsets below the high watermark.
 func (f *feed) pruneLocked(p inspect.Pointers) {
-	keepFrom := min(p.HighWatermark-int64(f.hub.cfg.TailEntries), p.LastStableOffset)
-	keepFrom = max(keepFrom, p.HighWatermark-int64(inspect.MaxLimit), p.LogStartOffset)
+	keepFrom := max(p.HighWatermark-int64(f.hub.cfg.TailEntries), p.LogStartOffset)
 	for o := range f.tail {
 		if o < keepFrom || o >= p.HighWatermark {
 			delete(f.tail, o)

@@ -143,7 +143,7 @@ func (p *Producer) Produce(ctx context.Context, req Request) (*Outcome, error) {
 	failed := false
 	for _, v := range req.Values {
 		for range sends {
-			res := p.send(ctx, client, req, v)
+			res := sendOne(ctx, client, req, v)
 			failed = failed || res.Error != nil
 			out.Results = append(out.Results, res)
 		}
@@ -167,7 +167,8 @@ func (p *Producer) Produce(ctx context.Context, req Request) (*Outcome, error) {
 	return out, nil
 }
 
-func (p *Producer) send(ctx context.Context, client *kgo.Client, req Request, value string) Result {
+// sendOne produces one value synchronously and reports what the producer learned.
+func sendOne(ctx context.Context, client *kgo.Client, req Request, value string) Result {
 	rec := &kgo.Record{Topic: req.Topic, Value: []byte(value)}
 	if req.Key != nil {
 		rec.Key = []byte(*req.Key)

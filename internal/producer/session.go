@@ -1,0 +1,201 @@
+package producer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// ErrNoSession marks a step on a transactional.id that has no live session
+// (Send before Begin, say).
+var ErrNoSession = errors.New("no transactional session")
+
+// ErrSessionState marks a step that the session's state forbids, such as
+// Commit with no transaction begun.
+var ErrSessionState = errors.New("transactional session in the wrong state")
+
+// Sessions holds step-by-step transactional producers, one per
+// transactional.id, for the dashboard's Begin / Send / Commit / Abort /
+// Crash buttons. Each session is a live kgo client that keeps its producer
+// id and epoch between steps, as a long-running application would.
+// Close ends every session cleanly (aborting open transactions).
+type Sessions struct {
+	base []kgo.Opt
+
+	mu       sync.Mutex
+	sessions map[string]*session
+}
+
+type session struct {
+	mu     sync.Mutex // serialises steps on one transactional.id
+	id     string
+	client *kgo.Client
+	conns  *connections
+	inTxn  bool
+}
+
+// NewSessions returns an empty session set whose clients start from base.
+func NewSessions(base []kgo.Opt) *Sessions {
+	return &Sessions{base: base, sessions: make(map[string]*session)}
+}
+
+// SessionState is what a step reports.
+type SessionState struct {
+	TransactionalID string   `json:"transactionalId"`
+	ProducerID      int64    `json:"producerId"`
+	ProducerEpoch   int16    `json:"producerEpoch"`
+	InTransaction   bool     `json:"inTransaction"`
+	Results         []Result `json:"results,omitempty"`
+	// Crashed reports that the session's process was killed.
+	Crashed bool `json:"crashed,omitempty"`
+}
+
+func (s *Sessions) get(id string, create bool) (*session, error) {
+	if id == "" {
+		return nil, invalid("a transactional id is required")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sess, ok := s.sessions[id]; ok {
+		return sess, nil
+	}
+	if !create {
+		return nil, fmt.Errorf("%w: transactional id %q has no producer here; press Begin first", ErrNoSession, id)
+	}
+	conns := newConnections(false)
+	opts := append(append([]kgo.Opt{}, s.base...), Profile{Acks: AcksAll, TransactionalID: id}.clientOpts()...)
+	opts = append(opts, kgo.Dialer(conns.Dial))
+	client, err := kgo.NewClient(opts...)
+	if err != nil {
+		return nil, fmt.Errorf("producer: create transactional client %s: %w", id, err)
+	}
+	sess := &session{id: id, client: client, conns: conns}
+	s.sessions[id] = sess
+	return sess, nil
+}
+
+func (s *Sessions) drop(sess *session) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sessions[sess.id] == sess {
+		delete(s.sessions, sess.id)
+	}
+}
+
+func (sess *session) state(ctx context.Context) SessionState {
+	st := SessionState{TransactionalID: sess.id, ProducerID: -1, ProducerEpoch: -1, InTransaction: sess.inTxn}
+	if id, epoch, err := sess.client.ProducerID(ctx); err == nil {
+		st.ProducerID, st.ProducerEpoch = id, epoch
+	}
+	return st
+}
+
+// Begin starts a transaction, creating (and initialising, which fences any
+// older producer with the same id) the session's producer if needed.
+func (s *Sessions) Begin(ctx context.Context, id string) (SessionState, error) {
+	sess, err := s.get(id, true)
+	if err != nil {
+		return SessionState{}, err
+	}
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	if sess.inTxn {
+		return SessionState{}, fmt.Errorf("%w: a transaction of %s is already open; commit or abort it first", ErrSessionState, id)
+	}
+	if _, _, err := sess.client.ProducerID(ctx); err != nil {
+		s.drop(sess)
+		sess.client.Close()
+		return SessionState{}, fmt.Errorf("producer: init transactions for %s: %w", id, err)
+	}
+	if err := sess.client.BeginTransaction(); err != nil {
+		return SessionState{}, fmt.Errorf("producer: begin transaction %s: %w", id, err)
+	}
+	sess.inTxn = true
+	return sess.state(ctx), nil
+}
+
+// Send produces values inside the open transaction.
+func (s *Sessions) Send(ctx context.Context, id string, req Request) (SessionState, error) {
+	req.Profile = Profile{Acks: AcksAll, TransactionalID: id}
+	if req.Fault != NoFault {
+		return SessionState{}, invalid("faults are not available inside a step-by-step transaction")
+	}
+	if err := req.Validate(); err != nil {
+		return SessionState{}, err
+	}
+	sess, err := s.get(id, false)
+	if err != nil {
+		return SessionState{}, err
+	}
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	if !sess.inTxn {
+		return SessionState{}, fmt.Errorf("%w: press Begin before Send", ErrSessionState)
+	}
+	var results []Result
+	for _, v := range req.Values {
+		results = append(results, sendOne(ctx, sess.client, req, v))
+	}
+	st := sess.state(ctx)
+	st.Results = results
+	return st, nil
+}
+
+// End commits or aborts the open transaction.
+func (s *Sessions) End(ctx context.Context, id string, commit bool) (SessionState, error) {
+	sess, err := s.get(id, false)
+	if err != nil {
+		return SessionState{}, err
+	}
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	if !sess.inTxn {
+		return SessionState{}, fmt.Errorf("%w: no transaction of %s is open; press Begin first", ErrSessionState, id)
+	}
+	how := kgo.TryAbort
+	if commit {
+		how = kgo.TryCommit
+	}
+	if err := sess.client.EndTransaction(ctx, how); err != nil {
+		return SessionState{}, fmt.Errorf("producer: end transaction %s: %w", id, err)
+	}
+	sess.inTxn = false
+	return sess.state(ctx), nil
+}
+
+// Crash kills the session's producer as SIGKILL would: connections drop,
+// no EndTxn is sent, the transaction stays open on the broker until a new
+// producer with the same id fences it or transaction.timeout.ms passes.
+func (s *Sessions) Crash(ctx context.Context, id string) (SessionState, error) {
+	sess, err := s.get(id, false)
+	if err != nil {
+		return SessionState{}, err
+	}
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	st := sess.state(ctx)
+	st.Crashed, st.InTransaction = true, false
+	s.drop(sess)
+	sess.conns.Kill()
+	go sess.client.Close()
+	return st, nil
+}
+
+// Close aborts open transactions and closes every session's producer.
+func (s *Sessions) Close() {
+	s.mu.Lock()
+	all := s.sessions
+	s.sessions = map[string]*session{}
+	s.mu.Unlock()
+	for _, sess := range all {
+		sess.mu.Lock()
+		if sess.inTxn {
+			_ = sess.client.EndTransaction(context.Background(), kgo.TryAbort)
+		}
+		sess.client.Close()
+		sess.mu.Unlock()
+	}
+}
