@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // coordinatorFacts are where the embedded broker and Apache Kafka 4.3.1
@@ -53,6 +54,25 @@ type txnView struct {
 	TimeoutMs     int32    `json:"timeoutMs"`
 	Partitions    []string `json:"partitions"`
 	BrokerNote    string   `json:"brokerNote"`
+}
+
+// settledTransaction waits until the coordinator has finished writing the
+// markers of the transaction's last EndTxn (no Prepare* state) and the
+// transaction's partitions have caught up, then returns its description.
+func (a *app) settledTransaction(id string) txnView {
+	a.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var txn txnView
+		a.do("GET", "/api/transactions/"+id, nil, http.StatusOK, &txn)
+		if !strings.HasPrefix(txn.State, "Prepare") {
+			return txn
+		}
+		if time.Now().After(deadline) {
+			a.t.Fatalf("transaction %s still %s after 30s", id, txn.State)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // seedTopics creates the seed's topics and its three orders.
@@ -154,7 +174,9 @@ func TestLessons(t *testing.T) {
 				"offset 1 O-2 processed, wrote 'O-2 total=42000' to " + totalsTx,
 				"offset 2 O-3 processed, wrote 'O-3 total=27000' to " + totalsTx,
 			})
-			a.do("GET", "/api/transactions/"+txnID, nil, http.StatusOK, &txn)
+			// Kafka answers EndTxn once PrepareCommit is logged and writes
+			// the markers afterwards: wait for the coordinator to settle.
+			txn = a.settledTransaction(txnID)
 			if txn.State != f.stateAfterCommit || txn.ProducerEpoch <= crashedEpoch || (txn.BrokerNote != "") != f.brokerNote {
 				t.Fatalf("%s: transaction after the restart = %+v, want state %s, epoch above %d, broker note %v", kind, txn, f.stateAfterCommit, crashedEpoch, f.brokerNote)
 			}

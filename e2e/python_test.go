@@ -70,6 +70,7 @@ func TestSeedClientTransactions(t *testing.T) {
 			a.createTopic(topic)
 			var ok map[string]any
 			a.seedClient(&ok, "txn-demo", a.bootstrap(), topic, a.name("python-demo"))
+			a.settledTransaction(a.name("python-demo"))
 			equal(t, "log written by confluent-kafka", a.log(topic).shape(), []string{
 				"0:committed", "1:COMMIT", "2:aborted", "3:ABORT", "4:committed", "5:COMMIT",
 			})
@@ -102,6 +103,7 @@ func TestSeedProcessorLesson2(t *testing.T) {
 				t.Fatalf("transaction after the python crash: %+v, want Ongoing", txn)
 			}
 			a.seedClient(&run, "processor", a.bootstrap(), "tx", orders, totalsTx, group, txnID)
+			a.settledTransaction(txnID)
 			equal(t, "log after the python processor", a.log(totalsTx).shape(), []string{
 				"0:committed", "1:COMMIT", "2:aborted", "3:ABORT", "4:committed", "5:COMMIT", "6:committed", "7:COMMIT",
 			})

@@ -13,6 +13,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/offsetlab/offsetlab/internal/kretry"
 )
 
 // Domain errors; the web package maps them to HTTP statuses.
@@ -295,15 +297,26 @@ func (c *Cluster) Group(ctx context.Context, group string) (GroupInfo, error) {
 	if group == "" {
 		return GroupInfo{}, errorf(ErrInvalid, "a group name is required")
 	}
-	described, err := c.admin.DescribeGroups(ctx, group)
+	var d kadm.DescribedGroup
+	err := kretry.Do(ctx, func() error {
+		described, err := c.admin.DescribeGroups(ctx, group)
+		if err != nil {
+			return err
+		}
+		d = described[group]
+		if errors.Is(d.Err, kerr.GroupIDNotFound) {
+			return nil
+		}
+		return d.Err
+	})
 	if err != nil {
 		return GroupInfo{}, fmt.Errorf("cluster: describe group %s: %w", group, err)
 	}
-	d := described[group]
-	if d.Err != nil && !errors.Is(d.Err, kerr.GroupIDNotFound) {
-		return GroupInfo{}, fmt.Errorf("cluster: describe group %s: %w", group, d.Err)
-	}
-	committed, err := c.admin.FetchOffsets(ctx, group)
+	var committed kadm.OffsetResponses
+	err = kretry.Do(ctx, func() (err error) {
+		committed, err = c.admin.FetchOffsets(ctx, group)
+		return err
+	})
 	if err != nil && !errors.Is(err, kerr.GroupIDNotFound) {
 		return GroupInfo{}, fmt.Errorf("cluster: fetch offsets of group %s: %w", group, err)
 	}
@@ -367,16 +380,21 @@ func (c *Cluster) Transaction(ctx context.Context, id string) (TransactionInfo, 
 	if id == "" {
 		return TransactionInfo{}, errorf(ErrInvalid, "a transactional id is required")
 	}
-	described, err := c.admin.DescribeTransactions(ctx, id)
+	var d kadm.DescribedTransaction
+	found := false
+	err := kretry.Do(ctx, func() error {
+		described, err := c.admin.DescribeTransactions(ctx, id)
+		if err != nil {
+			return err
+		}
+		d, found = described[id]
+		return d.Err
+	})
 	if err != nil {
 		return TransactionInfo{}, c.transactionErr(id, err)
 	}
-	d, ok := described[id]
-	if !ok {
+	if !found {
 		return TransactionInfo{}, errorf(ErrUnknownTransaction, "transactional id %q is unknown to the coordinator", id)
-	}
-	if d.Err != nil {
-		return TransactionInfo{}, c.transactionErr(id, d.Err)
 	}
 	info := TransactionInfo{
 		TransactionalID: id,

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+
+	"github.com/offsetlab/offsetlab/internal/kretry"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -237,7 +239,11 @@ func (r *run) bounds(ctx context.Context) (start, end int64, topicID [16]byte, e
 		return 0, 0, topicID, fmt.Errorf("processor: metadata of %s: %w", r.cfg.Input, err)
 	}
 	topicID = topics[r.cfg.Input].ID
-	committed, err := r.admin.FetchOffsets(ctx, r.cfg.Group)
+	var committed kadm.OffsetResponses
+	err = kretry.Do(ctx, func() (err error) {
+		committed, err = r.admin.FetchOffsets(ctx, r.cfg.Group)
+		return err
+	})
 	if errors.Is(err, kerr.GroupIDNotFound) {
 		// A group that never committed: start from the beginning.
 		committed, err = nil, nil
@@ -326,10 +332,13 @@ func (r *run) write(ctx context.Context, rec *kgo.Record, order Order, perr erro
 func (r *run) commit(ctx context.Context, next int64) error {
 	offsets := kadm.Offsets{}
 	offsets.Add(kadm.Offset{Topic: r.cfg.Input, Partition: inputPartition, At: next, LeaderEpoch: -1})
-	resp, err := r.admin.CommitOffsets(ctx, r.cfg.Group, offsets)
-	if err == nil {
-		err = resp.Error()
-	}
+	err := kretry.Do(ctx, func() error {
+		resp, err := r.admin.CommitOffsets(ctx, r.cfg.Group, offsets)
+		if err == nil {
+			err = resp.Error()
+		}
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("processor: commit offset %d for group %s: %w", next, r.cfg.Group, err)
 	}

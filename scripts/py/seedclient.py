@@ -15,8 +15,9 @@ Subcommands (all print one JSON document on stdout):
 import json
 import os
 import sys
+import time
 
-from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
+from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
 
 
 def read(bootstrap, topic, isolation):
@@ -72,7 +73,7 @@ def processor(bootstrap, mode, input_topic, output, group, txn_id, crash_at=None
     })
     producer = Producer({"bootstrap.servers": bootstrap, "transactional.id": txn_id})
     producer.init_transactions(60)
-    committed = consumer.committed([TopicPartition(input_topic, 0)], 30)[0].offset
+    committed = committed_offset(consumer, input_topic)
     start = committed if committed >= 0 else 0
     consumer.assign([TopicPartition(input_topic, 0, start)])
     lines = []
@@ -101,6 +102,26 @@ def processor(bootstrap, mode, input_topic, output, group, txn_id, crash_at=None
         producer.commit_transaction(30)
     print(json.dumps({"log": lines, "crashed": False}))
     os._exit(0)  # like the seed's script ending: no close() niceties needed
+
+
+def committed_offset(consumer, topic):
+    """consumer.committed(), retried while a fresh cluster is still creating
+    __consumer_offsets (the coordinator is not available yet)."""
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            return consumer.committed([TopicPartition(topic, 0)], 30)[0].offset
+        except KafkaException as e:
+            err = e.args[0]
+            transient = err.retriable() or err.code() in (
+                KafkaError.NOT_COORDINATOR,
+                KafkaError.COORDINATOR_NOT_AVAILABLE,
+                KafkaError.COORDINATOR_LOAD_IN_PROGRESS,
+            )
+            if time.monotonic() > deadline or not transient:
+                raise
+            print(f"committed(): {e.args[0]}; retrying", file=sys.stderr)
+            time.sleep(0.5)
 
 
 def main(argv):
