@@ -125,8 +125,11 @@ type Entry struct {
 	Transactional   bool  `json:"transactional"`
 	Control         bool  `json:"control"`
 	// Compression is the batch codec: none, gzip, snappy, lz4 or zstd.
-	Compression string    `json:"compression"`
-	Timestamp   time.Time `json:"timestamp,omitzero"`
+	Compression string `json:"compression"`
+	// Timestamp is the record's timestamp (the batch's max timestamp when
+	// the topic uses LogAppendTime). It is omitted when the record has
+	// none (negative, as Kafka's -1) or one past year 9999.
+	Timestamp time.Time `json:"timestamp,omitzero"`
 
 	// Key and Value hold the bytes as text when they are valid UTF-8,
 	// else as base64 with the matching encoding field set to "base64".

@@ -12,6 +12,9 @@ import (
 // oversized batch (brokers older than KIP-74 do that).
 const maxFetchBytes = 64 << 20
 
+// firstFetchBytes sizes ReadLog's first fetch.
+const firstFetchBytes = 16 << 10
+
 // ReadLog returns one Entry per offset in [from, min(from+limit, HW)), HW
 // being the high watermark when the call starts; entries are in offset
 // order and contiguous. A negative from starts at the log start offset;
@@ -69,10 +72,13 @@ func (i *Inspector) fill(ctx context.Context, ref *partitionRef, w *window) erro
 	// batches plus the aborted transactions among them; past it, it
 	// returns nothing, so read_uncommitted takes over.
 	committed := offset < ptrs.LastStableOffset
-	fetchBytes := i.FetchBytes
-	if fetchBytes <= 0 {
-		fetchBytes = DefaultFetchBytes
+	limit := i.FetchBytes
+	if limit <= 0 {
+		limit = DefaultFetchBytes
 	}
+	// Start small so that a narrow window at the head of a large
+	// partition costs no more than at its tail; grow while reading on.
+	fetchBytes := min(firstFetchBytes, limit)
 	var scanned int64
 	for !w.done() && offset < ptrs.HighWatermark {
 		if w.full() && scanned >= i.ScanBudget {
@@ -107,6 +113,7 @@ func (i *Inspector) fill(ctx context.Context, ref *partitionRef, w *window) erro
 		switch {
 		case batches > 0 && next > offset:
 			offset = next
+			fetchBytes = min(fetchBytes*2, max(limit, fetchBytes))
 		case batches > 0:
 			return fmt.Errorf("inspect: fetch %s at offset %d: %w: broker returned no batch at or after it", ref, offset, ErrCorruptBatch)
 		case committed:

@@ -262,7 +262,9 @@ func (w *window) entry(b *rawBatch, rec *rawRecord, o int64, txn string) Entry {
 	if b.Attributes&attrLogAppendTime != 0 {
 		ts = b.MaxTimestamp
 	}
-	e.Timestamp = time.UnixMilli(ts).UTC()
+	if ts >= 0 && ts <= maxTimestamp {
+		e.Timestamp = time.UnixMilli(ts).UTC()
+	}
 	if e.Control {
 		e.Kind = KindControl
 		e.Marker, e.Txn = controlMarker(rec.Key)
@@ -282,6 +284,10 @@ func (w *window) entry(b *rawBatch, rec *rawRecord, o int64, txn string) Entry {
 	}
 	return e
 }
+
+// maxTimestamp is the last millisecond of year 9999, past which a time
+// cannot be written as RFC 3339.
+const maxTimestamp = 253402300799999
 
 // finish fills the offsets no batch held with gaps and computes what each
 // isolation level delivers, given the snapshot's pointers.
