@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // DefaultReadRecordsTimeout bounds a ReadRecords call whose context has no
@@ -37,13 +39,15 @@ const (
 //
 // A consumer does not expose its position, so the call stops when the
 // consumer hands out a record (data or control) at end-1 or later, or when
-// limit records were received, or — when the consumer goes quiet — once the
-// raw log shows that nothing left in [position, end) must be delivered
-// whatever the transactions' outcomes (only transactional data and gaps
-// remain) and the consumer stayed quiet for settleProbes×pollProbe. While
-// the raw log holds a non-transactional record or a marker the consumer has
-// not handed out, the call waits for it until ctx ends
-// (DefaultReadRecordsTimeout when ctx has no deadline), and then fails.
+// limit records were received, or — once the consumer goes quiet — when
+// both hold: the raw log shows nothing left in [position, end) that must
+// be delivered whatever the transactions' outcomes (only transactional data
+// and gaps remain), and the consumer has since read at least as many fetch
+// response bytes as those remaining batches occupy, so it has seen them
+// all. If the remaining batches exceed ScanBudget, the second test becomes
+// two fetch responses and settleProbes×pollProbe of quiet. Otherwise the
+// call waits until ctx ends (DefaultReadRecordsTimeout when ctx has no
+// deadline) and fails.
 func (i *Inspector) ReadRecords(ctx context.Context, topic string, partition int32, iso Isolation, from int64, limit int) ([]Record, error) {
 	if !iso.Valid() {
 		return nil, fmt.Errorf("inspect: consume %s/%d: %w %q", topic, partition, ErrInvalidIsolation, iso)
@@ -72,11 +76,13 @@ func (i *Inspector) ReadRecords(ctx context.Context, topic string, partition int
 		defer cancel()
 	}
 
+	watch := new(fetchWatch)
 	opts := append(slices.Clip(i.consumerOpts),
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {partition: kgo.NewOffset().At(from)}}),
 		kgo.FetchIsolationLevel(level),
 		kgo.KeepControlRecords(),
-		kgo.FetchMaxWait(time.Second),
+		kgo.FetchMaxWait(200*time.Millisecond),
+		kgo.WithHooks(watch),
 	)
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
@@ -113,18 +119,48 @@ func (i *Inspector) ReadRecords(ctx context.Context, topic string, partition int
 		})
 		if progressed {
 			quiet = 0
+			watch.reset()
 			continue
 		}
 		quiet++
-		pending, err := i.mustDeliver(ctx, &ref, position, end)
+		tail, err := i.remaining(ctx, &ref, position, end)
 		if err != nil {
 			return nil, err
 		}
-		if !pending && quiet >= settleProbes {
+		if tail.mustDeliver {
+			continue
+		}
+		responses, bytes := watch.load()
+		if tail.known && responses > 0 && bytes >= tail.bytes {
+			break
+		}
+		if !tail.known && responses >= 2 && quiet >= settleProbes {
 			break
 		}
 	}
 	return out, nil
+}
+
+// fetchWatch counts the fetch responses a consumer client reads.
+type fetchWatch struct {
+	responses, bytes atomic.Int64
+}
+
+// OnBrokerRead implements kgo.HookBrokerRead.
+func (w *fetchWatch) OnBrokerRead(_ kgo.BrokerMetadata, key int16, bytesRead int, _, _ time.Duration, err error) {
+	if key == int16(kmsg.Fetch) && err == nil {
+		w.responses.Add(1)
+		w.bytes.Add(int64(bytesRead))
+	}
+}
+
+func (w *fetchWatch) reset() {
+	w.responses.Store(0)
+	w.bytes.Store(0)
+}
+
+func (w *fetchWatch) load() (responses, bytes int64) {
+	return w.responses.Load(), w.bytes.Load()
 }
 
 func consumedRecord(r *kgo.Record) Record {
@@ -134,50 +170,72 @@ func consumedRecord(r *kgo.Record) Record {
 	return rec
 }
 
-// mustDeliver reports whether [from, end) holds a record that a consumer
-// with KeepControlRecords receives whatever the outcome of any transaction:
-// a control record or a non-transactional data record. It reads raw batches
-// for at most ScanBudget bytes and answers false past that.
-func (i *Inspector) mustDeliver(ctx context.Context, ref *partitionRef, from, end int64) (bool, error) {
+// tail describes the batches of [from, end) as a consumer would fetch them.
+type tail struct {
+	// mustDeliver: a control record or a non-transactional data record
+	// lies in the range, which a consumer with KeepControlRecords
+	// receives whatever the outcome of any transaction.
+	mustDeliver bool
+	// bytes is the size of the batches overlapping the range, when known.
+	bytes int64
+	known bool
+}
+
+// remaining reads the raw batches of [from, end), for at most ScanBudget
+// bytes.
+func (i *Inspector) remaining(ctx context.Context, ref *partitionRef, from, end int64) (tail, error) {
+	var t tail
 	var scanned int64
-	for offset := from; offset < end && scanned < i.ScanBudget; {
+	for offset := from; offset < end; {
+		if scanned >= i.ScanBudget {
+			return t, nil
+		}
 		rp, err := i.fetch(ctx, ref, offset, false, DefaultFetchBytes)
 		if errors.Is(err, kerr.OffsetOutOfRange) {
-			return false, nil
+			return tail{}, nil
 		}
 		if err != nil {
-			return false, err
+			return tail{}, err
 		}
 		scanned += int64(len(rp.RecordBatches))
 		raw, progressed := rp.RecordBatches, false
 		for len(raw) > 0 {
 			b, rest, complete, err := splitBatch(raw)
 			if err != nil {
-				return false, fmt.Errorf("inspect: fetch %s at offset %d: %w", ref, offset, err)
+				return tail{}, fmt.Errorf("inspect: fetch %s at offset %d: %w", ref, offset, err)
 			}
 			if !complete {
 				break
 			}
+			size := len(raw) - len(rest)
 			raw = rest
 			if b.BaseOffset >= end {
-				return false, nil
+				t.known = true
+				return t, nil
 			}
 			if b.LastOffset < offset {
 				continue
 			}
 			offset, progressed = b.LastOffset+1, true
+			t.bytes += int64(size)
 			if b.Magic != 2 || (b.transactional() && !b.control()) {
 				continue
 			}
-			if has, err := i.hasRecordIn(&b, from, end); has || err != nil {
-				return has, err
+			has, err := i.hasRecordIn(&b, from, end)
+			if err != nil {
+				return tail{}, err
+			}
+			if has {
+				t.mustDeliver = true
+				return t, nil
 			}
 		}
 		if !progressed {
-			return false, nil
+			break
 		}
 	}
-	return false, nil
+	t.known = true
+	return t, nil
 }
 
 // hasRecordIn reports whether batch b holds a record with an offset in
