@@ -10,15 +10,14 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // DefaultReadRecordsTimeout bounds a ReadRecords call whose context has no
 // deadline.
 const DefaultReadRecordsTimeout = 15 * time.Second
 
-// How ReadRecords decides that its consumer has nothing more to deliver
-// when it cannot see the consumer's position (see ReadRecords).
+// How long ReadRecords polls its consumer at a time, and how many idle
+// polls end it when it cannot count batches (see ReadRecords).
 const (
 	pollProbe    = 200 * time.Millisecond
 	settleProbes = 3
@@ -37,17 +36,21 @@ const (
 // commits nothing. Control records are kept only to observe the consumer's
 // progress and are not returned.
 //
-// A consumer does not expose its position, so the call stops when the
-// consumer hands out a record (data or control) at end-1 or later, or when
-// limit records were received, or — once the consumer goes quiet — when
-// both hold: the raw log shows nothing left in [position, end) that must
-// be delivered whatever the transactions' outcomes (only transactional data
-// and gaps remain), and the consumer has since read at least as many fetch
-// response bytes as those remaining batches occupy, so it has seen them
-// all. If the remaining batches exceed ScanBudget, the second test becomes
-// two fetch responses and settleProbes×pollProbe of quiet. Otherwise the
-// call waits until ctx ends (DefaultReadRecordsTimeout when ctx has no
-// deadline) and fails.
+// A consumer does not expose its position, so the call stops when:
+//   - the consumer hands out a record (data or control) at end-1 or later;
+//   - limit records were received;
+//   - or the consumer went quiet past every record it must deliver
+//     whatever the transactions' outcomes (the last non-transactional
+//     record or marker below end, found in the raw log), and it had read
+//     every batch overlapping [from, end) — counted by a HookFetchBatchRead
+//     against the raw log's record bytes — before a further poll of
+//     pollProbe returned nothing. A consumer that has read all those
+//     batches has buffered everything it will deliver below end.
+//
+// When [from, end) exceeds ScanBudget the batch count is unknown; the call
+// then stops after settleProbes polls in which the consumer read no batch.
+// Otherwise it waits until ctx ends (DefaultReadRecordsTimeout when ctx has
+// no deadline) and fails.
 func (i *Inspector) ReadRecords(ctx context.Context, topic string, partition int32, iso Isolation, from int64, limit int) ([]Record, error) {
 	if !iso.Valid() {
 		return nil, fmt.Errorf("inspect: consume %s/%d: %w %q", topic, partition, ErrInvalidIsolation, iso)
@@ -76,7 +79,7 @@ func (i *Inspector) ReadRecords(ctx context.Context, topic string, partition int
 		defer cancel()
 	}
 
-	watch := new(fetchWatch)
+	watch := &fetchWatch{topic: topic, partition: partition}
 	opts := append(slices.Clip(i.consumerOpts),
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {partition: kgo.NewOffset().At(from)}}),
 		kgo.FetchIsolationLevel(level),
@@ -90,8 +93,13 @@ func (i *Inspector) ReadRecords(ctx context.Context, topic string, partition int
 	}
 	defer cl.Close()
 
-	position := from // the offset after the last record the consumer handed out
-	quiet := 0
+	var (
+		position = from // the offset after the last record handed out
+		plan     *rangePlan
+		ready    bool  // the consumer had read everything before this poll
+		idle     int   // polls in a row in which the consumer read no batch
+		read     int64 // record bytes the consumer had read at the last poll
+	)
 	for len(out) < limit && position < end {
 		probe, cancel := context.WithTimeout(ctx, pollProbe)
 		fetches := cl.PollFetches(probe)
@@ -117,50 +125,50 @@ func (i *Inspector) ReadRecords(ctx context.Context, topic string, partition int
 			}
 			out = append(out, consumedRecord(r))
 		})
+		now := watch.read.Load()
+		if now != read {
+			idle = 0
+		} else {
+			idle++
+		}
+		read = now
 		if progressed {
-			quiet = 0
-			watch.reset()
+			ready = false
 			continue
 		}
-		quiet++
-		tail, err := i.remaining(ctx, &ref, position, end)
-		if err != nil {
-			return nil, err
+		if ready {
+			break
 		}
-		if tail.mustDeliver {
+		if plan == nil {
+			if plan, err = i.planRange(ctx, &ref, from, end); err != nil {
+				return nil, err
+			}
+		}
+		if !plan.known {
+			if read > 0 && idle >= settleProbes {
+				break
+			}
 			continue
 		}
-		responses, bytes := watch.load()
-		if tail.known && responses > 0 && bytes >= tail.bytes {
-			break
-		}
-		if !tail.known && responses >= 2 && quiet >= settleProbes {
-			break
-		}
+		ready = position > plan.lastMust && read >= plan.recordBytes
 	}
 	return out, nil
 }
 
-// fetchWatch counts the fetch responses a consumer client reads.
+// fetchWatch sums the record bytes of the batches a consumer client reads
+// from one partition.
 type fetchWatch struct {
-	responses, bytes atomic.Int64
+	topic     string
+	partition int32
+	read      atomic.Int64
 }
 
-// OnBrokerRead implements kgo.HookBrokerRead.
-func (w *fetchWatch) OnBrokerRead(_ kgo.BrokerMetadata, key int16, bytesRead int, _, _ time.Duration, err error) {
-	if key == int16(kmsg.Fetch) && err == nil {
-		w.responses.Add(1)
-		w.bytes.Add(int64(bytesRead))
+// OnFetchBatchRead implements kgo.HookFetchBatchRead. It runs before the
+// batch's records are buffered for polling.
+func (w *fetchWatch) OnFetchBatchRead(_ kgo.BrokerMetadata, topic string, partition int32, m kgo.FetchBatchMetrics) {
+	if topic == w.topic && partition == w.partition {
+		w.read.Add(int64(m.CompressedBytes))
 	}
-}
-
-func (w *fetchWatch) reset() {
-	w.responses.Store(0)
-	w.bytes.Store(0)
-}
-
-func (w *fetchWatch) load() (responses, bytes int64) {
-	return w.responses.Load(), w.bytes.Load()
 }
 
 func consumedRecord(r *kgo.Record) Record {
@@ -170,90 +178,93 @@ func consumedRecord(r *kgo.Record) Record {
 	return rec
 }
 
-// tail describes the batches of [from, end) as a consumer would fetch them.
-type tail struct {
-	// mustDeliver: a control record or a non-transactional data record
-	// lies in the range, which a consumer with KeepControlRecords
-	// receives whatever the outcome of any transaction.
-	mustDeliver bool
-	// bytes is the size of the batches overlapping the range, when known.
-	bytes int64
+// rangePlan is what a consumer of [from, end) must get through, from the
+// raw log.
+type rangePlan struct {
+	// recordBytes sums the (compressed) record bytes of the batches
+	// overlapping the range, as kgo.FetchBatchMetrics.CompressedBytes
+	// counts them.
+	recordBytes int64
+	// lastMust is the last offset in the range holding a control record
+	// or a non-transactional data record: what a consumer with
+	// KeepControlRecords receives whatever the outcome of any
+	// transaction. It is from-1 when there is none.
+	lastMust int64
+	// known is false when the range exceeds ScanBudget.
 	known bool
 }
 
-// remaining reads the raw batches of [from, end), for at most ScanBudget
+// planRange reads the raw batches of [from, end), for at most ScanBudget
 // bytes.
-func (i *Inspector) remaining(ctx context.Context, ref *partitionRef, from, end int64) (tail, error) {
-	var t tail
+func (i *Inspector) planRange(ctx context.Context, ref *partitionRef, from, end int64) (*rangePlan, error) {
+	plan := &rangePlan{lastMust: from - 1}
 	var scanned int64
 	for offset := from; offset < end; {
 		if scanned >= i.ScanBudget {
-			return t, nil
+			return plan, nil
 		}
 		rp, err := i.fetch(ctx, ref, offset, false, DefaultFetchBytes)
 		if errors.Is(err, kerr.OffsetOutOfRange) {
-			return tail{}, nil
+			return plan, nil // deleted meanwhile: unknown
 		}
 		if err != nil {
-			return tail{}, err
+			return nil, err
 		}
 		scanned += int64(len(rp.RecordBatches))
 		raw, progressed := rp.RecordBatches, false
-		for len(raw) > 0 {
+		for len(raw) > 0 && offset < end {
 			b, rest, complete, err := splitBatch(raw)
 			if err != nil {
-				return tail{}, fmt.Errorf("inspect: fetch %s at offset %d: %w", ref, offset, err)
+				return nil, fmt.Errorf("inspect: fetch %s at offset %d: %w", ref, offset, err)
 			}
 			if !complete {
 				break
 			}
-			size := len(raw) - len(rest)
 			raw = rest
 			if b.BaseOffset >= end {
-				t.known = true
-				return t, nil
+				offset = end
+				break
 			}
 			if b.LastOffset < offset {
 				continue
 			}
 			offset, progressed = b.LastOffset+1, true
-			t.bytes += int64(size)
+			plan.recordBytes += int64(len(b.Records))
 			if b.Magic != 2 || (b.transactional() && !b.control()) {
 				continue
 			}
-			has, err := i.hasRecordIn(&b, from, end)
+			last, err := i.lastRecordIn(&b, from, end)
 			if err != nil {
-				return tail{}, err
+				return nil, err
 			}
-			if has {
-				t.mustDeliver = true
-				return t, nil
-			}
+			plan.lastMust = max(plan.lastMust, last)
 		}
 		if !progressed {
 			break
 		}
 	}
-	t.known = true
-	return t, nil
+	plan.known = true
+	return plan, nil
 }
 
-// hasRecordIn reports whether batch b holds a record with an offset in
-// [lo, hi): compaction may have removed the ones a header promises.
-func (i *Inspector) hasRecordIn(b *rawBatch, lo, hi int64) (bool, error) {
+// lastRecordIn returns the offset of the last record of batch b in
+// [lo, hi), or lo-1 when there is none: compaction may have removed the
+// records a header promises.
+func (i *Inspector) lastRecordIn(b *rawBatch, lo, hi int64) (int64, error) {
 	src, err := i.codecs.decompress(b.codec(), b.Records)
 	if err != nil {
-		return false, fmt.Errorf("%w at offset %d: %w", ErrCorruptBatch, b.BaseOffset, err)
+		return 0, fmt.Errorf("%w at offset %d: %w", ErrCorruptBatch, b.BaseOffset, err)
 	}
+	last := lo - 1
 	records := &recordReader{src: src}
 	for range b.NumRecords {
 		rec, err := records.next()
 		if err != nil {
-			return false, fmt.Errorf("%w at offset %d: %w", ErrCorruptBatch, b.BaseOffset, err)
+			return 0, fmt.Errorf("%w at offset %d: %w", ErrCorruptBatch, b.BaseOffset, err)
 		}
 		if o := b.BaseOffset + int64(rec.OffsetDelta); o >= lo && o < hi {
-			return true, nil
+			last = o
 		}
 	}
-	return false, nil
+	return last, nil
 }
