@@ -1,14 +1,195 @@
 package web
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/offsetlab/offsetlab/internal/cluster"
 )
 
+// Seed 000's names (LESSONS.md): the forms start with them so that a
+// teacher can run lesson 2 without typing.
+const (
+	seedOrders      = "orders"
+	seedTotals      = "order-totals"
+	seedTotalsTx    = "order-totals-tx"
+	seedGroupTx     = "totals-tx"
+	seedGroupPlain  = "totals-plain"
+	seedTxnID       = "order-totals-app"
+	maxRecentProbes = 64
+)
+
+// dashboardView is what the page template needs. The browser script takes
+// it from there: the log itself arrives over the websocket and the API.
+type dashboardView struct {
+	Mode      string
+	KafkaAddr string
+	Topics    []topicOption
+	// Topic and Partition are the partition on show; HasTopic is false on
+	// the empty home page and when the topic does not exist.
+	Topic     string
+	Partition int32
+	HasTopic  bool
+	// Problem is a sentence about why no log can be shown (unknown topic,
+	// unreachable broker); empty when all is well.
+	Problem     string
+	Unreachable bool
+}
+
+// topicOption is one entry of the topic picker: a topic's partition.
+type topicOption struct {
+	Topic     string
+	Partition int32
+	Offsets   int64 // high watermark minus log start: how many offsets it spans
+	// HighWatermark is the partition's high watermark when the page was drawn.
+	HighWatermark int64
+}
+
+// Value is the option's value, "topic/partition".
+func (o topicOption) Value() string { return o.Topic + "/" + strconv.Itoa(int(o.Partition)) }
+
+// Label is what the picker shows.
+func (o topicOption) Label() string {
+	return fmt.Sprintf("%s · partition %d · %d offsets", o.Topic, o.Partition, o.Offsets)
+}
+
+// Title is the document title: the partition on show, then the product.
+func (v dashboardView) Title() string {
+	if v.HasTopic {
+		return fmt.Sprintf("%s-%d · Offset Lab", v.Topic, v.Partition)
+	}
+	return "Offset Lab"
+}
+
+// PartitionText is the partition number for data attributes.
+func (v dashboardView) PartitionText() string { return strconv.Itoa(int(v.Partition)) }
+
+// Selected reports whether o is the partition on show.
+func (v dashboardView) Selected(o topicOption) bool {
+	return v.HasTopic && o.Topic == v.Topic && o.Partition == v.Partition
+}
+
+// partitionPath is the shareable URL of a partition's log.
+func partitionPath(topic string, partition int32) string {
+	return "/topics/" + url.PathEscape(topic) + "/partitions/" + strconv.Itoa(int(partition))
+}
+
+// home opens the partition written most recently, or shows the empty page
+// that invites the teacher to create a topic or set up seed 000.
 func (s *Server) home(w http.ResponseWriter, r *http.Request) {
+	v := s.baseView(r.Context())
+	if !v.Unreachable {
+		if topic, partition, ok := s.recentPartition(r.Context(), v.Topics); ok {
+			target := partitionPath(topic, partition)
+			if r.URL.RawQuery != "" {
+				target += "?" + r.URL.RawQuery
+			}
+			http.Redirect(w, r, target, http.StatusFound)
+			return
+		}
+	}
+	s.renderDashboard(w, r, http.StatusOK, v)
+}
+
+// partitionPage is GET /topics/{topic}/partitions/{partition}: the live log
+// of one partition with every control.
+func (s *Server) partitionPage(w http.ResponseWriter, r *http.Request) {
+	v := s.baseView(r.Context())
+	topic := chi.URLParam(r, "topic")
+	p, err := strconv.ParseInt(chi.URLParam(r, "partition"), 10, 32)
+	if err != nil || p < 0 {
+		v.Problem = fmt.Sprintf("Partition %q is not a partition number; pick a topic below.", chi.URLParam(r, "partition"))
+		s.renderDashboard(w, r, http.StatusBadRequest, v)
+		return
+	}
+	v.Topic, v.Partition = topic, int32(p)
+	status := http.StatusOK
+	switch t, err := s.deps.Cluster.Topic(r.Context(), topic); {
+	case err == nil && int(p) < len(t.Partitions):
+		v.HasTopic = true
+	case err == nil:
+		v.Problem = fmt.Sprintf("Topic %q has %d partition(s); partition %d does not exist.", topic, len(t.Partitions), p)
+		status = http.StatusNotFound
+	case cluster.IsUnavailable(err) || v.Unreachable:
+		// Show the page anyway: the stream connects once the broker is back.
+		v.HasTopic = true
+	case errors.Is(err, cluster.ErrUnknownTopic), errors.Is(err, cluster.ErrInvalid):
+		v.Problem = fmt.Sprintf("Topic %q does not exist (yet). Create it below, or set up seed 000.", topic)
+		status = http.StatusNotFound
+	default:
+		s.log.Error("page: describe topic", "topic", topic, "err", err)
+		v.HasTopic = true
+	}
+	s.renderDashboard(w, r, status, v)
+}
+
+// baseView fills in the cluster and the topic picker.
+func (s *Server) baseView(ctx context.Context) dashboardView {
+	v := dashboardView{Mode: string(s.deps.Cluster.Mode()), KafkaAddr: strings.Join(s.deps.Cluster.Brokers(), ",")}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	topics, err := s.deps.Cluster.Topics(ctx)
+	if err != nil {
+		s.log.Warn("page: list topics", "err", err)
+		v.Unreachable = true
+		v.Problem = "The Kafka broker is not reachable right now; the page keeps trying and recovers by itself."
+		return v
+	}
+	for _, t := range topics {
+		if t.Internal || strings.HasPrefix(t.Name, "__") {
+			continue
+		}
+		for _, p := range t.Partitions {
+			v.Topics = append(v.Topics, topicOption{
+				Topic: t.Name, Partition: p.Partition,
+				Offsets: max(p.HighWatermark-p.LogStartOffset, 0), HighWatermark: p.HighWatermark,
+			})
+		}
+	}
+	return v
+}
+
+// recentPartition picks the partition whose last record is the newest, by
+// reading the last offset of each partition holding data (at most
+// maxRecentProbes of them). Without any data it picks
+// the first partition; without topics it reports false.
+func (s *Server) recentPartition(ctx context.Context, options []topicOption) (string, int32, bool) {
+	if len(options) == 0 {
+		return "", 0, false
+	}
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	best, bestTime := options[0], time.Time{}
+	probes := 0
+	for _, o := range options {
+		if o.Offsets == 0 || probes >= maxRecentProbes {
+			continue
+		}
+		probes++
+		l, err := s.deps.Log.ReadLog(ctx, o.Topic, o.Partition, o.HighWatermark-1, 1)
+		if err != nil || len(l.Entries) == 0 {
+			continue
+		}
+		if ts := l.Entries[len(l.Entries)-1].Timestamp; ts.After(bestTime) {
+			best, bestTime = o, ts
+		}
+	}
+	return best.Topic, best.Partition, true
+}
+
+func (s *Server) renderDashboard(w http.ResponseWriter, r *http.Request, status int, v dashboardView) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	page := homePage(string(s.deps.Cluster.Mode()), strings.Join(s.deps.Cluster.Brokers(), ","))
-	if err := page.Render(r.Context(), w); err != nil {
-		s.log.Error("render home", "err", err)
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	if err := dashboardPage(v).Render(r.Context(), w); err != nil {
+		s.log.Error("render dashboard", "err", err)
 	}
 }

@@ -42,6 +42,8 @@ func (s *Server) Handler() http.Handler {
 	r.Use(middleware.Recoverer, securityHeaders, sameOriginWrites, limitBody)
 
 	r.Get("/", s.home)
+	r.Get("/topics/{topic}/partitions/{partition}", s.partitionPage)
+	r.Get("/static/{version}/*", s.static)
 	r.Get("/healthz", s.healthz)
 	r.Get("/ws/topics/{topic}/partitions/{partition}", s.watchPartition)
 

@@ -1,0 +1,84 @@
+package web
+
+import (
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"io/fs"
+	"net/http"
+	"path"
+	"sort"
+	"sync"
+
+	"github.com/go-chi/chi/v5"
+)
+
+// staticFiles are the page's ES modules and stylesheet, compiled into the
+// binary so that `go run ./cmd/server` needs nothing on disk.
+//
+//go:embed static
+var staticFiles embed.FS
+
+// assetSet is the embedded static tree and its version: the first 12 hex
+// digits of a SHA-256 over every file's name and content. The version is
+// part of each asset's URL (/static/{version}/app.js), so browsers may keep
+// an asset forever and a new build is fetched at once. One version for the
+// whole tree keeps the modules' relative imports (./log.js) on the same
+// versioned path.
+type assetSet struct {
+	version string
+	files   fs.FS
+}
+
+// staticAssets hashes the embedded tree once, on first use; the result
+// never changes while the process runs.
+var staticAssets = sync.OnceValue(func() assetSet {
+	sub, err := fs.Sub(staticFiles, "static")
+	if err != nil {
+		panic(err) // the embed directive guarantees the directory
+	}
+	var names []string
+	_ = fs.WalkDir(sub, ".", func(name string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			names = append(names, name)
+		}
+		return err
+	})
+	sort.Strings(names)
+	h := sha256.New()
+	for _, name := range names {
+		b, err := fs.ReadFile(sub, name)
+		if err != nil {
+			panic(err)
+		}
+		h.Write([]byte(name))
+		h.Write([]byte{0})
+		h.Write(b)
+		h.Write([]byte{0})
+	}
+	return assetSet{version: hex.EncodeToString(h.Sum(nil))[:12], files: sub}
+})
+
+// assetURL is the versioned URL of a static file, e.g. "app.js".
+func assetURL(name string) string {
+	return "/static/" + staticAssets().version + "/" + name
+}
+
+// static serves GET /static/{version}/*. The current version is cached for
+// a year as immutable; a stale version (a page rendered by an older build)
+// still gets the current file, but uncached, so the page keeps working
+// until it is reloaded.
+func (s *Server) static(w http.ResponseWriter, r *http.Request) {
+	assets := staticAssets()
+	name := path.Clean(chi.URLParam(r, "*"))
+	if info, err := fs.Stat(assets.files, name); err != nil || info.IsDir() {
+		http.NotFound(w, r)
+		return
+	}
+	if chi.URLParam(r, "version") == assets.version {
+		w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
+	} else {
+		w.Header().Set("Cache-Control", "no-cache")
+	}
+	http.ServeFileFS(w, r, assets.files, name)
+}

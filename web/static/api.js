@@ -1,0 +1,76 @@
+// api.js: fetch() wrappers for Offset Lab's JSON API. Every failure becomes
+// an ApiError carrying the API's own sentence, so a panel can show it next
+// to the control that caused it.
+
+/** ApiError is a failed API call: status 0 means the server did not answer. */
+export class ApiError extends Error {
+  constructor(status, message) {
+    super(message);
+    this.status = status;
+  }
+}
+
+/**
+ * api sends a same-origin JSON request and returns the decoded answer.
+ * @param {string} method
+ * @param {string} path
+ * @param {object} [body]
+ * @param {AbortSignal} [signal]
+ */
+export async function api(method, path, body, signal) {
+  const init = { method, headers: { Accept: 'application/json' }, signal };
+  if (body !== undefined) {
+    init.headers['Content-Type'] = 'application/json';
+    init.body = JSON.stringify(body);
+  }
+  let res;
+  try {
+    res = await fetch(path, init);
+  } catch (err) {
+    if (err.name === 'AbortError') throw err;
+    throw new ApiError(0, 'The Offset Lab server did not answer (' + err.message + '). Is it still running?');
+  }
+  const text = await res.text();
+  let data = null;
+  if (text) {
+    try {
+      data = parseJSON(text);
+    } catch {
+      data = null;
+    }
+  }
+  if (!res.ok) {
+    const msg = data && typeof data.error === 'string' ? data.error : `The server answered ${res.status} ${res.statusText}.`;
+    throw new ApiError(res.status, msg);
+  }
+  return data;
+}
+
+/** partitionPath is the shareable page URL of a partition's log. */
+export function partitionPath(topic, partition) {
+  return `/topics/${encodeURIComponent(topic)}/partitions/${partition}`;
+}
+
+/** apiPartition is the API prefix of a partition. */
+export function apiPartition(topic, partition) {
+  return `/api/topics/${encodeURIComponent(topic)}/partitions/${partition}`;
+}
+
+/** fmt writes an offset or count the way a class reads it: 1,000,000. */
+export function fmt(n) {
+  return typeof n === 'number' ? n.toLocaleString('en-US') : String(n);
+}
+
+/**
+ * parseJSON parses the API's JSON, keeping 64-bit integers that a JS number
+ * cannot hold exactly (the embedded broker's 19-digit producer ids) as their
+ * decimal text, where the browser offers the source text to the reviver.
+ */
+export function parseJSON(text) {
+  return JSON.parse(text, (key, value, context) => {
+    if (typeof value === 'number' && !Number.isSafeInteger(value) && Number.isInteger(value) && context && typeof context.source === 'string') {
+      return context.source;
+    }
+    return value;
+  });
+}

@@ -1,0 +1,827 @@
+// logview.js: the partition log, one cell per offset, as a virtualised grid.
+//
+// Offsets are laid out in rows of `cols` slots (cols follows the width).
+// Only the rows inside the viewport exist in the DOM; the viewport does not
+// scroll natively (a native scroll height cannot hold a million rows in
+// every browser). Instead scrollY is a number kept here, moved by the
+// wheel, touch, keys and the minimap, and each visible row is positioned
+// with a transform. Row elements are reused while they stay visible and a
+// slot is rewritten only when what it shows changed.
+//
+// Each slot stacks: pointer flags (log start, LSO, HW, groups' committed
+// offsets) at the left edge of the offset they point at, the batch bracket,
+// the cell, and the two consumer lanes (read_committed, read_uncommitted).
+// The last slot is the next offset to be written (the high watermark), so
+// that pointers equal to the HW have a place to point.
+//
+// Entries come from page fetches (GET .../log?from=&limit=) for the rows
+// on screen, and from the live stream; both go through EntryCache, which
+// keeps a bounded number of pages.
+
+import { api, apiPartition, fmt } from './api.js';
+import { EntryCache, PAGE } from './cache.js';
+
+const MAX_INFLIGHT = 3;
+const RETRY_MS = 2000;
+
+const el = (tag, cls, text) => {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+};
+
+/** laneReason says why a consumer at an isolation level skips an offset, or '' when it receives it. */
+export function laneReason(e, lane, pointers) {
+  if (!e) return 'loading';
+  if (e.kind === 'control') return 'marker';
+  if (e.kind === 'gap') return 'gap';
+  if (lane === 'rc') {
+    if (e.readCommitted) return '';
+    if (e.txn === 'aborted') return 'aborted';
+    if (pointers && e.offset >= pointers.lastStableOffset) return 'beyond LSO';
+    return 'not delivered';
+  }
+  if (e.readUncommitted) return '';
+  if (pointers && e.offset >= pointers.highWatermark) return 'beyond HW';
+  return 'not delivered';
+}
+
+function valueText(e) {
+  if (e.kind === 'control') return e.marker ? e.marker : 'control record';
+  if (e.kind === 'gap') return 'no record';
+  if (e.value === null || e.value === undefined) return 'null value';
+  if (e.valueEncoding === 'base64') return 'binary: ' + e.value;
+  return e.value + (e.valueTruncated ? '…' : '');
+}
+
+function tagText(e) {
+  if (e.kind === 'control') return 'marker';
+  if (e.kind === 'gap') return 'gap';
+  switch (e.txn) {
+    case 'committed': return '✓ committed';
+    case 'aborted': return '✗ aborted';
+    case 'open': return '… open';
+    default: return 'data';
+  }
+}
+
+/** describe is a cell's sentence for screen readers and the details panel. */
+export function describe(e) {
+  if (e.kind === 'control') return `${e.marker || 'control'} marker of producer ${e.producerId}, epoch ${e.producerEpoch}`;
+  if (e.kind === 'gap') return 'gap: no record at this offset';
+  const what = { committed: 'record in a committed transaction', aborted: 'record in an aborted transaction', open: 'record in a transaction that is still open' }[e.txn] || 'record written without a transaction';
+  return `${what}, value ${valueText(e)}`;
+}
+
+export class LogView {
+  /**
+   * @param {object} opts
+   * @param {(offset: number|null, entry: object|undefined) => void} opts.onDetails
+   * @param {(err: Error) => void} opts.onError
+   * @param {() => void} opts.onView called when the scroll position or selection changes
+   */
+  constructor(opts) {
+    this.opts = opts;
+    this.viewport = document.getElementById('log-viewport');
+    this.minimap = document.getElementById('minimap');
+    this.thumb = document.getElementById('minimap-thumb');
+    this.summary = document.getElementById('pointer-summary');
+    this.why = document.getElementById('lso-why');
+    this.countRC = document.getElementById('lane-count-rc');
+    this.countRU = document.getElementById('lane-count-ru');
+    this.windowText = document.getElementById('window-text');
+    this.followBtn = document.getElementById('follow-toggle');
+
+    this.cache = new EntryCache(60);
+    this.rows = new Map();
+    this.marks = [];
+    this.gen = 0;
+    this.cols = 0;
+    this.rowH = 240;
+    this.viewH = 0;
+    this.scrollY = 0;
+    this.follow = true;
+    this.pointers = null;
+    this.groups = [];
+    this.active = null;
+    this.selected = null;
+    this.hovered = null;
+    this.tabStop = null;
+    this.inflight = new Map();
+    this.failed = new Map();
+    this.raf = 0;
+    this.loadTimer = 0;
+    this.summaryKey = '';
+    this.reduceMotion = window.matchMedia('(prefers-reduced-motion: reduce)');
+
+    this.bind();
+    new ResizeObserver(() => this.layout()).observe(this.viewport);
+  }
+
+  // ---- state from the outside -------------------------------------------
+
+  /** reset shows a new partition (or the same one afresh). */
+  reset(topic, partition, at, sel) {
+    this.gen++;
+    this.topic = topic;
+    this.partition = partition;
+    for (const c of this.inflight.values()) c.abort();
+    this.inflight.clear();
+    this.failed.clear();
+    this.cache.clear();
+    this.clearRows();
+    this.pointers = null;
+    this.groups = [];
+    this.scrollY = 0;
+    this.follow = at === undefined || at === null;
+    this.pendingAt = at ?? null;
+    this.active = sel ?? at ?? null;
+    this.selected = sel ?? null;
+    this.hovered = null;
+    this.summaryKey = '';
+    this.updateFollow();
+    this.schedule();
+    this.opts.onDetails(this.selected, undefined);
+  }
+
+  applySnapshot(msg) {
+    this.cache.clear();
+    this.failed.clear();
+    if (msg.pointers) this.pointers = { ...msg.pointers };
+    this.groups = msg.groups || [];
+    for (const e of msg.entries || []) this.cache.put(e);
+    this.afterGrowth();
+  }
+
+  applyEntries(entries) {
+    const changed = [];
+    for (const e of entries) if (this.cache.put(e)) changed.push(e.offset);
+    this.afterGrowth();
+    this.render();
+    this.flash(changed);
+  }
+
+  applyPointers(p) {
+    this.pointers = { ...p };
+    this.afterGrowth();
+  }
+
+  applyGroups(groups) {
+    this.groups = groups || [];
+    this.schedule();
+  }
+
+  afterGrowth() {
+    if (!this.pointers) {
+      this.schedule();
+      return;
+    }
+    if (this.pendingAt !== null) {
+      const at = this.pendingAt;
+      this.pendingAt = null;
+      this.layoutIfNeeded();
+      this.scrollToOffset(at, 'top');
+    } else if (this.follow) {
+      this.layoutIfNeeded();
+      this.scrollY = this.maxScroll();
+    }
+    if (this.selected !== null) this.opts.onDetails(this.selected, this.cache.get(this.selected));
+    this.schedule();
+  }
+
+  // ---- geometry ---------------------------------------------------------
+
+  get start() { return this.pointers ? this.pointers.logStartOffset : 0; }
+  get hw() { return this.pointers ? this.pointers.highWatermark : 0; }
+  slotCount() { return this.pointers ? Math.max(1, this.hw - this.start + 1) : 0; }
+  rowCount() { return this.cols ? Math.ceil(this.slotCount() / this.cols) : 0; }
+  totalH() { return this.rowCount() * this.rowH; }
+  /** maxScroll lets the last row end the view with whole rows above it: no row is cut at the top when following. */
+  maxScroll() {
+    const fullRows = Math.max(1, Math.floor(this.viewH / this.rowH));
+    return Math.max(0, (this.rowCount() - fullRows) * this.rowH);
+  }
+  rowOf(offset) { return Math.floor((offset - this.start) / this.cols); }
+  visibleRows() { return Math.max(1, Math.floor(this.viewH / this.rowH)); }
+
+  firstVisibleOffset() {
+    if (!this.cols || !this.pointers) return null;
+    return this.start + Math.floor(this.scrollY / this.rowH) * this.cols;
+  }
+
+  layoutIfNeeded() {
+    if (!this.cols) this.layout(true);
+  }
+
+  /** layout measures the row height, gutter and column count. */
+  layout(quiet) {
+    const width = this.viewport.clientWidth;
+    if (!width) return;
+    const probe = this.makeRow(1);
+    probe.style.visibility = 'hidden';
+    this.viewport.appendChild(probe);
+    this.rowH = probe.offsetHeight || this.rowH;
+    const gutter = probe.firstChild.offsetWidth;
+    probe.remove();
+    const slotMin = parseFloat(getComputedStyle(this.viewport).getPropertyValue('--slot-min')) || 128;
+    const cols = Math.max(1, Math.floor((width - gutter) / slotMin));
+    this.viewH = this.viewport.clientHeight;
+    if (cols !== this.cols) {
+      const anchor = this.firstVisibleOffset();
+      this.cols = cols;
+      this.clearRows();
+      if (this.follow) this.scrollY = this.maxScroll();
+      else if (anchor !== null) this.scrollY = Math.min(this.maxScroll(), this.rowOf(anchor) * this.rowH);
+    }
+    this.scrollY = Math.min(this.scrollY, this.maxScroll());
+    if (!quiet) this.render();
+  }
+
+  // ---- scrolling ----------------------------------------------------------
+
+  setScroll(y, user) {
+    const next = Math.max(0, Math.min(this.maxScroll(), y));
+    const moved = next !== this.scrollY;
+    this.scrollY = next;
+    if (user) {
+      this.follow = this.scrollY >= this.maxScroll() - 1;
+      this.updateFollow();
+      this.opts.onView();
+    }
+    if (moved) this.schedule();
+    return moved;
+  }
+
+  scrollToOffset(offset, align) {
+    if (!this.cols) return;
+    const top = this.rowOf(offset) * this.rowH;
+    if (align === 'top' || top < this.scrollY) this.setScroll(top, true);
+    else if (top + this.rowH > this.scrollY + this.viewH) this.setScroll(top + this.rowH - this.viewH, true);
+  }
+
+  setFollow(on) {
+    this.follow = on;
+    if (on) this.scrollY = this.maxScroll();
+    this.updateFollow();
+    this.opts.onView();
+    this.schedule();
+  }
+
+  updateFollow() {
+    this.followBtn.setAttribute('aria-pressed', String(this.follow));
+  }
+
+  // ---- DOM --------------------------------------------------------------
+
+  clearRows() {
+    for (const row of this.rows.values()) row.remove();
+    this.rows.clear();
+    this.tabStop = null;
+  }
+
+  makeRow(cols) {
+    const row = el('div', 'row');
+    const gutter = el('div', 'gutter');
+    gutter.setAttribute('aria-hidden', 'true');
+    const laneLabel = (cls, rest) => {
+      const span = el('span', 'g-lane ' + cls);
+      span.append('read_', document.createElement('wbr'), rest);
+      return span;
+    };
+    gutter.append(el('span', 'g-top'), el('span', 'g-log', 'log'), laneLabel('g-rc', 'committed'), laneLabel('g-ru', 'uncommitted'));
+    const slots = el('div', 'slots');
+    for (let i = 0; i < cols; i++) {
+      const slot = el('div', 'slot');
+      const batch = el('div', 'batch');
+      batch.append(el('span', 'batch-label'));
+      const cell = el('button', 'cell');
+      cell.type = 'button';
+      cell.tabIndex = -1;
+      cell.dataset.testid = 'log-cell';
+      cell.append(el('span', 'off'), el('span', 'val'), el('span', 'pid'), el('span', 'tag'));
+      const rc = el('div', 'lane');
+      rc.dataset.lane = 'rc';
+      rc.dataset.testid = 'lane-rc';
+      const ru = el('div', 'lane');
+      ru.dataset.lane = 'ru';
+      ru.dataset.testid = 'lane-ru';
+      slot.append(el('div', 'flags'), batch, cell, rc, ru);
+      slots.append(slot);
+    }
+    row.append(gutter, slots);
+    return row;
+  }
+
+  schedule() {
+    if (!this.raf) {
+      this.raf = requestAnimationFrame(() => {
+        this.raf = 0;
+        this.render();
+      });
+    }
+  }
+
+  /** render draws the visible rows now. */
+  render() {
+    if (this.raf) {
+      cancelAnimationFrame(this.raf);
+      this.raf = 0;
+    }
+    this.layoutIfNeeded();
+    this.updatePointerText();
+    if (!this.pointers || !this.cols) {
+      this.clearRows();
+      this.updateMinimap();
+      return;
+    }
+    const rows = this.rowCount();
+    const r0 = Math.max(0, Math.floor(this.scrollY / this.rowH));
+    const r1 = Math.min(rows - 1, Math.floor((this.scrollY + this.viewH - 1) / this.rowH));
+    for (const [r, row] of this.rows) {
+      if (r < r0 || r > r1) {
+        row.remove();
+        this.rows.delete(r);
+      }
+    }
+    const flags = this.flagMap();
+    for (let r = r0; r <= r1; r++) {
+      let row = this.rows.get(r);
+      if (!row) {
+        row = this.makeRow(this.cols);
+        this.rows.set(r, row);
+        this.viewport.append(row);
+      }
+      row.style.transform = `translateY(${r * this.rowH - this.scrollY}px)`;
+      const slots = row.lastChild.children;
+      for (let i = 0; i < this.cols; i++) this.fillSlot(slots[i], this.start + r * this.cols + i, flags);
+    }
+    this.viewport.classList.toggle('scrollable', this.maxScroll() > 0);
+    this.fixTabStop();
+    this.updateMinimap();
+    this.updateCounts(r0, r1);
+    this.requestPages(r0, r1);
+  }
+
+  /** flagMap groups the pointers by the offset they point at. */
+  flagMap() {
+    const m = new Map();
+    const add = (id, label, value) => {
+      if (!m.has(value)) m.set(value, []);
+      m.get(value).push({ id, label, value });
+    };
+    const p = this.pointers;
+    add('logstart', 'log start', p.logStartOffset);
+    add('lso', 'LSO', p.lastStableOffset);
+    add('hw', 'HW', p.highWatermark);
+    for (const g of this.groups) add('group:' + g.group, g.group, g.committed);
+    return m;
+  }
+
+  fillSlot(slot, offset, flags) {
+    const inLog = offset <= this.hw;
+    const e = offset < this.hw ? this.cache.get(offset) : undefined;
+    const kind = !inLog ? 'none' : offset === this.hw ? 'next' : e ? e.kind : 'loading';
+    const here = inLog ? flags.get(offset) : undefined;
+    const flagKey = here ? here.map((f) => f.id + '=' + f.value).join(',') : '';
+    const key = [offset, kind, e && e.txn, e && e.marker, e && e.readCommitted, e && e.readUncommitted,
+      e && e.value, e && e.producerId, e && e.batchBaseOffset, flagKey,
+      this.pointers.lastStableOffset, this.hw, this.selected === offset].join('|');
+    if (slot._key === key) return;
+    slot._key = key;
+    slot.hidden = !inLog;
+    if (!inLog) return;
+
+    const [flagBox, batch, cell, rc, ru] = slot.children;
+    slot.dataset.offset = offset;
+    this.fillFlags(flagBox, slot, here);
+    this.fillBatch(batch, offset, e);
+
+    cell.dataset.offset = offset;
+    cell.dataset.kind = kind;
+    cell.dataset.txn = e ? e.txn : 'none';
+    if (e && e.marker) cell.dataset.marker = e.marker;
+    else delete cell.dataset.marker;
+    cell.setAttribute('aria-pressed', String(this.selected === offset));
+    const [off, val, pid, tag] = cell.children;
+    off.textContent = fmt(offset);
+    if (kind === 'next') {
+      val.textContent = 'next offset';
+      pid.textContent = '';
+      tag.textContent = 'not written yet';
+      cell.setAttribute('aria-label', `Offset ${offset}: the next offset to be written (the high watermark)`);
+    } else if (!e) {
+      val.textContent = 'loading…';
+      pid.textContent = '';
+      tag.textContent = '';
+      cell.setAttribute('aria-label', `Offset ${offset}: loading`);
+    } else {
+      val.textContent = valueText(e);
+      pid.textContent = e.producerId >= 0 ? `pid ${shortId(e.producerId)} · e${e.producerEpoch}` + (e.sequence >= 0 ? ` · s${e.sequence}` : '') : '';
+      pid.title = e.producerId >= 0 ? `producer id ${e.producerId}, epoch ${e.producerEpoch}, sequence ${e.sequence}` : '';
+      tag.textContent = tagText(e);
+      cell.setAttribute('aria-label', `Offset ${offset}: ${describe(e)}`);
+    }
+    this.fillLane(rc, 'rc', offset, kind, e);
+    this.fillLane(ru, 'ru', offset, kind, e);
+  }
+
+  fillFlags(box, slot, here) {
+    box.replaceChildren();
+    slot.classList.toggle('pointed', !!here);
+    if (!here) return;
+    for (const f of here) {
+      const flag = el('span', 'flag', `${f.label} ${fmt(f.value)}`);
+      flag.dataset.testid = 'pointer';
+      flag.dataset.pointer = f.id;
+      flag.dataset.value = f.value;
+      flag.dataset.kind = f.id.startsWith('group:') ? 'group' : f.id;
+      flag.title = pointerTitle(f);
+      box.append(flag);
+    }
+  }
+
+  fillBatch(batch, offset, e) {
+    const label = batch.firstChild;
+    if (!e || e.batchBaseOffset < 0) {
+      delete batch.dataset.pos;
+      label.textContent = '';
+      return;
+    }
+    const base = e.batchBaseOffset;
+    const last = e.batchLastOffset;
+    batch.dataset.pos = base === last ? 'single' : offset === base ? 'start' : offset === last ? 'end' : 'mid';
+    batch.dataset.base = base;
+    batch.dataset.last = last;
+    const rowStart = (offset - this.start) % this.cols === 0;
+    label.textContent = base !== last && (offset === base || rowStart) ? `batch ${fmt(base)}–${fmt(last)}` : '';
+  }
+
+  fillLane(lane, which, offset, kind, e) {
+    lane.dataset.offset = offset;
+    const name = which === 'rc' ? 'read_committed' : 'read_uncommitted';
+    if (kind === 'next') {
+      lane.dataset.received = 'false';
+      lane.dataset.reason = 'next';
+      lane.textContent = '';
+      lane.removeAttribute('aria-label');
+      return;
+    }
+    const reason = laneReason(e, which, this.pointers);
+    lane.dataset.received = String(reason === '');
+    lane.dataset.reason = reason;
+    lane.textContent = reason === '' ? '✓' : reason;
+    lane.setAttribute('aria-label', reason === '' ? `${name} consumer receives offset ${offset}` : `${name} consumer skips offset ${offset}: ${reason}`);
+  }
+
+  /** fixTabStop keeps exactly one cell in the tab order: the active one if visible. */
+  fixTabStop() {
+    let target = null;
+    if (this.active !== null) target = this.cellFor(this.active);
+    if (!target) {
+      for (const row of this.rows.values()) {
+        const c = row.querySelector('.slot:not([hidden]) .cell');
+        if (c && (!target || +c.dataset.offset < +target.dataset.offset)) target = c;
+      }
+    }
+    if (this.tabStop && this.tabStop !== target && this.tabStop.isConnected) this.tabStop.tabIndex = -1;
+    if (target) target.tabIndex = 0;
+    this.tabStop = target;
+  }
+
+  cellFor(offset) {
+    if (!this.cols || !this.pointers) return null;
+    const row = this.rows.get(this.rowOf(offset));
+    if (!row) return null;
+    const slot = row.lastChild.children[(offset - this.start) % this.cols];
+    return slot && !slot.hidden ? slot.children[2] : null;
+  }
+
+  flash(offsets) {
+    if (this.reduceMotion.matches) return;
+    for (const o of offsets) {
+      const cell = this.cellFor(o);
+      if (!cell) continue;
+      cell.classList.remove('flash');
+      void cell.offsetWidth; // restart the animation
+      cell.classList.add('flash');
+    }
+  }
+
+  // ---- pointers, counts, minimap ------------------------------------------
+
+  updatePointerText() {
+    const p = this.pointers;
+    const key = p ? JSON.stringify([p, this.groups]) : '';
+    if (key === this.summaryKey) return;
+    this.summaryKey = key;
+    this.summary.replaceChildren();
+    if (!p) {
+      this.why.textContent = this.topic ? 'Reading the partition…' : '';
+      this.why.dataset.state = '';
+      return;
+    }
+    const items = [
+      { id: 'logstart', label: 'log start', value: p.logStartOffset },
+      { id: 'lso', label: 'LSO', value: p.lastStableOffset },
+      { id: 'hw', label: 'HW', value: p.highWatermark },
+      ...this.groups.map((g) => ({ id: 'group:' + g.group, label: 'group ' + g.group, value: g.committed })),
+    ];
+    for (const it of items) {
+      const b = el('button', 'ptr', `${it.label} ${fmt(it.value)}`);
+      b.type = 'button';
+      b.dataset.testid = 'pointer-summary';
+      b.dataset.pointerSummary = it.id;
+      b.dataset.value = it.value;
+      b.dataset.kind = it.id.startsWith('group:') ? 'group' : it.id;
+      b.title = pointerTitle(it) + ' — click to show it in the log';
+      b.addEventListener('click', () => this.jumpTo(it.value));
+      this.summary.append(b);
+    }
+    if (p.lastStableOffset < p.highWatermark) {
+      const holder = this.cache.get(p.lastStableOffset);
+      const who = holder && holder.producerId >= 0 ? ` (producer ${holder.producerId}, epoch ${holder.producerEpoch})` : '';
+      this.why.textContent = `An open transaction${who} holds the LSO at ${fmt(p.lastStableOffset)}: read_committed consumers wait. ` +
+        `They receive nothing from offset ${fmt(p.lastStableOffset)} on until its COMMIT or ABORT marker lands; read_uncommitted consumers already read up to the high watermark ${fmt(p.highWatermark)}.`;
+      this.why.dataset.state = 'held';
+    } else {
+      this.why.textContent = `LSO = HW = ${fmt(p.highWatermark)}: no transaction is open, so read_committed consumers can read everything written.`;
+      this.why.dataset.state = 'stable';
+    }
+  }
+
+  /** updateCounts writes "records received vs offsets spanned" for each lane. */
+  updateCounts(r0, r1) {
+    const p = this.pointers;
+    let from = this.start;
+    let to = this.hw;
+    let where = 'the whole log';
+    if (to - from > 2 * PAGE || !this.cache.complete(from, to)) {
+      from = Math.max(this.start, this.start + r0 * this.cols);
+      to = Math.min(this.hw, this.start + (r1 + 1) * this.cols);
+      where = 'on screen';
+    }
+    let rc = 0;
+    let ru = 0;
+    let known = 0;
+    for (let o = from; o < to; o++) {
+      const e = this.cache.get(o);
+      if (!e) continue;
+      known++;
+      if (laneReason(e, 'rc', p) === '') rc++;
+      if (laneReason(e, 'ru', p) === '') ru++;
+    }
+    const span = to - from;
+    const range = span > 0 ? `${fmt(from)}–${fmt(to - 1)}, ${where}` : 'no offsets yet';
+    const put = (node, name, n) => {
+      node.textContent = `${name} consumer receives ${fmt(n)} record${n === 1 ? '' : 's'} from ${fmt(span)} offset${span === 1 ? '' : 's'}` +
+        (name === 'read_uncommitted' ? ` (${range})` : '') + (known < span ? ', still loading' : '') + '.';
+      node.dataset.received = n;
+      node.dataset.span = span;
+    };
+    put(this.countRC, 'read_committed', rc);
+    put(this.countRU, 'read_uncommitted', ru);
+    if (this.windowText) {
+      const first = Math.max(this.start, this.start + r0 * this.cols);
+      const last = Math.min(this.hw, this.start + (r1 + 1) * this.cols - 1);
+      this.windowText.textContent = `Showing offsets ${fmt(first)}–${fmt(last)} of ${fmt(this.start)}–${fmt(this.hw)}`;
+    }
+  }
+
+  updateMinimap() {
+    const H = this.minimap.clientHeight;
+    const total = this.totalH();
+    const mm = this.minimap;
+    if (!this.pointers || !H || total <= this.viewH) {
+      this.thumb.style.transform = 'translateY(0px)';
+      this.thumb.style.height = `${H}px`;
+    } else {
+      const thumbH = Math.max(28, (H * this.viewH) / total);
+      const top = ((H - thumbH) * this.scrollY) / Math.max(1, this.maxScroll());
+      this.thumb.style.height = `${thumbH}px`;
+      this.thumb.style.transform = `translateY(${top}px)`;
+    }
+    const first = this.firstVisibleOffset() ?? 0;
+    mm.setAttribute('aria-valuemin', String(this.start));
+    mm.setAttribute('aria-valuemax', String(this.hw));
+    mm.setAttribute('aria-valuenow', String(first));
+    mm.setAttribute('aria-valuetext', this.pointers ? `offset ${first} of ${this.start} to ${this.hw}` : 'empty');
+    // Pointer marks: where LSO, HW and the groups sit in the whole log.
+    const marks = this.pointers ? [...this.flagMap().values()].flat() : [];
+    while (this.marks.length < marks.length) {
+      const m = el('div', 'mm-mark');
+      mm.append(m);
+      this.marks.push(m);
+    }
+    this.marks.forEach((m, i) => {
+      const f = marks[i];
+      m.hidden = !f || total <= 0;
+      if (!f || total <= 0) return;
+      const y = (H * Math.min(total, this.rowOf(f.value) * this.rowH + this.rowH / 2)) / Math.max(total, this.viewH);
+      m.style.transform = `translateY(${Math.max(0, Math.min(H - 3, y))}px)`;
+      m.dataset.kind = f.id.startsWith('group:') ? 'group' : f.id;
+      m.title = `${f.label} ${f.value}`;
+    });
+  }
+
+  // ---- loading ----------------------------------------------------------
+
+  requestPages(r0, r1) {
+    const first = Math.max(this.start, this.start + r0 * this.cols);
+    const last = Math.min(this.hw - 1, this.start + (r1 + 1) * this.cols - 1);
+    if (last < first) return;
+    const keep = new Set();
+    const need = [];
+    for (let p = Math.floor(first / PAGE); p <= Math.floor(last / PAGE); p++) {
+      keep.add(p);
+      this.cache.touch(p);
+      const from = Math.max(p * PAGE, this.start, first);
+      const to = Math.min((p + 1) * PAGE, this.hw, last + 1);
+      if (!this.cache.complete(from, to)) need.push(p);
+    }
+    this.cache.evict(keep);
+    clearTimeout(this.loadTimer);
+    if (need.length) this.loadTimer = setTimeout(() => this.load(need), this.inflight.size ? 60 : 0);
+  }
+
+  load(pages) {
+    const now = Date.now();
+    for (const p of pages) {
+      if (this.inflight.has(p) || this.inflight.size >= MAX_INFLIGHT) continue;
+      const failedAt = this.failed.get(p);
+      if (failedAt && now - failedAt < RETRY_MS) {
+        setTimeout(() => this.schedule(), RETRY_MS);
+        continue;
+      }
+      this.fetchPage(p);
+    }
+  }
+
+  async fetchPage(p) {
+    const gen = this.gen;
+    const ctrl = new AbortController();
+    this.inflight.set(p, ctrl);
+    const from = Math.max(p * PAGE, this.start);
+    const limit = (p + 1) * PAGE - from;
+    try {
+      const log = await api('GET', `${apiPartition(this.topic, this.partition)}/log?from=${from}&limit=${limit}`, undefined, ctrl.signal);
+      if (gen !== this.gen) return;
+      this.failed.delete(p);
+      if (this.pointers) {
+        this.pointers = {
+          logStartOffset: Math.max(this.pointers.logStartOffset, log.logStartOffset),
+          lastStableOffset: Math.max(this.pointers.lastStableOffset, log.lastStableOffset),
+          highWatermark: Math.max(this.pointers.highWatermark, log.highWatermark),
+        };
+      }
+      for (const e of log.entries) this.cache.put(e);
+      if (this.selected !== null) this.opts.onDetails(this.selected, this.cache.get(this.selected));
+    } catch (err) {
+      if (err.name === 'AbortError' || gen !== this.gen) return;
+      this.failed.set(p, Date.now());
+      this.opts.onError(err);
+    } finally {
+      if (this.inflight.get(p) === ctrl) this.inflight.delete(p);
+      if (gen === this.gen) this.schedule();
+    }
+  }
+
+  // ---- selection and input ------------------------------------------------
+
+  select(offset) {
+    this.selected = offset;
+    if (offset !== null) this.active = offset;
+    this.opts.onDetails(offset, offset === null ? undefined : this.cache.get(offset));
+    this.opts.onView();
+    this.schedule();
+  }
+
+  /** jumpTo scrolls to an offset, makes it active and focuses it. */
+  jumpTo(offset, focus) {
+    if (!this.pointers) return;
+    const o = Math.max(this.start, Math.min(this.hw, offset));
+    this.active = o;
+    this.scrollToOffset(o, 'nearest');
+    this.render();
+    if (focus) this.focusActive();
+  }
+
+  focusActive() {
+    const cell = this.cellFor(this.active);
+    if (cell) {
+      this.fixTabStop();
+      cell.focus({ preventScroll: true });
+    }
+  }
+
+  bind() {
+    const vp = this.viewport;
+    vp.addEventListener('wheel', (ev) => {
+      let dy = ev.deltaY;
+      if (ev.deltaMode === 1) dy *= 40;
+      else if (ev.deltaMode === 2) dy *= this.viewH;
+      if (this.setScroll(this.scrollY + dy, true)) ev.preventDefault();
+    }, { passive: false });
+
+    let touchY = null;
+    vp.addEventListener('touchstart', (ev) => {
+      touchY = ev.touches.length === 1 ? ev.touches[0].clientY : null;
+    }, { passive: true });
+    vp.addEventListener('touchmove', (ev) => {
+      if (touchY === null || ev.touches.length !== 1) return;
+      const y = ev.touches[0].clientY;
+      if (this.setScroll(this.scrollY + (touchY - y), true)) ev.preventDefault();
+      touchY = y;
+    }, { passive: false });
+
+    vp.addEventListener('click', (ev) => {
+      const cell = ev.target.closest('.cell');
+      if (!cell) return;
+      const o = +cell.dataset.offset;
+      this.active = o;
+      this.select(this.selected === o ? null : o);
+    });
+    vp.addEventListener('focusin', (ev) => {
+      const cell = ev.target.closest('.cell');
+      if (cell) {
+        this.active = +cell.dataset.offset;
+        this.fixTabStop();
+      }
+    });
+    vp.addEventListener('mouseover', (ev) => {
+      const cell = ev.target.closest('.cell');
+      const o = cell ? +cell.dataset.offset : null;
+      if (o === this.hovered) return;
+      this.hovered = o;
+      const show = o ?? this.selected;
+      this.opts.onDetails(show, show === null ? undefined : this.cache.get(show), o !== null && o !== this.selected);
+    });
+    vp.addEventListener('mouseleave', () => {
+      this.hovered = null;
+      this.opts.onDetails(this.selected, this.selected === null ? undefined : this.cache.get(this.selected));
+    });
+    vp.addEventListener('keydown', (ev) => this.onKey(ev));
+
+    this.bindMinimap();
+    this.followBtn.addEventListener('click', () => this.setFollow(!this.follow));
+  }
+
+  onKey(ev) {
+    if (!this.pointers || !ev.target.closest('.cell') || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+    const o = this.active ?? this.start;
+    const page = this.cols * this.visibleRows();
+    const moves = {
+      ArrowRight: o + 1, ArrowLeft: o - 1, ArrowDown: o + this.cols, ArrowUp: o - this.cols,
+      PageDown: o + page, PageUp: o - page, Home: this.start, End: this.hw,
+    };
+    if (ev.key === 'Escape') {
+      this.select(null);
+      return;
+    }
+    if (!(ev.key in moves)) return;
+    ev.preventDefault();
+    this.jumpTo(moves[ev.key], true);
+    if (this.selected !== null) this.select(this.active);
+  }
+
+  bindMinimap() {
+    const mm = this.minimap;
+    const toY = (clientY) => {
+      const rect = mm.getBoundingClientRect();
+      const thumbH = this.thumb.offsetHeight;
+      const frac = (clientY - rect.top - thumbH / 2) / Math.max(1, rect.height - thumbH);
+      this.setScroll(frac * this.maxScroll(), true);
+    };
+    mm.addEventListener('pointerdown', (ev) => {
+      mm.setPointerCapture(ev.pointerId);
+      toY(ev.clientY);
+      ev.preventDefault();
+    });
+    mm.addEventListener('pointermove', (ev) => {
+      if (mm.hasPointerCapture(ev.pointerId)) toY(ev.clientY);
+    });
+    mm.addEventListener('keydown', (ev) => {
+      const steps = {
+        ArrowDown: this.rowH, ArrowUp: -this.rowH, PageDown: this.viewH, PageUp: -this.viewH,
+        Home: -Infinity, End: Infinity,
+      };
+      if (!(ev.key in steps)) return;
+      ev.preventDefault();
+      const d = steps[ev.key];
+      this.setScroll(d === Infinity ? this.maxScroll() : d === -Infinity ? 0 : this.scrollY + d, true);
+    });
+  }
+}
+
+/** shortId keeps a producer id readable in a cell: the embedded broker hands out 19-digit ids. */
+function shortId(id) {
+  const s = String(id);
+  return s.length > 6 ? '…' + s.slice(-4) : s;
+}
+
+function pointerTitle(f) {
+  if (f.id === 'logstart') return `Log start offset ${f.value}: older offsets were deleted`;
+  if (f.id === 'lso') return `Last stable offset ${f.value}: read_committed consumers read up to here`;
+  if (f.id === 'hw') return `High watermark ${f.value}: the next offset to be written; read_uncommitted consumers read up to here`;
+  return `Consumer group ${f.label} committed offset ${f.value}: it resumes from here`;
+}

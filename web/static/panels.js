@@ -1,0 +1,447 @@
+// panels.js: the control panels. Each form calls the JSON API and shows
+// the API's sentence next to the control that caused an error.
+
+import { api, fmt } from './api.js';
+
+const $ = (id) => document.getElementById(id);
+const enc = encodeURIComponent;
+const POLL_MS = 3000;
+
+const SEED_ORDERS = ['O-1 2x15000', 'O-2 1x42000', 'O-3 3x9000'];
+
+function showError(node, err) {
+  if (!err) {
+    node.hidden = true;
+    node.textContent = '';
+    return;
+  }
+  node.textContent = err.message || String(err);
+  node.hidden = false;
+}
+
+/** busy disables the button (and marks the form busy) while fn runs. */
+async function busy(button, fn) {
+  const form = button.form;
+  button.disabled = true;
+  if (form) form.setAttribute('aria-busy', 'true');
+  try {
+    return await fn();
+  } finally {
+    button.disabled = false;
+    if (form) form.removeAttribute('aria-busy');
+  }
+}
+
+/** onSubmit routes a form's submit (Enter in a field, or its submit button). */
+function onSubmit(form, fn) {
+  form.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    const button = ev.submitter || form.querySelector('button[type=submit]');
+    fn(button);
+  });
+}
+
+const value = (id) => $(id).value.trim();
+
+/**
+ * Panels wires every control panel to the API.
+ * @param {object} app
+ * @param {() => {topic: string, partition: number, hasTopic: boolean}} app.current
+ * @param {(topic: string, partition: number) => Promise<void>} app.navigate
+ * @param {() => Promise<void>} app.refreshTopics
+ * @param {(err: Error) => void} app.apiFailed
+ */
+export function setupPanels(app) {
+  const coordinator = coordinatorPanel(app);
+  const group = groupPanel(app);
+  const processor = processorPanel(app, coordinator, group);
+  seedPanel(app, processor);
+  transactionPanel(app, coordinator);
+  producerPanel(app);
+  topicsPanel(app);
+  return {
+    /** onTopic keeps the fields that follow the partition on show in step. */
+    onTopic(topic) {
+      for (const input of document.querySelectorAll('[data-follows-topic]')) input.value = topic;
+    },
+  };
+}
+
+function seedPanel(app, processor) {
+  const form = $('seed-form');
+  const status = $('seed-status');
+  const error = $('seed-error');
+  onSubmit(form, (button) => busy(button, async () => {
+    showError(error, null);
+    status.textContent = 'Setting up…';
+    const orders = value('seed-orders');
+    const totals = value('seed-totals');
+    const totalsTx = value('seed-totals-tx');
+    try {
+      const created = [];
+      const kept = [];
+      for (const name of [orders, totals, totalsTx]) {
+        try {
+          await api('POST', '/api/topics', { name, partitions: 1 });
+          created.push(name);
+        } catch (err) {
+          if (err.status !== 409) throw err;
+          kept.push(name);
+        }
+      }
+      const t = await api('GET', `/api/topics/${enc(orders)}`);
+      const p0 = t.partitions[0];
+      let wrote;
+      if (p0.highWatermark === 0) {
+        const out = await api('POST', '/api/produce', { topic: orders, partition: 0, values: SEED_ORDERS, acks: 'all' });
+        const offsets = out.results.map((r) => r.offset).filter((o) => o !== null);
+        wrote = `wrote the three orders to ${orders} at offsets ${offsets.join(', ')}`;
+      } else {
+        wrote = `${orders} already holds ${fmt(p0.highWatermark)} offsets, so the orders were not written again`;
+      }
+      status.textContent = [
+        created.length ? `Created ${created.join(', ')}` : '',
+        kept.length ? `kept existing ${kept.join(', ')}` : '',
+        wrote,
+      ].filter(Boolean).join('; ') + '. Next: run the processor.';
+      status.dataset.done = 'true';
+      processor.useSeed(orders, totals, totalsTx);
+      await app.refreshTopics();
+      await app.navigate(processor.output(), 0);
+    } catch (err) {
+      status.textContent = '';
+      showError(error, err);
+      app.apiFailed(err);
+    }
+  }));
+}
+
+const MODE_TEXT = {
+  'at-most-once': {
+    label: 'at-most-once',
+    crash: (at) => `Crash at ${at}`,
+    explain: 'Commits the input offset first, then processes: a crash loses the order it was working on — loss, no duplicate.',
+  },
+  plain: {
+    label: 'at-least-once',
+    crash: (at) => `Crash before the offset commit at ${at}`,
+    explain: 'Writes the total (acks=all, idempotent), then commits the input offset. The crash comes after the write, before the commit: the restart processes the order again — a duplicate.',
+  },
+  tx: {
+    label: 'exactly-once',
+    crash: (at) => `Crash before commit at ${at}`,
+    explain: 'Per order: begin, write the total, add the input offset to the transaction, commit. The crash kills the process after the offsets were added, before commit: no EndTxn is sent. The restart with the same transactional.id fences it, and the open transaction is aborted.',
+  },
+};
+
+function processorPanel(app, coordinator, group) {
+  const form = $('processor-form');
+  const mode = $('processor-mode');
+  const crashAt = $('processor-crash-at');
+  const crashBtn = $('processor-crash');
+  const runBtn = $('processor-run');
+  const explain = $('processor-explain');
+  const error = $('processor-error');
+  const log = $('processor-log');
+  const txidField = $('processor-txid-field');
+  let seed = { orders: value('seed-orders'), totals: value('seed-totals'), totalsTx: value('seed-totals-tx') };
+  let runs = 0;
+
+  const defaults = (m) => ({
+    output: m === 'tx' ? seed.totalsTx : seed.totals,
+    group: { tx: 'totals-tx', plain: 'totals-plain', 'at-most-once': 'totals-at-most-once' }[m],
+  });
+  let lastMode = mode.value;
+
+  const refresh = () => {
+    const text = MODE_TEXT[mode.value];
+    crashBtn.textContent = crashAt.value ? text.crash(crashAt.value) : 'Run with a crash (choose a crash point)';
+    runBtn.textContent = runs ? 'Run processor again (restart, no crash)' : 'Run processor (no crash)';
+    explain.textContent = text.explain;
+    txidField.hidden = mode.value !== 'tx';
+  };
+  mode.addEventListener('change', () => {
+    const before = defaults(lastMode);
+    const after = defaults(mode.value);
+    if (value('processor-output') === before.output) $('processor-output').value = after.output;
+    if (value('processor-group') === before.group) $('processor-group').value = after.group;
+    lastMode = mode.value;
+    refresh();
+  });
+  crashAt.addEventListener('change', refresh);
+  refresh();
+
+  const run = async (button, crash) => {
+    showError(error, null);
+    if (crash && !crashAt.value) {
+      showError(error, new Error('Choose a crash point (O-1, O-2 or O-3) first, or press “Run processor” for a run without a crash.'));
+      return;
+    }
+    const body = { mode: mode.value, input: value('processor-input'), output: value('processor-output'), group: value('processor-group') };
+    if (mode.value === 'tx') body.transactionalId = value('processor-txid');
+    if (crash) body.crashAt = crashAt.value;
+    await busy(button, async () => {
+      try {
+        const cur = app.current();
+        if (body.output && (!cur.hasTopic || cur.topic !== body.output)) await app.navigate(body.output, 0);
+        const res = await api('POST', '/api/processor/runs', body);
+        runs++;
+        addRun(body, res);
+        refresh();
+      } catch (err) {
+        showError(error, err);
+        app.apiFailed(err);
+      }
+      if (body.transactionalId) coordinator.show(body.transactionalId);
+      group.show(body.group);
+    });
+  };
+
+  const addRun = (body, res) => {
+    const li = document.createElement('li');
+    li.dataset.testid = 'processor-run-log';
+    li.dataset.crashed = String(!!res.crashed);
+    const head = document.createElement('p');
+    head.className = 'run-head';
+    const who = res.producerId >= 0 ? ` · producer ${res.producerId}, epoch ${res.producerEpoch}` : '';
+    head.textContent = `Run ${runs} · ${MODE_TEXT[body.mode].label} · ${body.crashAt ? 'crash at ' + body.crashAt : 'no crash'} · ${res.crashed ? 'CRASHED' : 'finished'}${who}`;
+    const lines = document.createElement('pre');
+    lines.textContent = (res.log || []).join('\n') || '(nothing to process: the group had already committed every order)';
+    li.append(head, lines);
+    log.prepend(li);
+  };
+
+  crashBtn.addEventListener('click', () => run(crashBtn, true));
+  onSubmit(form, () => run(runBtn, false));
+
+  return {
+    output: () => value('processor-output'),
+    /** useSeed points the processor at the topics the seed panel just set up. */
+    useSeed(orders, totals, totalsTx) {
+      seed = { orders, totals, totalsTx };
+      $('processor-input').value = orders;
+      $('processor-output').value = defaults(mode.value).output;
+    },
+  };
+}
+
+function transactionPanel(app, coordinator) {
+  const form = $('txn-form');
+  const status = $('txn-status');
+  const error = $('txn-error');
+  const step = async (button, name) => {
+    showError(error, null);
+    const id = value('txn-id');
+    let body;
+    if (name === 'send') {
+      const topic = value('txn-topic');
+      body = { topic, values: [$('txn-value').value] };
+      const key = $('txn-key').value;
+      if (key) body.key = key;
+      const cur = app.current();
+      if (cur.hasTopic && cur.topic === topic) body.partition = cur.partition;
+    }
+    await busy(button, async () => {
+      try {
+        const st = await api('POST', `/api/transactions/${enc(id)}/${name}`, body);
+        status.dataset.step = name;
+        status.dataset.inTransaction = String(!!st.inTransaction);
+        const who = `${st.transactionalId}: producer ${st.producerId}, epoch ${st.producerEpoch}`;
+        const sent = (st.results || []).map((r) => (r.error ? `failed: ${r.error}` : `offset ${r.offset}`)).join(', ');
+        status.textContent = {
+          begin: `Begun — ${who}. Writes stay invisible to read_committed consumers until Commit.`,
+          send: `Sent (${sent}) inside the open transaction — ${who}.`,
+          commit: `Committed — ${who}. A COMMIT marker now occupies an offset.`,
+          abort: `Aborted — ${who}. An ABORT marker now occupies an offset; the records stay in the log.`,
+          crash: `Crashed before commit — ${who}. No EndTxn was sent: the transaction stays Ongoing and holds the LSO until a new producer with this id fences it, or transaction.timeout.ms passes.`,
+        }[name];
+      } catch (err) {
+        showError(error, err);
+        app.apiFailed(err);
+      }
+      coordinator.show(id);
+    });
+  };
+  for (const button of form.querySelectorAll('button[data-step]')) {
+    if (button.type !== 'submit') button.addEventListener('click', () => step(button, button.dataset.step));
+  }
+  onSubmit(form, (button) => step(button, 'send'));
+}
+
+/** poller calls fn every POLL_MS while the page is visible, one call at a time. */
+function poller(fn) {
+  let running = false;
+  const tick = async () => {
+    if (running || document.hidden) return;
+    running = true;
+    try {
+      await fn();
+    } finally {
+      running = false;
+    }
+  };
+  setInterval(tick, POLL_MS);
+  return tick;
+}
+
+function coordinatorPanel(app) {
+  const form = $('coord-form');
+  const error = $('coord-error');
+  const note = $('coord-note');
+  const fields = {
+    state: $('coord-state'), producer: $('coord-producer'), timeout: $('coord-timeout'), partitions: $('coord-partitions'),
+  };
+  let active = false;
+  const fetchState = async () => {
+    const id = value('coord-id');
+    if (!id || !active) return;
+    try {
+      const t = await api('GET', `/api/transactions/${enc(id)}`);
+      fields.state.textContent = t.state;
+      fields.state.dataset.state = t.state;
+      fields.producer.textContent = `${t.producerId} · ${t.producerEpoch}`;
+      fields.timeout.textContent = `${fmt(t.timeoutMs)} ms`;
+      fields.partitions.textContent = (t.partitions || []).length ? t.partitions.join(', ') : 'none';
+      note.textContent = t.brokerNote || '';
+      note.hidden = !t.brokerNote;
+      showError(error, null);
+    } catch (err) {
+      if (err.status === 404) {
+        fields.state.textContent = 'unknown';
+        fields.state.dataset.state = '';
+        for (const f of [fields.producer, fields.timeout, fields.partitions]) f.textContent = '—';
+        note.hidden = true;
+      }
+      showError(error, err);
+      app.apiFailed(err);
+    }
+  };
+  const tick = poller(fetchState);
+  onSubmit(form, (button) => busy(button, async () => {
+    active = true;
+    await fetchState();
+  }));
+  return {
+    show(id) {
+      $('coord-id').value = id;
+      active = true;
+      tick();
+    },
+  };
+}
+
+function groupPanel(app) {
+  const form = $('group-form');
+  const error = $('group-error');
+  const state = $('group-state');
+  const body = $('group-offsets');
+  let active = false;
+  const fetchGroup = async () => {
+    const id = value('group-id');
+    if (!id || !active) return;
+    try {
+      const g = await api('GET', `/api/groups/${enc(id)}`);
+      state.textContent = `Group ${g.group}: ${g.state}, ${g.members} member${g.members === 1 ? '' : 's'}`;
+      state.dataset.state = g.state;
+      body.replaceChildren();
+      for (const o of g.offsets || []) {
+        const tr = document.createElement('tr');
+        tr.dataset.topic = o.topic;
+        tr.dataset.partition = o.partition;
+        for (const [v, name] of [[`${o.topic} · ${o.partition}`, 'where'], [o.committed, 'committed'], [o.logEnd, 'logEnd'], [o.lag, 'lag']]) {
+          const td = document.createElement('td');
+          td.textContent = typeof v === 'number' ? fmt(v) : v;
+          td.dataset.field = name;
+          tr.append(td);
+        }
+        body.append(tr);
+      }
+      showError(error, null);
+    } catch (err) {
+      if (err.status === 404) {
+        state.textContent = 'unknown';
+        body.replaceChildren();
+      }
+      showError(error, err);
+      app.apiFailed(err);
+    }
+  };
+  const tick = poller(fetchGroup);
+  onSubmit(form, (button) => busy(button, async () => {
+    active = true;
+    await fetchGroup();
+  }));
+  return {
+    show(id) {
+      $('group-id').value = id;
+      active = true;
+      tick();
+    },
+  };
+}
+
+function producerPanel(app) {
+  const form = $('producer-form');
+  const result = $('produce-result');
+  const error = $('produce-error');
+  onSubmit(form, (button) => busy(button, async () => {
+    showError(error, null);
+    result.textContent = '';
+    const count = Math.max(1, Math.min(1000, parseInt($('produce-count').value, 10) || 1));
+    const template = $('produce-value').value;
+    const txid = value('produce-txid');
+    const body = {
+      topic: value('produce-topic'),
+      values: Array.from({ length: count }, (_, i) => template.replaceAll('{n}', String(i + 1))),
+      acks: $('produce-acks').value,
+    };
+    if ($('produce-idempotent').checked) body.idempotent = true;
+    else if (!txid) body.idempotent = false;
+    if (txid) body.transactionalId = txid;
+    const partition = $('produce-partition').value.trim();
+    if (partition !== '') body.partition = Number(partition);
+    const key = $('produce-key').value;
+    if (key) body.key = key;
+    const loseAck = $('produce-lose-ack').checked;
+    const twice = $('produce-double-send').checked;
+    if (loseAck && twice) {
+      showError(error, new Error('Choose one fault at a time: “Lose the ACK” or “Send twice”.'));
+      return;
+    }
+    if (loseAck) body.fault = 'lose-ack';
+    if (twice) body.fault = 'double-send';
+    try {
+      const out = await api('POST', '/api/produce', body);
+      const parts = out.results.map((r) => (r.error ? `“${r.value}” failed: ${r.error}` : r.offset === null ? `“${r.value}” sent, offset unknown (acks=0)` : `“${r.value}” at offset ${r.offset}`));
+      const who = out.producerId >= 0 ? ` Producer id ${out.producerId}, epoch ${out.producerEpoch}.` : ' No producer id: not idempotent.';
+      result.textContent = parts.join('; ') + '.' + who + (out.ackLost ? ' The ACK was lost and the producer retried.' : '');
+      const cur = app.current();
+      if (!cur.hasTopic || cur.topic !== body.topic) await app.navigate(body.topic, body.partition ?? 0);
+    } catch (err) {
+      showError(error, err);
+      app.apiFailed(err);
+    }
+  }));
+}
+
+function topicsPanel(app) {
+  const form = $('create-form');
+  const status = $('create-status');
+  const error = $('create-error');
+  onSubmit(form, (button) => busy(button, async () => {
+    showError(error, null);
+    status.textContent = '';
+    const body = { name: value('create-name'), partitions: parseInt($('create-partitions').value, 10) || 1 };
+    const rf = $('create-rf').value.trim();
+    if (rf !== '') body.replicationFactor = Number(rf);
+    try {
+      const t = await api('POST', '/api/topics', body);
+      status.textContent = `Created ${t.name} with ${t.partitions.length} partition(s).`;
+      await app.refreshTopics();
+      await app.navigate(t.name, 0);
+    } catch (err) {
+      showError(error, err);
+      app.apiFailed(err);
+    }
+  }));
+}
