@@ -220,15 +220,19 @@ func (r *recordReader) next() (rawRecord, error) {
 	return rec, body.err
 }
 
-// codecs decompresses record batches. It keeps zstd decoders for reuse; it
-// is safe for concurrent use and holds no state beyond that cache.
+// codecs decompresses record batches. It keeps decoders for reuse (an lz4
+// reader holds megabytes of block buffers); it is safe for concurrent use
+// and holds no state beyond that cache.
 type codecs struct {
 	max  int
-	zstd sync.Pool
+	gzip sync.Pool // *gzip.Reader
+	lz4  sync.Pool // *lz4.Reader
+	zstd sync.Pool // *zstdDecoder or the error creating one
 }
 
 func newCodecs(max int) *codecs {
 	c := &codecs{max: max}
+	c.lz4.New = func() any { return lz4.NewReader(nil) }
 	c.zstd.New = func() any {
 		d, err := zstd.NewReader(nil,
 			zstd.WithDecoderConcurrency(1),
@@ -253,15 +257,28 @@ func (c *codecs) decompress(codec int, src []byte) ([]byte, error) {
 	case 0:
 		return src, nil
 	case 1:
-		zr, err := gzip.NewReader(bytes.NewReader(src))
+		zr, _ := c.gzip.Get().(*gzip.Reader)
+		var err error
+		if zr == nil {
+			zr, err = gzip.NewReader(bytes.NewReader(src))
+		} else {
+			err = zr.Reset(bytes.NewReader(src))
+		}
 		if err != nil {
 			return nil, err
 		}
+		defer c.gzip.Put(zr)
 		return c.readBounded(zr)
 	case 2:
 		return c.snappy(src)
 	case 3:
-		return c.readBounded(lz4.NewReader(bytes.NewReader(src)))
+		zr := c.lz4.Get().(*lz4.Reader)
+		defer func() {
+			zr.Reset(nil) // drop src
+			c.lz4.Put(zr)
+		}()
+		zr.Reset(bytes.NewReader(src))
+		return c.readBounded(zr)
 	case 4:
 		v := c.zstd.Get()
 		w, ok := v.(*zstdDecoder)

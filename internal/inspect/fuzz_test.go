@@ -79,6 +79,7 @@ func FuzzDecodeBatches(f *testing.F) {
 	}
 	f.Add(raw[:len(raw)/2], int64(0), uint16(200), uint16(40), uint16(40), true, abortPID, abortFirst)
 
+	codecs := newCodecs(1 << 20) // shared, as an Inspector shares it
 	f.Fuzz(func(t *testing.T, raw []byte, from int64, limit, hwSpan, lsoSpan uint16, committed bool, abortPID, abortFirst int64) {
 		from &= 1<<40 - 1
 		n := 1 + int(limit)%512
@@ -88,7 +89,7 @@ func FuzzDecodeBatches(f *testing.F) {
 		if committed {
 			list = append(list, kmsg.FetchResponseTopicPartitionAbortedTransaction{ProducerID: abortPID, FirstOffset: abortFirst})
 		}
-		entries, err := decodeBatches(raw, from, n, ptrs, committed, list)
+		entries, err := decodeWith(codecs, raw, from, n, ptrs, committed, list)
 		if err != nil {
 			return
 		}

@@ -103,11 +103,15 @@ func controlKey(typ int16) []byte { return []byte{0, 0, 0, byte(typ)} }
 // decodeBatches runs the batch decoder over raw as one fetch response: the
 // entries of [from, from+limit) given the pointers. It is the fuzz target.
 func decodeBatches(raw []byte, from int64, limit int, ptrs Pointers, committed bool, aborted []kmsg.FetchResponseTopicPartitionAbortedTransaction) ([]Entry, error) {
+	return decodeWith(newCodecs(1<<20), raw, from, limit, ptrs, committed, aborted)
+}
+
+func decodeWith(c *codecs, raw []byte, from int64, limit int, ptrs Pointers, committed bool, aborted []kmsg.FetchResponseTopicPartitionAbortedTransaction) ([]Entry, error) {
 	end := min(from+int64(limit), ptrs.HighWatermark)
 	if from >= end {
 		return []Entry{}, nil
 	}
-	w := newWindow(from, end, ptrs, newCodecs(1<<20))
+	w := newWindow(from, end, ptrs, c)
 	if _, _, err := w.feed(raw, from, committed, aborted); err != nil {
 		return nil, err
 	}
