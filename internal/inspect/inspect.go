@@ -11,10 +11,12 @@
 // against what a consumer actually delivers.
 //
 // Costs: a ReadLog call is one metadata request, three ListOffsets requests
-// and a few fetches sized to the window; resolving transactions whose
-// markers lie past the window reads on, batch headers only, for at most
-// Inspector.ScanBudget bytes. Memory grows with the window, never with the
-// partition.
+// and a few fetches sized to the window (the first of 16 KiB, doubling up
+// to Inspector.FetchBytes). When transactions in the window are not
+// resolved inside it, one DescribeProducers request settles those still
+// ongoing, and the rest are resolved by reading on, batch headers only, for
+// at most Inspector.ScanBudget bytes. Memory grows with the window, never
+// with the partition.
 //
 // The package imports neither net/http nor anything of the web layer.
 package inspect
@@ -72,7 +74,8 @@ type Inspector struct {
 
 	// FetchBytes is the maximum size of one raw fetch (default
 	// DefaultFetchBytes). The broker still returns a larger batch whole
-	// when it is the first of a response.
+	// when it is the first of a response. Set it, and ScanBudget, before
+	// the Inspector is shared.
 	FetchBytes int32
 	// ScanBudget caps the bytes ReadLog reads past its window to find the
 	// markers of transactions that are open inside it (default

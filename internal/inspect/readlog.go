@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // maxFetchBytes caps the growth of a fetch that returned only part of an
@@ -26,8 +27,10 @@ const firstFetchBytes = 16 << 10
 // only its records at or after from. Each transactional record's outcome
 // is resolved from read_committed fetches' aborted-transaction lists below
 // the last stable offset, and otherwise from the first control batch of its
-// producer after it, read up to the high watermark or ScanBudget bytes past
-// the window; what is still unknown is "open". ReadCommitted and
+// producer after it. A record whose producer's ongoing transaction
+// (DescribeProducers) began at or before it is open; others are resolved
+// by reading on up to the high watermark or ScanBudget bytes past the
+// window, and what is still unknown is "open". ReadCommitted and
 // ReadUncommitted then follow from the outcome and the Log's pointers.
 //
 // Errors wrap ErrUnknownTopic, ErrUnknownPartition, ErrBrokerUnavailable or
@@ -80,7 +83,15 @@ func (i *Inspector) fill(ctx context.Context, ref *partitionRef, w *window) erro
 	// partition costs no more than at its tail; grow while reading on.
 	fetchBytes := min(firstFetchBytes, limit)
 	var scanned int64
+	described := false
 	for !w.done() && offset < ptrs.HighWatermark {
+		if w.full() && !described {
+			// Before scanning past the window, ask which transactions
+			// are still open: their records need no marker search.
+			described = true
+			i.settleOngoing(ctx, ref, w)
+			continue
+		}
 		if w.full() && scanned >= i.ScanBudget {
 			break
 		}
@@ -125,4 +136,33 @@ func (i *Inspector) fill(ctx context.Context, ref *partitionRef, w *window) erro
 		}
 	}
 	return nil
+}
+
+// settleOngoing asks the leader (DescribeProducers) which producers have a
+// transaction ongoing and marks as settled-open the pending records of those
+// whose ongoing transaction started at or before their first pending
+// record: no marker can follow them yet. A transaction that is ongoing now
+// was ongoing when the pointers were read, so the snapshot stays
+// consistent. Errors (an old broker, no permission) are ignored: the
+// forward scan then decides.
+func (i *Inspector) settleOngoing(ctx context.Context, ref *partitionRef, w *window) {
+	req := kmsg.NewPtrDescribeProducersRequest()
+	rt := kmsg.NewDescribeProducersRequestTopic()
+	rt.Topic = ref.topic
+	rt.Partitions = []int32{ref.partition}
+	req.Topics = append(req.Topics, rt)
+	resp, err := req.RequestWith(ctx, i.client.Broker(int(ref.leader)))
+	if err != nil {
+		return
+	}
+	for _, t := range resp.Topics {
+		for _, p := range t.Partitions {
+			if p.Partition != ref.partition || p.ErrorCode != 0 {
+				continue
+			}
+			for _, producer := range p.ActiveProducers {
+				w.settleOpen(producer.ProducerID, producer.CurrentTxnStartOffset)
+			}
+		}
+	}
 }

@@ -65,6 +65,16 @@ func (w *window) gapsTo(o int64) {
 	}
 }
 
+// settleOpen stops waiting for a marker of producer pid when its ongoing
+// transaction started at txnStart, at or before its first pending record:
+// those records stay open.
+func (w *window) settleOpen(pid, txnStart int64) {
+	pending := w.pending[pid]
+	if txnStart >= 0 && len(pending) > 0 && txnStart <= w.entries[pending[0]].Offset {
+		delete(w.pending, pid)
+	}
+}
+
 // aborter is the aborted-transaction list of one read_committed fetch
 // response: per producer, the first offsets of its aborted transactions,
 // ascending. It mirrors franz-go's consumer.

@@ -3,10 +3,12 @@ package inspect
 import (
 	"fmt"
 	"reflect"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // produceBatch writes values as one record batch (lingering so that the
@@ -207,5 +209,33 @@ func TestReadLogSmallFetches(t *testing.T) {
 				t.Fatalf("from %d limit %d: got %+v, want %+v", from, limit, got.Entries, want.Entries[from:from+int64(limit)])
 			}
 		}
+	}
+}
+
+// TestReadLogOngoingTransactionNeedsNoScan checks that a record of a
+// transaction the broker reports as ongoing is left open without reading
+// the rest of the partition for a marker that cannot be there.
+func TestReadLogOngoingTransactionNeedsNoScan(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.run(produce("plain", "a"), begin("tx1", "open"))
+	for range 30 {
+		e.run(produce("plain", "later"))
+	}
+	var fetches atomic.Int64
+	e.cluster.ControlKey(int16(kmsg.Fetch), func(kmsg.Request) (kmsg.Response, error, bool) {
+		e.cluster.KeepControl()
+		fetches.Add(1)
+		return nil, nil, false
+	})
+	ins := New(e.client)
+	ins.FetchBytes = 1 // one batch per fetch
+	log, err := ins.ReadLog(testCtx(t), testTopic, 0, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkEntries(t, log, 1, []want{dataOpen})
+	if got := fetches.Load(); got != 1 {
+		t.Errorf("ReadLog sent %d fetches, want 1", got)
 	}
 }
