@@ -2,13 +2,17 @@
 # Offset Lab's whole test suite, the README's test command and what CI runs.
 #
 # It installs what the suites need (confluent-kafka from PyPI into
-# .cache/venv, Apache Kafka 4.3.1 jars from Maven Central into .cache/),
+# .cache/venv, Apache Kafka 4.3.1 jars from Maven Central into .cache/,
+# Debian's chromium for the browser tests when running as root),
 # checks formatting, vet and generated code, starts a real single-node
 # Kafka 4.3.1 (KRaft) on loopback, runs every Go test against the embedded
 # broker and against real Kafka, then fuzzes the batch decoder briefly.
 # Real Kafka is always stopped on exit, even when a test fails.
 #
-# Environment: OFFSETLAB_FUZZTIME (default 20s), OFFSETLAB_CACHE (.cache).
+# The browser tests save screenshots into test-output/screenshots.
+#
+# Environment: OFFSETLAB_FUZZTIME (default 20s), OFFSETLAB_CACHE (.cache),
+# OFFSETLAB_CHROMIUM (default /usr/bin/chromium).
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -28,6 +32,24 @@ if git rev-parse --git-dir >/dev/null 2>&1 && ! git diff --exit-code --stat -- '
 	echo "generated templ code is out of date: run go generate ./... and commit" >&2
 	exit 1
 fi
+
+step "Chromium (the browser tests)"
+if [[ -z "${OFFSETLAB_CHROMIUM:-}" ]]; then
+	if [[ ! -x /usr/bin/chromium ]]; then
+		if [[ "$(id -u)" -eq 0 ]] && command -v apt-get >/dev/null; then
+			apt-get update -qq
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core >/dev/null
+		else
+			echo "Chromium is missing, so the browser tests will be skipped. Install it with" >&2
+			echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends chromium fonts-dejavu-core" >&2
+			echo "or point OFFSETLAB_CHROMIUM at a Chromium or Chrome binary." >&2
+		fi
+	fi
+	if [[ -x /usr/bin/chromium ]]; then
+		export OFFSETLAB_CHROMIUM=/usr/bin/chromium
+	fi
+fi
+echo "Chromium: ${OFFSETLAB_CHROMIUM:-none (browser tests skip)}"
 
 step "Python confluent-kafka (the seeds' client)"
 venv="$(scripts/python-venv.sh)"
