@@ -1,7 +1,6 @@
 package inspect
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -116,10 +115,12 @@ func FuzzDecodeBatches(f *testing.F) {
 				t.Fatalf("offset %d: marker on %s", e.Offset, e.Kind)
 			case e.Value != nil && e.ValueEncoding == "" && len(*e.Value) > MaxValueBytes:
 				t.Fatalf("offset %d: value of %d bytes", e.Offset, len(*e.Value))
+			case !e.Timestamp.IsZero() && (e.Timestamp.Year() < 0 || e.Timestamp.Year() > 9999):
+				// The only way an Entry can fail to marshal (a
+				// full json.Marshal here would triple the cost of
+				// an execution, and of minimizing).
+				t.Fatalf("offset %d: timestamp %v cannot be written as JSON", e.Offset, e.Timestamp)
 			}
-		}
-		if _, err := json.Marshal(entries); err != nil {
-			t.Fatalf("marshal: %v", err)
 		}
 	})
 }
