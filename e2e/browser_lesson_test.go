@@ -134,6 +134,14 @@ func TestBrowserLesson2(t *testing.T) {
 			if n := len(p.cells()); n == 0 {
 				t.Errorf("no log cells at phone size; page state: %s", p.state())
 			}
+
+			// The orders topic, picked from the topic picker, shows where
+			// the group will resume: its committed offset as a pointer.
+			p.fill("topic-select", orders+"/0")
+			group := a.name("totals-tx")
+			p.wait("the orders log with group "+group+"'s committed offset",
+				fmt.Sprintf(`location.pathname === '/topics/%s/partitions/0' && flag('group:%s')?.dataset.value === '3' && summary('hw')?.dataset.value === '3'`, orders, group), 15*time.Second)
+			equal(t, "orders log", shape(p.cells()), []string{"0:none", "1:none", "2:none"})
 		})
 	}
 }

@@ -182,8 +182,10 @@ function processorPanel(app, coordinator, group) {
     if (crash) body.crashAt = crashAt.value;
     await busy(button, async () => {
       try {
+        // Watch the output while the processor writes, if it exists; the
+        // run itself reports a missing topic.
         const cur = app.current();
-        if (body.output && (!cur.hasTopic || cur.topic !== body.output)) await app.navigate(body.output, 0);
+        if (body.output && (!cur.hasTopic || cur.topic !== body.output) && await topicExists(body.output)) await app.navigate(body.output, 0);
         const res = await api('POST', '/api/processor/runs', body);
         runs++;
         addRun(body, res);
@@ -268,6 +270,15 @@ function transactionPanel(app, coordinator) {
   onSubmit(form, (button) => step(button, 'send'));
 }
 
+async function topicExists(name) {
+  try {
+    await api('GET', `/api/topics/${enc(name)}`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** poller calls fn every POLL_MS while the page is visible, one call at a time. */
 function poller(fn) {
   let running = false;
@@ -307,6 +318,7 @@ function coordinatorPanel(app) {
       showError(error, null);
     } catch (err) {
       if (err.status === 404) {
+        active = false; // nothing to watch until the next action or Refresh
         fields.state.textContent = 'unknown';
         fields.state.dataset.state = '';
         for (const f of [fields.producer, fields.timeout, fields.partitions]) f.textContent = '—';
@@ -359,6 +371,7 @@ function groupPanel(app) {
       showError(error, null);
     } catch (err) {
       if (err.status === 404) {
+        active = false;
         state.textContent = 'unknown';
         body.replaceChildren();
       }
