@@ -178,7 +178,11 @@ func (f *feed) poll(ctx context.Context, withGroups bool) {
 			f.mu.Unlock()
 		}
 	}
-	events := narrate(f.key, changed, f.tailSnapshot())
+	// The first poll shows the log as it is; only later changes are news.
+	var events []Event
+	if had {
+		events = narrate(f.key, changed, f.tailSnapshot())
+	}
 
 	f.mu.Lock()
 	if f.unreachable {

@@ -45,19 +45,37 @@ func narrate(key feedKey, changed []inspect.Entry, before map[int64]inspect.Entr
 		}
 	}
 	for _, m := range markers {
-		// A marker resolves the producer's open records before it, both
-		// those seen open earlier and those written in this same poll.
+		// A marker resolves its producer's records that were open before
+		// it: those seen open in an earlier poll, and those written in
+		// this poll after the producer's previous marker.
 		var offsets []int64
-		offsets = append(offsets, resolved[m.ProducerID]...)
+		for _, o := range resolved[m.ProducerID] {
+			if o < m.Offset {
+				offsets = append(offsets, o)
+			}
+		}
 		for _, w := range writes {
-			if w.ProducerID == m.ProducerID && w.Transactional && w.Offset < m.Offset {
+			if w.ProducerID == m.ProducerID && w.Transactional && w.Offset < m.Offset && w.Offset > previousMarker(markers, m) {
 				offsets = append(offsets, w.Offset)
 			}
 		}
+		delete(resolved, m.ProducerID)
 		sort.Slice(offsets, func(i, j int) bool { return offsets[i] < offsets[j] })
 		out = append(out, describeMarker(ev, m, offsets))
 	}
 	return out
+}
+
+// previousMarker is the offset of the same producer's marker before m in
+// this poll, or -1.
+func previousMarker(markers []inspect.Entry, m inspect.Entry) int64 {
+	prev := int64(-1)
+	for _, o := range markers {
+		if o.ProducerID == m.ProducerID && o.Offset < m.Offset {
+			prev = max(prev, o.Offset)
+		}
+	}
+	return prev
 }
 
 func describeWrite(e inspect.Entry) string {
