@@ -227,6 +227,7 @@ export class LogView {
     const slotMin = parseFloat(getComputedStyle(this.viewport).getPropertyValue('--slot-min')) || 128;
     const cols = Math.max(1, Math.floor((width - gutter) / slotMin));
     this.viewH = this.viewport.clientHeight;
+    this.minimapH = this.minimap.clientHeight;
     if (cols !== this.cols) {
       const anchor = this.firstVisibleOffset();
       this.cols = cols;
@@ -589,7 +590,7 @@ export class LogView {
   }
 
   updateMinimap() {
-    const H = this.minimap.clientHeight;
+    const H = this.minimapH || 0;
     const total = this.totalH();
     const mm = this.minimap;
     if (!this.pointers || !H || total <= this.viewH) {
