@@ -33,7 +33,8 @@ func statusOf(err error) int {
 		errors.Is(err, inspect.ErrUnknownPartition),
 		errors.Is(err, cluster.ErrUnknownGroup), errors.Is(err, cluster.ErrUnknownTransaction):
 		return http.StatusNotFound
-	case errors.Is(err, cluster.ErrTopicExists), errors.Is(err, producer.ErrNoSession), errors.Is(err, producer.ErrSessionState):
+	case errors.Is(err, cluster.ErrTopicExists), errors.Is(err, producer.ErrNoSession), errors.Is(err, producer.ErrSessionState),
+		errors.Is(err, producer.ErrFenced):
 		return http.StatusConflict
 	case cluster.IsUnavailable(err):
 		return http.StatusServiceUnavailable

@@ -143,7 +143,7 @@ func (p *Producer) Produce(ctx context.Context, req Request) (*Outcome, error) {
 	failed := false
 	for _, v := range req.Values {
 		for range sends {
-			res := sendOne(ctx, client, req, v)
+			res, _ := sendOne(ctx, client, req, v)
 			failed = failed || res.Error != nil
 			out.Results = append(out.Results, res)
 		}
@@ -167,8 +167,10 @@ func (p *Producer) Produce(ctx context.Context, req Request) (*Outcome, error) {
 	return out, nil
 }
 
-// sendOne produces one value synchronously and reports what the producer learned.
-func sendOne(ctx context.Context, client *kgo.Client, req Request, value string) Result {
+// sendOne produces one value synchronously and reports what the producer
+// learned, and the client's error (nil on success) for callers that must
+// tell one failure from another.
+func sendOne(ctx context.Context, client *kgo.Client, req Request, value string) (Result, error) {
 	rec := &kgo.Record{Topic: req.Topic, Value: []byte(value)}
 	if req.Key != nil {
 		rec.Key = []byte(*req.Key)
@@ -181,14 +183,14 @@ func sendOne(ctx context.Context, client *kgo.Client, req Request, value string)
 	if err != nil {
 		msg := describeProduceError(err)
 		res.Error = &msg
-		return res
+		return res, err
 	}
 	res.Partition = rec.Partition
 	if req.Profile.acks() != AcksNone {
 		off := rec.Offset
 		res.Offset = &off
 	}
-	return res
+	return res, nil
 }
 
 // describeProduceError turns a client error into a sentence that keeps

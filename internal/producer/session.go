@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -17,11 +18,22 @@ var ErrNoSession = errors.New("no transactional session")
 // Commit with no transaction begun.
 var ErrSessionState = errors.New("transactional session in the wrong state")
 
+// ErrFenced marks a step refused because a newer producer with the same
+// transactional.id fenced this one (Kafka's PRODUCER_FENCED or
+// INVALID_PRODUCER_EPOCH). A fenced producer is dead, as the Java client's
+// ProducerFencedException says: the session is closed and forgotten.
+var ErrFenced = errors.New("producer fenced")
+
 // Sessions holds step-by-step transactional producers, one per
 // transactional.id, for the dashboard's Begin / Send / Commit / Abort /
 // Crash buttons. Each session is a live kgo client that keeps its producer
 // id and epoch between steps, as a long-running application would.
 // Close ends every session cleanly (aborting open transactions).
+//
+// One Sessions is one application process. Two Sessions that Begin the
+// same transactional.id are two processes sharing it — the zombie case:
+// the later Begin fences the earlier producer, whose next Send reports
+// Fenced and whose session ends.
 type Sessions struct {
 	base []kgo.Opt
 
@@ -51,6 +63,10 @@ type SessionState struct {
 	Results         []Result `json:"results,omitempty"`
 	// Crashed reports that the session's process was killed.
 	Crashed bool `json:"crashed,omitempty"`
+	// Fenced reports that a newer producer with the same
+	// transactional.id fenced this one: its write failed and the
+	// session is closed.
+	Fenced bool `json:"fenced,omitempty"`
 }
 
 func (s *Sessions) get(id string, create bool) (*session, error) {
@@ -136,12 +152,35 @@ func (s *Sessions) Send(ctx context.Context, id string, req Request) (SessionSta
 		return SessionState{}, fmt.Errorf("%w: press Begin before Send", ErrSessionState)
 	}
 	var results []Result
+	fenced := false
 	for _, v := range req.Values {
-		results = append(results, sendOne(ctx, sess.client, req, v))
+		res, err := sendOne(ctx, sess.client, req, v)
+		results = append(results, res)
+		if fenced = isFenced(err); fenced {
+			break
+		}
 	}
 	st := sess.state(ctx)
 	st.Results = results
+	if fenced {
+		st.Fenced, st.InTransaction = true, false
+		s.retire(sess)
+	}
 	return st, nil
+}
+
+// isFenced reports whether err says a newer producer with the same
+// transactional.id took over.
+func isFenced(err error) bool {
+	return errors.Is(err, kerr.ProducerFenced) || errors.Is(err, kerr.InvalidProducerEpoch)
+}
+
+// retire forgets a fenced session and closes its client in the
+// background; the caller holds sess.mu.
+func (s *Sessions) retire(sess *session) {
+	s.drop(sess)
+	sess.inTxn = false
+	go sess.client.Close()
 }
 
 // End commits or aborts the open transaction.
@@ -160,6 +199,10 @@ func (s *Sessions) End(ctx context.Context, id string, commit bool) (SessionStat
 		how = kgo.TryCommit
 	}
 	if err := sess.client.EndTransaction(ctx, how); err != nil {
+		if isFenced(err) {
+			s.retire(sess)
+			return SessionState{}, fmt.Errorf("%w: a newer producer with transactional.id %s fenced this one, so it can neither commit nor abort: %w", ErrFenced, id, err)
+		}
 		return SessionState{}, fmt.Errorf("producer: end transaction %s: %w", id, err)
 	}
 	sess.inTxn = false
