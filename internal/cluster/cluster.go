@@ -16,6 +16,7 @@ import (
 	"net"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -38,6 +39,8 @@ type Cluster struct {
 	mode    Mode
 	brokers []string
 	fake    *kfake.Cluster
+	dataDir string // the embedded broker's data directory; empty in memory
+	closing sync.Once
 	client  *kgo.Client
 	admin   *kadm.Client
 }
@@ -90,8 +93,18 @@ func StartEmbedded(cfg EmbeddedConfig) (*Cluster, error) {
 		}
 		opts = append(opts, kfake.DataDir(cfg.DataDir))
 	}
+	unclean := false
+	if cfg.DataDir != "" {
+		var err error
+		if unclean, err = markRunning(cfg.DataDir); err != nil {
+			return nil, err
+		}
+	}
 	fake, err := kfake.NewCluster(opts...)
 	if err != nil {
+		if !unclean && cfg.DataDir != "" {
+			unmarkRunning(cfg.DataDir)
+		}
 		return nil, fmt.Errorf("cluster: start embedded broker: %w", err)
 	}
 	c, err := newCluster(Embedded, fake.ListenAddrs())
@@ -99,7 +112,19 @@ func StartEmbedded(cfg EmbeddedConfig) (*Cluster, error) {
 		fake.Close()
 		return nil, err
 	}
-	c.fake = fake
+	c.fake, c.dataDir = fake, cfg.DataDir
+	if unclean {
+		log := cfg.Logger
+		if log == nil {
+			log = slog.New(slog.DiscardHandler)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), recoverTimeout)
+		defer cancel()
+		if _, err := abortOrphanedTransactions(ctx, c, log); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("cluster: recover %s after an unclean shutdown: %w", cfg.DataDir, err)
+		}
+	}
 	return c, nil
 }
 
@@ -167,12 +192,18 @@ func (c *Cluster) Ping(ctx context.Context) error {
 }
 
 // Close closes the shared client and, in embedded mode, persists the
-// broker's state and stops it.
+// broker's state, stops it and marks its data directory as cleanly shut
+// down. Calls after the first do nothing.
 func (c *Cluster) Close() {
-	c.client.Close()
-	if c.fake != nil {
-		c.fake.Close()
-	}
+	c.closing.Do(func() {
+		c.client.Close()
+		if c.fake != nil {
+			c.fake.Close()
+			if c.dataDir != "" {
+				unmarkRunning(c.dataDir)
+			}
+		}
+	})
 }
 
 // ErrBrokerUnavailable reports that no broker answered.
