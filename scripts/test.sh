@@ -59,19 +59,33 @@ step "Apache Kafka 4.3.1 jars"
 scripts/kafka/harness.sh fetch
 
 step "start single-node Kafka 4.3.1 (KRaft)"
+# JVMs running before we start are not ours; any other one left at the end is.
+jvms_before="$(pgrep -f 'kafka\.Kafka' | sort || true)"
 kafka_dir="$(mktemp -d "${TMPDIR:-/tmp}/offsetlab-kafka.XXXXXX")"
 cleanup() {
 	scripts/kafka/harness.sh stop "$kafka_dir" >/dev/null 2>&1 || true
 	rm -rf "$kafka_dir"
 }
 trap cleanup EXIT
-OFFSETLAB_KAFKA_WATCH_PID=$$ scripts/kafka/harness.sh start single "$kafka_dir" >"$kafka_dir.start.log"
+OFFSETLAB_KAFKA_WATCH_PID=$$ scripts/kafka/harness.sh start single "$kafka_dir" >/dev/null
 export OFFSETLAB_KAFKA_BROKERS="$(cat "$kafka_dir/bootstrap")"
-rm -f "$kafka_dir.start.log"
 echo "real Kafka at $OFFSETLAB_KAFKA_BROKERS"
 
-step "go test (embedded broker and real Kafka)"
-go test -count=1 -timeout 20m ./...
+step "go test (embedded broker, real Kafka single node and three nodes)"
+# The three-node tests start and stop their own clusters with the harness.
+export OFFSETLAB_KAFKA_TRIPLE=1
+go test -count=1 -timeout 30m ./...
+
+step "stop Kafka; no JVM left behind"
+cleanup
+trap - EXIT
+left="$(comm -13 <(echo "$jvms_before") <(pgrep -f 'kafka\.Kafka' | sort || true) | grep . || true)"
+if [[ -n "$left" ]]; then
+	echo "Kafka JVMs left running after the suite: $left" >&2
+	ps -o pid,args -p $(echo $left) >&2 || true
+	exit 1
+fi
+echo "no Kafka JVM left"
 
 step "fuzz the record batch decoder"
 go test -run '^$' -fuzz '^FuzzDecodeBatches$' -fuzztime "${OFFSETLAB_FUZZTIME:-20s}" ./internal/inspect
