@@ -28,10 +28,33 @@ export class EntryCache {
     this.maxPages = maxPages;
     /** @type {Map<number, Map<number, object>>} page index -> offset -> entry, oldest use first */
     this.pages = new Map();
+    /** @type {Set<number>} pages whose entries may be out of date and are refetched when on screen */
+    this.stale = new Set();
   }
 
   clear() {
     this.pages.clear();
+    this.stale.clear();
+  }
+
+  /**
+   * markStale flags the known pages overlapping [from, to) for refetching:
+   * the live stream only carries the log's tail, so when the LSO or the log
+   * start moves, cells further back may have changed (open -> committed,
+   * record -> gap). Their entries stay shown until the new answer arrives.
+   */
+  markStale(from, to) {
+    for (let i = Math.floor(from / PAGE); i * PAGE < to; i++) {
+      if (this.pages.has(i)) this.stale.add(i);
+    }
+  }
+
+  isStale(index) {
+    return this.stale.has(index);
+  }
+
+  fresh(index) {
+    this.stale.delete(index);
   }
 
   get(offset) {

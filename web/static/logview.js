@@ -163,7 +163,12 @@ export class LogView {
   }
 
   applyPointers(p) {
+    const old = this.pointers;
     this.pointers = { ...p };
+    if (old) {
+      if (p.lastStableOffset > old.lastStableOffset) this.cache.markStale(old.lastStableOffset, p.lastStableOffset);
+      if (p.logStartOffset > old.logStartOffset) this.cache.markStale(old.logStartOffset, p.logStartOffset);
+    }
     this.afterGrowth();
   }
 
@@ -638,7 +643,7 @@ export class LogView {
       this.cache.touch(p);
       const from = Math.max(p * PAGE, this.start, first);
       const to = Math.min((p + 1) * PAGE, this.hw, last + 1);
-      if (!this.cache.complete(from, to)) need.push(p);
+      if (!this.cache.complete(from, to) || this.cache.isStale(p)) need.push(p);
     }
     this.cache.evict(keep);
     clearTimeout(this.loadTimer);
@@ -668,6 +673,7 @@ export class LogView {
       const log = await api('GET', `${apiPartition(this.topic, this.partition)}/log?from=${from}&limit=${limit}`, undefined, ctrl.signal);
       if (gen !== this.gen) return;
       this.failed.delete(p);
+      this.cache.fresh(p);
       if (this.pointers) {
         this.pointers = {
           logStartOffset: Math.max(this.pointers.logStartOffset, log.logStartOffset),
