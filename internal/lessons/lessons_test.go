@@ -1,0 +1,243 @@
+package lessons
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/offsetlab/offsetlab/internal/cluster"
+	"github.com/offsetlab/offsetlab/internal/inspect"
+	"github.com/offsetlab/offsetlab/internal/live"
+	"github.com/offsetlab/offsetlab/internal/producer"
+)
+
+// usedMsgs lists every catalogue id the lessons refer to.
+func usedMsgs(lessons []Lesson) []Msg {
+	var out []Msg
+	add := func(ids ...Msg) {
+		for _, id := range ids {
+			if id != "" && !slices.Contains(out, id) {
+				out = append(out, id)
+			}
+		}
+	}
+	add("unavailable.replication")
+	for _, l := range lessons {
+		add(l.Title, l.Summary)
+		for _, s := range l.Steps {
+			add(s.Title, s.Say)
+			for _, e := range s.Expect {
+				add(e.Say)
+				if e.Embedded != nil {
+					add(e.Embedded.Note)
+				}
+			}
+		}
+	}
+	return out
+}
+
+var placeholderSet = regexp.MustCompile(`\{[A-Za-z0-9._-]+\}`)
+
+func placeholders(s string) []string {
+	out := placeholderSet.FindAllString(s, -1)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// TestCatalogue fails when a sentence is missing in either language, when
+// a language has a sentence the other lacks or nobody uses, or when the
+// two translations disagree on their placeholders.
+func TestCatalogue(t *testing.T) {
+	t.Parallel()
+	for _, id := range usedMsgs(Builtin()) {
+		if english[id] == "" {
+			t.Errorf("message %q has no English text", id)
+		}
+		if korean[id] == "" {
+			t.Errorf("message %q has no Korean text", id)
+		}
+	}
+	used := usedMsgs(Builtin())
+	for lang, cat := range map[string]map[Msg]string{English: english, Korean: korean} {
+		other := korean
+		if lang == Korean {
+			other = english
+		}
+		for id, s := range cat {
+			if _, ok := other[id]; !ok {
+				t.Errorf("message %q exists in %s only", id, lang)
+			}
+			if !strings.HasPrefix(string(id), "ui.") && !slices.Contains(used, id) {
+				t.Errorf("message %q (%s) is used by no lesson", id, lang)
+			}
+			if strings.TrimSpace(s) == "" {
+				t.Errorf("message %q is blank in %s", id, lang)
+			}
+		}
+	}
+	for id, en := range english {
+		if ko, ok := korean[id]; ok && !slices.Equal(placeholders(en), placeholders(ko)) {
+			t.Errorf("message %q: English placeholders %v, Korean %v", id, placeholders(en), placeholders(ko))
+		}
+		if ko := korean[id]; ko != "" && ko == en && !strings.HasPrefix(string(id), "expect.") {
+			t.Errorf("message %q is not translated: %q", id, ko)
+		}
+	}
+	if _, ok := Lookup("ui.next"); !ok {
+		t.Error(`Lookup("ui.next") reports the panel's label missing`)
+	}
+}
+
+// TestLessonData checks the lessons as data: unique ids, every check names
+// a fact its action observes (with an Arg exactly when the fact takes
+// one), and every placeholder names one of the lesson's names.
+func TestLessonData(t *testing.T) {
+	t.Parallel()
+	seen := map[string]bool{}
+	for _, l := range Builtin() {
+		if seen[l.ID] {
+			t.Errorf("lesson id %q twice", l.ID)
+		}
+		seen[l.ID] = true
+		names := lessonNames(&l)
+		known := func(where, s string) {
+			for _, p := range placeholders(s) {
+				key := p[1 : len(p)-1]
+				if key != "bootstrap" && !slices.Contains(names, key) {
+					t.Errorf("lesson %s, %s: placeholder %s names nothing of the lesson (names %v)", l.ID, where, p, names)
+				}
+			}
+		}
+		for _, id := range []Msg{l.Title, l.Summary} {
+			known(string(id), english[id])
+		}
+		if len(l.Steps) == 0 {
+			t.Errorf("lesson %s has no steps", l.ID)
+		}
+		for i, s := range l.Steps {
+			where := l.ID + " step " + string(rune('1'+i))
+			known(where+" command", s.Command)
+			known(where+" title", english[s.Title])
+			known(where+" narration", english[s.Say])
+			if s.Command == "" {
+				t.Errorf("lesson %s: no command", where)
+			}
+			facts := s.Do.Facts()
+			for _, e := range s.Expect {
+				known(where+" check", english[e.Say])
+				wantArg := slices.Contains(facts, e.Fact+":")
+				if !wantArg && !slices.Contains(facts, e.Fact) {
+					t.Errorf("lesson %s: %s observes no fact %q (it has %v)", where, s.Do.Kind(), e.Fact, facts)
+				}
+				if wantArg != (e.Arg != "") {
+					t.Errorf("lesson %s: fact %q with arg %q", where, e.Fact, e.Arg)
+				}
+			}
+		}
+	}
+}
+
+// embeddedRunner is a Runner over a fresh embedded broker.
+func embeddedRunner(t *testing.T, narrator Narrator) *Runner {
+	t.Helper()
+	c, err := cluster.StartEmbedded(cluster.EmbeddedConfig{KafkaAddr: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	r := New(Deps{
+		Cluster:     c,
+		Log:         inspect.New(c.Client(), c.ClientOpts()...),
+		Producer:    producer.New(c.ClientOpts()),
+		Processor:   producer.NewProcessor(c.ClientOpts()),
+		NewSessions: func() Sessions { return producer.NewSessions(c.ClientOpts()) },
+		Narrator:    narrator,
+	})
+	t.Cleanup(r.Close)
+	return r
+}
+
+type recorder struct{ events []live.Event }
+
+func (r *recorder) Narrate(e live.Event) { r.events = append(r.events, e) }
+
+// TestRunnerLifecycle steps lesson 1 on the embedded broker: Next moves
+// the cursor, Finish runs to the end with every check holding, Next past
+// the end and an unknown run are refused, Reset brings fresh names, and
+// each step is narrated.
+func TestRunnerLifecycle(t *testing.T) {
+	t.Parallel()
+	rec := &recorder{}
+	r := embeddedRunner(t, rec)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+
+	st, err := r.Start("1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Status != RunReady || st.Cursor != 0 || st.Steps[0].Status != StepPending || st.Names["orders"] != "orders-"+st.Suffix {
+		t.Fatalf("started run = %+v", st)
+	}
+	if !strings.Contains(st.Steps[0].Command, "--topic "+st.Names["orders"]) || !strings.Contains(st.Steps[3].Command, "--group "+st.Names["totals-plain"]) {
+		t.Fatalf("commands not rendered with the run's names: %q / %q", st.Steps[0].Command, st.Steps[3].Command)
+	}
+	if st, err = r.Next(ctx, st.ID); err != nil || st.Cursor != 1 || st.Steps[0].Status != StepDone {
+		t.Fatalf("Next = %+v, %v", st, err)
+	}
+	if st, err = r.Finish(ctx, st.ID); err != nil {
+		t.Fatal(err)
+	}
+	if st.Status != RunFinished || st.Passed != st.Checked || st.Checked == 0 {
+		for _, s := range st.Steps {
+			for _, c := range s.Expectations {
+				if !c.OK {
+					t.Errorf("step %d %q: %s: expected %q, observed %q", s.Index+1, s.Title.En, c.Text.En, c.Expected, c.Observed)
+				}
+			}
+		}
+		t.Fatalf("finished run: status %s, %d of %d checks hold", st.Status, st.Passed, st.Checked)
+	}
+	if _, err := r.Next(ctx, st.ID); !errors.Is(err, ErrOver) {
+		t.Fatalf("Next after the end: %v, want ErrOver", err)
+	}
+	if _, err := r.Next(ctx, "nope"); !errors.Is(err, ErrUnknownRun) {
+		t.Fatalf("Next on an unknown run: %v, want ErrUnknownRun", err)
+	}
+	reset, err := r.Reset(st.ID)
+	if err != nil || reset.Cursor != 0 || reset.Suffix == st.Suffix || reset.Status != RunReady || reset.Checked != 0 {
+		t.Fatalf("Reset = %+v, %v; want cursor 0 and a new suffix", reset, err)
+	}
+	if len(rec.events) < len(st.Steps) {
+		t.Fatalf("%d narrated events for %d steps", len(rec.events), len(st.Steps))
+	}
+	if !strings.HasPrefix(rec.events[0].Text, "Lesson 1 · step 1 of 7 — Create the topics.") {
+		t.Fatalf("first narration %q", rec.events[0].Text)
+	}
+}
+
+// TestReplicationLessonRefusedOnEmbedded: lesson 4 never pretends to have
+// an ISR on the embedded broker.
+func TestReplicationLessonRefusedOnEmbedded(t *testing.T) {
+	t.Parallel()
+	r := embeddedRunner(t, nil)
+	if _, err := r.Start("4"); !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "no replication") {
+		t.Fatalf("Start(4) on the embedded broker: %v, want ErrUnavailable saying it has no replication", err)
+	}
+	for _, s := range r.List() {
+		if (s.ID == "4") == s.Available {
+			t.Errorf("lesson %s: available = %v", s.ID, s.Available)
+		}
+		if s.ID == "4" && (s.Unavailable == nil || s.Unavailable.Ko == "") {
+			t.Errorf("lesson 4 does not say why in both languages: %+v", s.Unavailable)
+		}
+	}
+	if _, err := r.Start("9"); !errors.Is(err, ErrUnknownLesson) {
+		t.Fatalf("Start(9): %v, want ErrUnknownLesson", err)
+	}
+}
