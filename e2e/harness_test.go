@@ -18,6 +18,7 @@ import (
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/internal/inspect"
+	"github.com/offsetlab/offsetlab/internal/lessons"
 	"github.com/offsetlab/offsetlab/internal/live"
 	"github.com/offsetlab/offsetlab/internal/producer"
 	"github.com/offsetlab/offsetlab/web"
@@ -76,6 +77,15 @@ func startAppOn(t *testing.T, kind brokerKind, kafka *cluster.Cluster) *app {
 	t.Cleanup(hub.Close)
 	sessions := producer.NewSessions(kafka.ClientOpts())
 	t.Cleanup(sessions.Close)
+	runner := lessons.New(lessons.Deps{
+		Cluster:     kafka,
+		Log:         inspector,
+		Producer:    producer.New(kafka.ClientOpts()),
+		Processor:   producer.NewProcessor(kafka.ClientOpts()),
+		NewSessions: func() lessons.Sessions { return producer.NewSessions(kafka.ClientOpts()) },
+		Narrator:    hub,
+	})
+	t.Cleanup(runner.Close)
 	srv := web.New(web.Deps{
 		Cluster:   kafka,
 		Log:       inspector,
@@ -83,6 +93,7 @@ func startAppOn(t *testing.T, kind brokerKind, kafka *cluster.Cluster) *app {
 		Processor: producer.NewProcessor(kafka.ClientOpts()),
 		Live:      hub,
 		Sessions:  sessions,
+		Lessons:   runner,
 	}, testLogger())
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(ts.Close)

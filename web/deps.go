@@ -72,4 +72,6 @@ type Deps struct {
 	Processor Processor
 	Live      Live
 	Sessions  Sessions
+	// Lessons may be nil: the lesson endpoints then answer 404.
+	Lessons Lessons
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/internal/inspect"
+	"github.com/offsetlab/offsetlab/internal/lessons"
 	"github.com/offsetlab/offsetlab/internal/producer"
 )
 
@@ -31,10 +32,12 @@ func statusOf(err error) int {
 		return http.StatusBadRequest
 	case errors.Is(err, cluster.ErrUnknownTopic), errors.Is(err, inspect.ErrUnknownTopic),
 		errors.Is(err, inspect.ErrUnknownPartition),
-		errors.Is(err, cluster.ErrUnknownGroup), errors.Is(err, cluster.ErrUnknownTransaction):
+		errors.Is(err, cluster.ErrUnknownGroup), errors.Is(err, cluster.ErrUnknownTransaction),
+		errors.Is(err, lessons.ErrUnknownLesson), errors.Is(err, lessons.ErrUnknownRun):
 		return http.StatusNotFound
 	case errors.Is(err, cluster.ErrTopicExists), errors.Is(err, producer.ErrNoSession), errors.Is(err, producer.ErrSessionState),
-		errors.Is(err, producer.ErrFenced):
+		errors.Is(err, producer.ErrFenced),
+		errors.Is(err, lessons.ErrUnavailable), errors.Is(err, lessons.ErrBusy), errors.Is(err, lessons.ErrOver):
 		return http.StatusConflict
 	case cluster.IsUnavailable(err):
 		return http.StatusServiceUnavailable

@@ -60,6 +60,10 @@ func (s *Server) Handler() http.Handler {
 		r.Get("/groups/{group}", s.getGroup)
 		r.Get("/transactions/{transactionalID}", s.getTransaction)
 		r.Post("/transactions/{transactionalID}/{step}", s.transactionStep)
+		r.Get("/lessons", s.listLessons)
+		r.Post("/lessons/{lesson}/runs", s.startLesson)
+		r.Get("/lessons/runs/{run}", s.getLessonRun)
+		r.Post("/lessons/runs/{run}/{action}", s.stepLessonRun)
 		r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, http.StatusNotFound, map[string]string{"error": "no such API endpoint: " + r.Method + " " + r.URL.Path})
 		})

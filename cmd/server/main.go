@@ -20,6 +20,7 @@ import (
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/internal/inspect"
+	"github.com/offsetlab/offsetlab/internal/lessons"
 	"github.com/offsetlab/offsetlab/internal/live"
 	"github.com/offsetlab/offsetlab/internal/producer"
 	"github.com/offsetlab/offsetlab/web"
@@ -95,6 +96,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	defer hub.Close()
 	sessions := producer.NewSessions(kafka.ClientOpts())
 	defer sessions.Close()
+	runner := lessons.New(lessons.Deps{
+		Cluster:     kafka,
+		Log:         inspector,
+		Producer:    producer.New(kafka.ClientOpts()),
+		Processor:   producer.NewProcessor(kafka.ClientOpts()),
+		NewSessions: func() lessons.Sessions { return producer.NewSessions(kafka.ClientOpts()) },
+		Narrator:    hub,
+	})
+	defer runner.Close()
 	srv := web.New(web.Deps{
 		Cluster:   kafka,
 		Log:       inspector,
@@ -102,6 +112,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		Processor: producer.NewProcessor(kafka.ClientOpts()),
 		Live:      hub,
 		Sessions:  sessions,
+		Lessons:   runner,
 	}, log)
 
 	ln, err := net.Listen("tcp", cfg.addr)

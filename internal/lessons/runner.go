@@ -275,7 +275,8 @@ func (r *Runner) Next(ctx context.Context, id string) (RunState, error) {
 	return rn.state(), nil
 }
 
-// Finish does every remaining step, stopping at a failed one.
+// Finish does every remaining step, stopping at a failed one, or between
+// steps once ctx ends (the run then waits at its cursor).
 func (r *Runner) Finish(ctx context.Context, id string) (RunState, error) {
 	rn, err := r.get(id)
 	if err != nil {
@@ -285,7 +286,7 @@ func (r *Runner) Finish(ctx context.Context, id string) (RunState, error) {
 		return RunState{}, errorf(ErrBusy, "a step of this lesson run is still running; wait for it to finish")
 	}
 	defer rn.stepMu.Unlock()
-	for !rn.over() {
+	for !rn.over() && ctx.Err() == nil {
 		if err := rn.next(ctx); err != nil {
 			return RunState{}, err
 		}

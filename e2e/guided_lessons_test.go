@@ -1,0 +1,237 @@
+package e2e
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// lessonRun is the API's run state, as far as the tests read it.
+type lessonRun struct {
+	ID     string            `json:"id"`
+	Lesson string            `json:"lesson"`
+	Broker string            `json:"broker"`
+	Suffix string            `json:"suffix"`
+	Names  map[string]string `json:"names"`
+	Topics []string          `json:"topics"`
+	Cursor int               `json:"cursor"`
+	Status string            `json:"status"`
+	Passed int               `json:"passed"`
+	Check  int               `json:"checked"`
+	Error  string            `json:"error"`
+	Steps  []struct {
+		Index     int               `json:"index"`
+		Title     map[string]string `json:"title"`
+		Narration map[string]string `json:"narration"`
+		Command   string            `json:"command"`
+		Status    string            `json:"status"`
+		Topic     string            `json:"topic"`
+		Output    []string          `json:"output"`
+		Error     string            `json:"error"`
+		Checks    []struct {
+			Text     map[string]string `json:"text"`
+			Fact     string            `json:"fact"`
+			Expected string            `json:"expected"`
+			Observed string            `json:"observed"`
+			OK       bool              `json:"ok"`
+			Note     map[string]string `json:"note"`
+		} `json:"expectations"`
+	} `json:"steps"`
+}
+
+type lessonList struct {
+	Lessons []struct {
+		ID          string            `json:"id"`
+		Title       map[string]string `json:"title"`
+		Steps       int               `json:"steps"`
+		Available   bool              `json:"available"`
+		Unavailable map[string]string `json:"unavailable"`
+	} `json:"lessons"`
+}
+
+// seedNumbers are checks every run must contain with exactly these
+// expected values on this broker: the seeds' numbers (LESSONS.md), and the
+// embedded broker's answer where it legitimately differs (facts).
+func seedNumbers(kind brokerKind) map[string][]string {
+	f := facts[kind]
+	retried := map[bool]string{true: "yes", false: "no"}[f.concurrentTransactionsRetry]
+	listed := map[bool]string{true: "yes", false: "no"}[f.offsetsPartitionListed]
+	return map[string][]string{
+		"1":  {"committed=1", "logEnd=3", "lag=2", "records=0: O-1 total=30000 · 1: O-2 total=42000 · 2: O-2 total=42000 · 3: O-3 total=27000", "committed=3", "lag=0"},
+		"2":  {"state=Ongoing", "offsetsPartition=" + listed, "retried=" + retried, "state=" + f.stateAfterCommit, "epochBumped=yes", "records=0: O-1 total=30000 · 4: O-2 total=42000 · 6: O-3 total=27000", "count=1", "committed=3", "lag=0"},
+		"3":  {"offsets=0, 2, 4, 6", "markers=1 COMMIT, 3 ABORT, 5 COMMIT, 7 COMMIT", "aborted=2", "lso=8", "hw=8", "readCommitted=0, 4, 6", "offsets=0, 4, 6"},
+		"5":  {"ackLost=yes", "count=2", "pid=no", "count=1", "pid=yes", "sequences=0", "refused=yes", "errorMentions=yes", "sequences=0, 1", "newProducerId=yes"},
+		"6a": {"committed=2", "count=0", "count=2", "count=1"},
+		"6b": {"fencedPrevious=yes", "fenced=yes", "error=INVALID_PRODUCER_EPOCH", "shape=0:aborted 1:ABORT 2:committed 3:COMMIT", "records=2: P-2 paid by app-2"},
+		"6c": {"lso=0", "hw=3", "total=0", "lso=4", "hw=4", "records=1: P-2 paid · 2: P-3 paid"},
+		"6d": {"partitions=1", "inOrder=yes", "keyOrder=user-1 login, user-1 add-to-cart, user-1 pay"},
+	}
+}
+
+// TestGuidedLessons runs every lesson through the lesson runner's HTTP API,
+// on the embedded broker and on real Kafka, one "Next" at a time (lesson 3
+// with "Run to end"), and requires every check to hold and the seeds'
+// numbers to be among the checks.
+func TestGuidedLessons(t *testing.T) {
+	t.Parallel()
+	for _, kind := range brokerKinds {
+		t.Run(string(kind), func(t *testing.T) {
+			t.Parallel()
+			a := startApp(t, kind)
+			var list lessonList
+			a.do("GET", "/api/lessons", nil, http.StatusOK, &list)
+			seeds := seedNumbers(kind)
+			ran := map[string]bool{}
+			for _, l := range list.Lessons {
+				if l.Title["en"] == "" || l.Title["ko"] == "" {
+					t.Errorf("lesson %s: title %v, want English and Korean", l.ID, l.Title)
+				}
+				if l.ID == "4" {
+					// Lesson 4 needs three brokers: TestReplicationLesson.
+					continue
+				}
+				st := a.runLesson(l.ID, l.ID == "3")
+				ran[l.ID] = true
+				var got []string
+				for _, s := range st.Steps {
+					if s.Status != "done" {
+						t.Errorf("%s: lesson %s step %d %q: status %s (%s)", kind, l.ID, s.Index+1, s.Title["en"], s.Status, s.Error)
+					}
+					for _, c := range s.Checks {
+						got = append(got, c.Fact+"="+c.Expected)
+						if !c.OK {
+							t.Errorf("%s: lesson %s step %d %q: %s: expected %q — observed %q\noutput:\n%s",
+								kind, l.ID, s.Index+1, s.Title["en"], c.Text["en"], c.Expected, c.Observed, strings.Join(s.Output, "\n"))
+						}
+						if c.Text["ko"] == "" || strings.HasPrefix(c.Text["ko"], "[") {
+							t.Errorf("lesson %s: check %q has no Korean text", l.ID, c.Text["en"])
+						}
+						if kind != embedded && c.Note != nil {
+							t.Errorf("lesson %s: a divergence note on %s: %v", l.ID, kind, c.Note)
+						}
+					}
+				}
+				if st.Status != "finished" || st.Passed != st.Check {
+					t.Errorf("%s: lesson %s: status %s, %d of %d checks hold (%s)", kind, l.ID, st.Status, st.Passed, st.Check, st.Error)
+				}
+				if !containsInOrder(got, seeds[l.ID]) {
+					t.Errorf("%s: lesson %s checks %q do not contain the seed's numbers %q in order", kind, l.ID, got, seeds[l.ID])
+				}
+			}
+			for id := range seeds {
+				if !ran[id] {
+					t.Errorf("lesson %s is not listed by GET /api/lessons", id)
+				}
+			}
+		})
+	}
+}
+
+// runLesson starts a run of lesson id and steps it to the end.
+func (a *app) runLesson(id string, toEnd bool) lessonRun {
+	a.t.Helper()
+	var st lessonRun
+	a.do("POST", "/api/lessons/"+id+"/runs", nil, http.StatusCreated, &st)
+	if st.Status != "ready" || st.Cursor != 0 || st.Suffix == "" || len(st.Topics) == 0 {
+		a.t.Fatalf("lesson %s started as %+v", id, st)
+	}
+	for _, topic := range st.Topics {
+		if !strings.HasSuffix(topic, "-"+st.Suffix) {
+			a.t.Fatalf("lesson %s topic %q lacks the run's suffix %q", id, topic, st.Suffix)
+		}
+	}
+	if toEnd {
+		a.do("POST", "/api/lessons/runs/"+st.ID+"/finish", nil, http.StatusOK, &st)
+		return st
+	}
+	for i := range st.Steps {
+		a.do("POST", "/api/lessons/runs/"+st.ID+"/next", nil, http.StatusOK, &st)
+		if st.Status == "failed" {
+			a.t.Errorf("lesson %s stopped at step %d: %s", id, i+1, st.Error)
+			return st
+		}
+		if st.Cursor != i+1 {
+			a.t.Fatalf("lesson %s after %d Next: cursor %d", id, i+1, st.Cursor)
+		}
+	}
+	return st
+}
+
+// containsInOrder reports whether want is a subsequence of got.
+func containsInOrder(got, want []string) bool {
+	i := 0
+	for _, g := range got {
+		if i < len(want) && g == want[i] {
+			i++
+		}
+	}
+	return i == len(want)
+}
+
+// TestLessonAPI covers the runner's answers around the lessons: unknown
+// lesson and run, lesson 4 on the embedded broker, Next past the end,
+// Reset, and the cross-origin guard on its POSTs.
+func TestLessonAPI(t *testing.T) {
+	t.Parallel()
+	a := startApp(t, embedded)
+	status, body := a.request("POST", "/api/lessons/42/runs", nil)
+	if status != http.StatusNotFound || !strings.Contains(string(body), `"error"`) {
+		t.Fatalf("unknown lesson: %d %s", status, body)
+	}
+	status, body = a.request("POST", "/api/lessons/4/runs", nil)
+	if status != http.StatusConflict || !strings.Contains(string(body), "no replication") {
+		t.Fatalf("lesson 4 on the embedded broker: %d %s; want 409 saying it has no replication", status, body)
+	}
+	var list lessonList
+	a.do("GET", "/api/lessons", nil, http.StatusOK, &list)
+	for _, l := range list.Lessons {
+		if l.ID == "4" && (l.Available || !strings.Contains(l.Unavailable["en"], "three brokers") || l.Unavailable["ko"] == "") {
+			t.Fatalf("lesson 4 listed as %+v", l)
+		}
+	}
+	status, _ = a.request("POST", "/api/lessons/runs/nope/next", nil)
+	if status != http.StatusNotFound {
+		t.Fatalf("next on an unknown run: %d", status)
+	}
+
+	st := a.runLesson("6d", true)
+	status, body = a.request("POST", "/api/lessons/runs/"+st.ID+"/next", nil)
+	if status != http.StatusConflict || !strings.Contains(string(body), "finished") {
+		t.Fatalf("next after the end: %d %s", status, body)
+	}
+	var reset lessonRun
+	a.do("POST", "/api/lessons/runs/"+st.ID+"/reset", nil, http.StatusOK, &reset)
+	if reset.Cursor != 0 || reset.Suffix == st.Suffix || reset.Status != "ready" || reset.Steps[0].Status != "pending" {
+		t.Fatalf("reset: %+v", reset)
+	}
+	var again lessonRun
+	a.do("GET", "/api/lessons/runs/"+st.ID, nil, http.StatusOK, &again)
+	if again.Suffix != reset.Suffix {
+		t.Fatalf("GET after reset: suffix %s, want %s", again.Suffix, reset.Suffix)
+	}
+	if !strings.Contains(again.Steps[0].Command, "--topic "+again.Names["user-events"]+" --partitions 3") {
+		t.Fatalf("step 1 command %q does not name this run's topic", again.Steps[0].Command)
+	}
+
+	status, _ = a.requestFrom("https://evil.example", "POST", "/api/lessons/runs/"+st.ID+"/next")
+	if status != http.StatusForbidden {
+		t.Fatalf("cross-origin next: %d, want 403", status)
+	}
+}
+
+// requestFrom sends a bodiless request as a page of origin would.
+func (a *app) requestFrom(origin, method, path string) (int, string) {
+	a.t.Helper()
+	req, err := http.NewRequest(method, a.url+path, nil)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	req.Header.Set("Origin", origin)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	return resp.StatusCode, fmt.Sprint(resp.Header.Get("Content-Type"))
+}
