@@ -26,6 +26,8 @@ var english = map[Msg]string{
 	"ui.notStarted":     "Press Start to begin; nothing happens on the broker until you press Next.",
 	"ui.running":        "Running…",
 	"ui.names":          "This run's names",
+	"ui.holds":          "holds",
+	"ui.fails":          "does not hold",
 	"ui.value.yes":      "yes",
 	"ui.value.no":       "no",
 	"ui.value.none":     "none",

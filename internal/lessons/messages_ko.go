@@ -26,6 +26,8 @@ var korean = map[Msg]string{
 	"ui.notStarted":     "시작을 누르세요. 다음을 누르기 전에는 브로커에 아무 일도 일어나지 않아요.",
 	"ui.running":        "실행 중…",
 	"ui.names":          "이번 실행에서 쓰는 이름",
+	"ui.holds":          "통과",
+	"ui.fails":          "불일치",
 	"ui.value.yes":      "예",
 	"ui.value.no":       "아니요",
 	"ui.value.none":     "없음",

@@ -158,13 +158,16 @@ type Summary struct {
 	Unavailable *Text `json:"unavailable,omitempty"`
 }
 
-// List summarises the lessons, in catalogue order.
-func (r *Runner) List() []Summary {
-	out := make([]Summary, 0, len(r.lessons))
-	for i := range r.lessons {
-		l := &r.lessons[i]
+// List summarises the runner's lessons, in catalogue order.
+func (r *Runner) List() []Summary { return Summarize(r.lessons, r.deps.Cluster.Mode()) }
+
+// Summarize summarises lessons for a picker on a broker of the given mode.
+func Summarize(lessons []Lesson, mode cluster.Mode) []Summary {
+	out := make([]Summary, 0, len(lessons))
+	for i := range lessons {
+		l := &lessons[i]
 		s := Summary{ID: l.ID, Seed: l.Seed, Title: text(l.Title), Summary: text(l.Summary), Steps: len(l.Steps), Available: true}
-		if why := r.unavailable(l); why != "" {
+		if why := unavailable(l, mode); why != "" {
 			t := text(why)
 			s.Available, s.Unavailable = false, &t
 		}
@@ -173,9 +176,9 @@ func (r *Runner) List() []Summary {
 	return out
 }
 
-// unavailable says why this broker cannot run l, or "".
-func (r *Runner) unavailable(l *Lesson) Msg {
-	if l.NeedsReplication && r.deps.Cluster.Mode() == cluster.Embedded {
+// unavailable says why a broker of this mode cannot run l, or "".
+func unavailable(l *Lesson, mode cluster.Mode) Msg {
+	if l.NeedsReplication && mode == cluster.Embedded {
 		return "unavailable.replication"
 	}
 	return ""
@@ -201,7 +204,7 @@ func (r *Runner) Start(id string) (RunState, error) {
 	if err != nil {
 		return RunState{}, err
 	}
-	if why := r.unavailable(l); why != "" {
+	if why := unavailable(l, r.deps.Cluster.Mode()); why != "" {
 		return RunState{}, errorf(ErrUnavailable, "%s", text(why).En)
 	}
 	rn := &run{id: "r" + randomHex(6), lesson: l, runner: r, used: time.Now()}

@@ -9,6 +9,7 @@ import { Stream } from './stream.js';
 import { Timeline } from './timeline.js';
 import { showDetails } from './details.js';
 import { setupPanels } from './panels.js';
+import { setupLessons } from './lessons.js';
 
 const $ = (id) => document.getElementById(id);
 const main = $('app');
@@ -260,4 +261,5 @@ if (state.hasTopic) {
   timeline.reset([]);
 }
 pollCluster();
+setupLessons({ current: () => ({ ...state }), navigate });
 main.dataset.ready = 'true';

@@ -1,0 +1,259 @@
+// lessons.js: the guided lessons panel. The server renders the panel with
+// every label in English and Korean (the panel's lang attribute shows one);
+// this module drives the lesson API (start, next, run to end, reset), draws
+// the run's steps — narration, the command on real Kafka, and the checks
+// with ✓ or ✗ — in the chosen language, remembers the language in
+// localStorage and the run in sessionStorage, and opens the log of the
+// topic a step concerns.
+
+import { api } from './api.js';
+
+const LANG_KEY = 'offsetlab.lang';
+const RUN_KEY = 'offsetlab.lessonRun';
+const LANGS = ['en', 'ko'];
+
+const $ = (id) => document.getElementById(id);
+
+/** el builds an element with attributes and children (strings or nodes). */
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === 'class') node.className = v;
+    else if (k.startsWith('data-') || k === 'lang' || k === 'role' || k.startsWith('aria-')) node.setAttribute(k, v === true ? 'true' : String(v));
+    else node[k] = v;
+  }
+  for (const c of children) {
+    if (c === null || c === undefined || c === false) continue;
+    node.append(c instanceof Node ? c : String(c));
+  }
+  return node;
+}
+
+function storage(kind) {
+  try {
+    return window[kind];
+  } catch {
+    return null; // storage disabled: the panel still works, it just forgets
+  }
+}
+
+/**
+ * setupLessons wires the lessons panel.
+ * @param {object} app
+ * @param {() => {topic: string, partition: number, hasTopic: boolean}} app.current
+ * @param {(topic: string, partition: number) => Promise<void>} app.navigate
+ */
+export function setupLessons(app) {
+  const panel = $('lessons-panel');
+  if (!panel) return;
+  const strings = JSON.parse(panel.dataset.strings || '{}');
+  const picker = $('lesson-select');
+  const buttons = { start: $('lesson-start'), next: $('lesson-next'), finish: $('lesson-finish'), reset: $('lesson-reset') };
+  const out = $('lesson-run');
+  const error = $('lesson-error');
+  const unavailable = $('lesson-unavailable');
+  let run = null;
+  let busy = false;
+
+  const saved = storage('localStorage')?.getItem(LANG_KEY);
+  let lang = LANGS.includes(saved) ? saved : navigator.language?.toLowerCase().startsWith('ko') ? 'ko' : 'en';
+
+  /** t is a panel label in the current language, with {placeholders} filled. */
+  const t = (key, args = {}) => (strings[lang]?.[key] ?? strings.en?.[key] ?? key).replace(/\{(\w+)\}/g, (m, k) => (k in args ? String(args[k]) : m));
+  /** tx picks the current language of a {en, ko} text from the API. */
+  const tx = (text) => (text ? text[lang] || text.en || '' : '');
+  /** value translates the words the checks observe (yes, no, none, ...). */
+  const value = (v) => (strings[lang]?.['value.' + v] ? t('value.' + v) : v);
+
+  function setLang(l) {
+    lang = l;
+    panel.lang = l;
+    storage('localStorage')?.setItem(LANG_KEY, l);
+    for (const b of panel.querySelectorAll('.lang-switch button')) b.setAttribute('aria-pressed', String(b.dataset.lang === l));
+    for (const o of picker.options) o.textContent = o.dataset[l] || o.dataset.en;
+    showAvailability();
+    draw();
+  }
+  for (const b of panel.querySelectorAll('.lang-switch button')) b.addEventListener('click', () => setLang(b.dataset.lang));
+
+  function showAvailability() {
+    const o = picker.selectedOptions[0];
+    const why = o && o.dataset.available === 'false' ? o.dataset['unavailable' + (lang === 'ko' ? 'Ko' : 'En')] : '';
+    unavailable.textContent = why || '';
+    unavailable.hidden = !why;
+    enable();
+  }
+  picker.addEventListener('change', showAvailability);
+
+  function enable() {
+    const o = picker.selectedOptions[0];
+    buttons.start.disabled = busy || !o || o.dataset.available === 'false';
+    const ready = !!run && run.status === 'ready';
+    buttons.next.disabled = busy || !ready;
+    buttons.finish.disabled = busy || !ready;
+    buttons.reset.disabled = busy || !run;
+  }
+
+  function showError(err) {
+    error.textContent = err ? err.message || String(err) : '';
+    error.hidden = !err;
+  }
+
+  /** call sends one lesson request, keeping the panel busy meanwhile. */
+  async function call(method, path) {
+    busy = true;
+    panel.setAttribute('aria-busy', 'true');
+    out.dataset.busy = 'true';
+    enable();
+    showError(null);
+    try {
+      const st = await api(method, path);
+      setRun(st);
+      return st;
+    } catch (err) {
+      showError(err);
+      if (err.status === 404 && run && path.includes(run.id)) setRun(null);
+      return null;
+    } finally {
+      busy = false;
+      panel.removeAttribute('aria-busy');
+      delete out.dataset.busy;
+      enable();
+    }
+  }
+
+  function setRun(st) {
+    run = st;
+    if (st) storage('sessionStorage')?.setItem(RUN_KEY, st.id);
+    else storage('sessionStorage')?.removeItem(RUN_KEY);
+    if (st && [...picker.options].some((o) => o.value === st.lesson)) picker.value = st.lesson;
+    draw();
+  }
+
+  /** openStep shows the log a finished step concerns. */
+  function openStep(st) {
+    const done = st.steps.filter((s) => s.status !== 'pending' && s.status !== 'running');
+    const last = done[done.length - 1];
+    if (!last || !last.topic) return;
+    const cur = app.current();
+    if (!cur.hasTopic || cur.topic !== last.topic || cur.partition !== last.partition) app.navigate(last.topic, last.partition);
+  }
+
+  $('lesson-form').addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    const st = await call('POST', `/api/lessons/${encodeURIComponent(picker.value)}/runs`);
+    if (st) buttons.next.focus();
+  });
+  buttons.next.addEventListener('click', async () => {
+    const st = await call('POST', `/api/lessons/runs/${run.id}/next`);
+    if (st) openStep(st);
+    if (st && st.status === 'ready') buttons.next.focus();
+  });
+  buttons.finish.addEventListener('click', async () => {
+    const st = await call('POST', `/api/lessons/runs/${run.id}/finish`);
+    if (st) openStep(st);
+  });
+  buttons.reset.addEventListener('click', () => call('POST', `/api/lessons/runs/${run.id}/reset`));
+
+  // ---- drawing ----------------------------------------------------------------
+
+  function draw() {
+    if (!run) {
+      out.replaceChildren(el('p', { class: 'hint' }, t('notStarted')));
+      delete out.dataset.status;
+      return;
+    }
+    out.dataset.run = run.id;
+    out.dataset.status = run.status;
+    out.dataset.cursor = String(run.cursor);
+    out.dataset.passed = String(run.passed);
+    out.dataset.checked = String(run.checked);
+    const total = run.steps.length;
+    const parts = [el('p', { class: 'lesson-summary', 'data-testid': 'lesson-summary' }, tx(run.summary))];
+    parts.push(el('p', { class: 'lesson-progress', 'data-testid': 'lesson-progress' },
+      t('stepOf', { n: Math.min(run.cursor + 1, total), total }),
+      run.checked ? ' · ' + t('passed', { passed: run.passed, checked: run.checked }) : ''));
+    parts.push(stepList());
+    const shown = run.steps.filter((s) => s.status === 'done' || s.status === 'failed');
+    const last = shown[shown.length - 1];
+    if (last) parts.push(stepCard(last, false));
+    const next = run.steps[run.cursor];
+    if (next && run.status !== 'failed') parts.push(stepCard(next, true));
+    if (run.status === 'finished') parts.push(el('p', { class: 'status lesson-end', 'data-testid': 'lesson-end', role: 'status' }, t('finished')));
+    if (run.status === 'failed') parts.push(el('p', { class: 'error', 'data-testid': 'lesson-failed' }, t('failed')));
+    parts.push(namesList());
+    out.replaceChildren(...parts);
+  }
+
+  function stepList() {
+    const list = el('ol', { class: 'lesson-steps', 'data-testid': 'lesson-steps' });
+    for (const s of run.steps) {
+      const failedChecks = s.expectations.some((c) => s.status === 'done' && !c.ok);
+      const mark = s.status === 'failed' || failedChecks ? '✗' : s.status === 'done' ? '✓' : s.index === run.cursor ? '▶' : '·';
+      list.append(el('li', { 'data-status': s.status, 'aria-current': s.index === run.cursor ? 'step' : null },
+        el('span', { class: 'mark', 'aria-hidden': 'true' }, mark), ' ', tx(s.title)));
+    }
+    return list;
+  }
+
+  function stepCard(s, upNext) {
+    const card = el('article', {
+      class: 'lesson-step' + (upNext ? ' up-next' : ''),
+      'data-testid': upNext ? 'lesson-upnext' : 'lesson-current',
+      'data-index': s.index,
+      'data-status': s.status,
+    });
+    const heading = (upNext ? t('upNext') + ' · ' : '') + t('stepOf', { n: s.index + 1, total: run.steps.length }) + ' — ' + tx(s.title);
+    card.append(el('h3', {}, heading));
+    card.append(el('p', { class: 'narration', 'data-testid': upNext ? 'lesson-next-narration' : 'lesson-narration' }, tx(s.narration)));
+    card.append(el('h4', {}, t('command')));
+    card.append(el('pre', { class: 'command', 'data-testid': upNext ? 'lesson-next-command' : 'lesson-command', lang: 'en' }, s.command));
+    if (s.expectations.length) {
+      card.append(el('h4', {}, t('checks')));
+      const list = el('ul', { class: 'lesson-checks', 'data-testid': upNext ? 'lesson-next-checks' : 'lesson-checks' });
+      for (const c of s.expectations) list.append(checkRow(c, s.status === 'done'));
+      card.append(list);
+    }
+    if (s.error) card.append(el('p', { class: 'error', 'data-testid': 'lesson-step-error' }, s.error));
+    if (!upNext && s.output.length) {
+      card.append(el('details', { class: 'output' },
+        el('summary', {}, t('output')),
+        el('pre', { 'data-testid': 'lesson-output', lang: 'en' }, s.output.join('\n'))));
+    }
+    return card;
+  }
+
+  function checkRow(c, checked) {
+    const state = checked ? (c.ok ? 'true' : 'false') : 'pending';
+    const mark = state === 'true' ? '✓' : state === 'false' ? '✗' : '…';
+    const word = state === 'true' ? t('holds') : state === 'false' ? t('fails') : t('notYet');
+    const row = el('li', { 'data-testid': 'lesson-check', 'data-ok': state, 'data-fact': c.fact },
+      el('span', { class: 'mark', 'aria-hidden': 'true' }, mark),
+      el('span', { class: 'sr-only' }, word + ': '),
+      el('span', { class: 'what' }, tx(c.text)),
+      el('span', { class: 'values' },
+        t('expected') + ' ', el('strong', { 'data-testid': 'check-expected' }, value(c.expected)),
+        checked ? ' — ' + t('observed') + ' ' : '',
+        checked ? el('strong', { 'data-testid': 'check-observed' }, value(c.observed)) : ''));
+    if (c.note) row.append(el('span', { class: 'check-note', 'data-testid': 'check-note' }, tx(c.note)));
+    return row;
+  }
+
+  function namesList() {
+    const names = Object.entries(run.names || {});
+    if (!names.length) return '';
+    const dl = el('dl', { class: 'facts lesson-names', lang: 'en' });
+    for (const [logical, actual] of names) dl.append(el('dt', {}, logical), el('dd', {}, el('code', {}, actual)));
+    return el('details', { class: 'output' }, el('summary', {}, t('names')), dl);
+  }
+
+  // ---- boot -------------------------------------------------------------------
+
+  setLang(lang);
+  const resume = storage('sessionStorage')?.getItem(RUN_KEY);
+  if (resume) {
+    api('GET', `/api/lessons/runs/${encodeURIComponent(resume)}`).then(setRun, () => setRun(null));
+  }
+  panel.dataset.ready = 'true';
+}
