@@ -88,7 +88,7 @@ func TestGuidedLessons(t *testing.T) {
 					t.Errorf("lesson %s: title %v, want English and Korean", l.ID, l.Title)
 				}
 				if l.ID == "4" {
-					// Lesson 4 needs three brokers: TestReplicationLesson.
+					// Lesson 4 needs three brokers: TestGuidedReplicationLesson.
 					continue
 				}
 				st := a.runLesson(l.ID, l.ID == "3")
@@ -234,4 +234,23 @@ func (a *app) requestFrom(origin, method, path string) (int, string) {
 	}
 	defer resp.Body.Close()
 	return resp.StatusCode, fmt.Sprint(resp.Header.Get("Content-Type"))
+}
+
+// TestGuidedReplicationLesson runs lesson 4 through the runner on three
+// real brokers (seed 002's cluster): replication factor 3, ISR of three,
+// acks=0 without offsets, acks=1 and acks=all acknowledged.
+func TestGuidedReplicationLesson(t *testing.T) {
+	a, _ := startTriple(t)
+	st := a.runLesson("4", false)
+	for _, s := range st.Steps {
+		for _, c := range s.Checks {
+			if !c.OK {
+				t.Errorf("lesson 4 step %d %q: %s: expected %q — observed %q\noutput:\n%s",
+					s.Index+1, s.Title["en"], c.Text["en"], c.Expected, c.Observed, strings.Join(s.Output, "\n"))
+			}
+		}
+	}
+	if st.Status != "finished" || st.Passed != st.Check || st.Check != 6 {
+		t.Fatalf("lesson 4 on three brokers: status %s, %d of %d checks hold (%s)", st.Status, st.Passed, st.Check, st.Error)
+	}
 }

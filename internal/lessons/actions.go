@@ -566,6 +566,11 @@ func (a ReadLog) run(sc stepContext) (*observation, error) {
 	return obs, nil
 }
 
+// inSync reports whether partition 0 has every replica in its ISR.
+func inSync(t cluster.TopicInfo) bool {
+	return len(t.Partitions) > 0 && len(t.Partitions[0].ISR) == len(t.Partitions[0].Replicas)
+}
+
 func txnLabel(e inspect.Entry) string {
 	if !e.Transactional {
 		return "no transaction"
@@ -652,7 +657,13 @@ func (DescribeTopic) Facts() []string { return []string{"partitions", "replicas"
 func (a DescribeTopic) run(sc stepContext) (*observation, error) {
 	topic := sc.run.name(a.Topic)
 	obs := newObservation(topic, 0)
+	deadline := time.Now().Add(30 * time.Second)
 	t, err := sc.deps.Cluster.Topic(sc, topic)
+	for err == nil && a.WaitInSync && !inSync(t) && time.Now().Before(deadline) {
+		if err = sleep(sc, 200*time.Millisecond); err == nil {
+			t, err = sc.deps.Cluster.Topic(sc, topic)
+		}
+	}
 	if err != nil {
 		return obs, err
 	}

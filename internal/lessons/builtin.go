@@ -228,7 +228,7 @@ func lesson4() Lesson {
 			},
 			{
 				Title: "l4.describe.title", Say: "l4.describe.say",
-				Do:      DescribeTopic{Topic: "reliable-orders"},
+				Do:      DescribeTopic{Topic: "reliable-orders", WaitInSync: true},
 				Command: "kafka-topics.sh --bootstrap-server {bootstrap} --describe --topic {reliable-orders}",
 				Expect: []Expect{
 					{Say: "expect.replicas", Fact: "replicas", Want: "3"},

@@ -170,7 +170,13 @@ type DescribeGroup struct{ Group string }
 type DescribeTransaction struct{ TransactionalID string }
 
 // DescribeTopic is kafka-topics.sh --describe: leader, replicas, ISR.
-type DescribeTopic struct{ Topic string }
+type DescribeTopic struct {
+	Topic string
+	// WaitInSync waits (up to 30 s) until every replica of partition 0
+	// is in sync, as the followers of a new topic catch up, then reports
+	// whatever the broker says.
+	WaitInSync bool
+}
 
 // defaultProcess names the process of transactional steps that name none.
 const defaultProcess = "app"
