@@ -20,8 +20,8 @@ func lessonOptions(mode string) []lessons.Summary {
 	return lessons.Summarize(lessons.Builtin(), cluster.Mode(mode))
 }
 
-// ui is a label of the lessons panel in every language.
-func ui(id string) lessons.Text {
+// lessonLabel is a label of the lessons panel in every language.
+func lessonLabel(id string) lessons.Text {
 	t, _ := lessons.Lookup("ui." + id)
 	return t
 }
