@@ -390,6 +390,28 @@ func (a End) run(sc stepContext) (*observation, error) {
 	return obs, nil
 }
 
+// Kind implements Action.
+func (Crash) Kind() string { return "txn-crash" }
+
+// Facts implements Action.
+func (Crash) Facts() []string { return []string{"crashed"} }
+
+func (a Crash) run(sc stepContext) (*observation, error) {
+	id := sc.run.name(a.TransactionalID)
+	process := cmp.Or(a.Process, defaultProcess)
+	obs := newObservation("", 0)
+	st, err := sc.run.process(process).Crash(sc, id)
+	if err != nil {
+		return obs, err
+	}
+	obs.printf("%s killed: its connections dropped, no EndTxn was sent. The transaction of %s (producer %d, epoch %d) stays Ongoing.", process, id, st.ProducerID, st.ProducerEpoch)
+	obs.set("crashed", yesNo(st.Crashed))
+	sc.run.mu.Lock()
+	sc.run.memory.crashedEpoch[id] = st.ProducerEpoch
+	sc.run.mu.Unlock()
+	return obs, nil
+}
+
 // ---- reading ---------------------------------------------------------------
 
 // Kind implements Action.

@@ -31,7 +31,7 @@ const (
 // run: seed 000 (lessons 1–3), seed 002 (lessons 4 and 5) and seed 003
 // (lessons 6a–6d). Each call returns fresh data.
 func Builtin() []Lesson {
-	return []Lesson{lesson1(), lesson2(), lesson3(), lesson4(), lesson5(), lesson6a(), lesson6b(), lesson6c(), lesson6d()}
+	return []Lesson{lesson1(), lesson2(), lesson3(), lesson4(), lesson5(), lesson6a(), lesson6b(), lesson6c(), lesson6d(), lesson6e()}
 }
 
 func seedTopics(msg Msg, names ...string) Step {
@@ -562,6 +562,69 @@ func lesson6d() Lesson {
 			keyed("l6d.user2.title", "l6d.user2.say", "user-2", "user-2 login", "user-2 pay"),
 			read("l6d.read1.title", "l6d.read1.say", "user-1", "user-1 login, user-1 add-to-cart, user-1 pay"),
 			read("l6d.read2.title", "l6d.read2.say", "user-2", "user-2 login, user-2 pay"),
+		},
+	}
+}
+
+func lesson6e() Lesson {
+	send := func(title, say Msg, process, topic, value, want string) Step {
+		return Step{
+			Title: title, Say: say,
+			Do:      Send{Process: process, TransactionalID: "order-service", Topic: topic, Values: []string{value}},
+			Command: "# " + process + "\n" + `producer.produce("{` + topic + `}", value=b"` + value + `"); producer.flush()`,
+			Expect:  []Expect{{Say: "expect.writtenAt", Fact: "offsets", Want: want}},
+		}
+	}
+	initTxn := `producer = Producer({"bootstrap.servers": "{bootstrap}", "transactional.id": "{order-service}"})` + "\n" + `producer.init_transactions(); producer.begin_transaction()`
+	return Lesson{
+		ID: "6e", Seed: "003", Title: "l6e.title", Summary: "l6e.summary",
+		Steps: []Step{
+			seedTopics("l6e.create.say", "orders", "inventory"),
+			{
+				Title: "l6e.plain.title", Say: "l6e.plain.say",
+				Do:      Produce{Topic: "orders", Values: []string{"O-7 created"}, Acks: producer.AcksAll},
+				Command: "echo 'O-7 created' | kafka-console-producer.sh --bootstrap-server {bootstrap} --topic {orders}\n# the process dies before: echo 'I-7 reserved for O-7' | kafka-console-producer.sh ... --topic {inventory}",
+				Expect:  []Expect{{Say: "expect.orders.offsets", Fact: "offsets", Want: "0"}},
+			},
+			consume("l6e.inventory1.title", "l6e.inventory1.say", "inventory", inspect.ReadCommitted,
+				Expect{Say: "expect.total", Fact: "total", Want: "0"},
+			),
+			{
+				Title: "l6e.begin.title", Say: "l6e.begin.say",
+				Do:      Begin{Process: "app-1", TransactionalID: "order-service"},
+				Command: "# app-1\n" + initTxn,
+				Expect:  []Expect{{Say: "expect.producerIdAssigned", Fact: "producerId", Want: "yes"}},
+			},
+			send("l6e.send1.title", "l6e.send1.say", "app-1", "orders", "O-8 created", "1"),
+			{
+				Title: "l6e.crash.title", Say: "l6e.crash.say",
+				Do:      Crash{Process: "app-1", TransactionalID: "order-service"},
+				Command: "kill -9 <pid of app-1>",
+				Expect:  []Expect{{Say: "expect.crashed", Fact: "crashed", Want: "yes"}},
+			},
+			consume("l6e.orders1.title", "l6e.orders1.say", "orders", inspect.ReadCommitted,
+				Expect{Say: "expect.records", Fact: "records", Want: "0: O-7 created"},
+			),
+			{
+				Title: "l6e.restart.title", Say: "l6e.restart.say",
+				Do:      Begin{Process: "app-2", TransactionalID: "order-service"},
+				Command: "# app-2, the restarted service\n" + initTxn,
+				Expect:  []Expect{{Say: "expect.fencedPrevious", Fact: "fencedPrevious", Want: "yes"}},
+			},
+			send("l6e.send2.title", "l6e.send2.say", "app-2", "orders", "O-8 created", "3"),
+			send("l6e.send3.title", "l6e.send3.say", "app-2", "inventory", "I-8 reserved for O-8", "0"),
+			{
+				Title: "l6e.commit.title", Say: "l6e.commit.say",
+				Do:      End{Process: "app-2", TransactionalID: "order-service", Commit: true},
+				Command: "# app-2\n" + pyCommit,
+				Expect:  []Expect{{Say: "expect.ended", Fact: "ended", Want: "committed"}},
+			},
+			consume("l6e.orders2.title", "l6e.orders2.say", "orders", inspect.ReadCommitted,
+				Expect{Say: "expect.records", Fact: "records", Want: "0: O-7 created · 3: O-8 created"},
+			),
+			consume("l6e.inventory2.title", "l6e.inventory2.say", "inventory", inspect.ReadCommitted,
+				Expect{Say: "expect.records", Fact: "records", Want: "0: I-8 reserved for O-8"},
+			),
 		},
 	}
 }

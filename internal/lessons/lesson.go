@@ -142,6 +142,14 @@ type End struct {
 	Commit          bool
 }
 
+// Crash kills the process's producer as SIGKILL would: no EndTxn, its
+// open transaction stays Ongoing until a newer producer with the same
+// transactional.id fences it or transaction.timeout.ms passes.
+type Crash struct {
+	Process         string
+	TransactionalID string
+}
+
 // ReadRecords reads a partition from the start as a consumer at Isolation
 // receives it (the seeds' read.py, kafka-console-consumer.sh).
 type ReadRecords struct {
@@ -202,6 +210,8 @@ func lessonNames(l *Lesson) []string {
 		case Send:
 			add(a.TransactionalID)
 		case End:
+			add(a.TransactionalID)
+		case Crash:
 			add(a.TransactionalID)
 		case DescribeGroup:
 			add(a.Group)

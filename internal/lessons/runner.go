@@ -51,6 +51,7 @@ type Sessions interface {
 	Begin(ctx context.Context, id string) (producer.SessionState, error)
 	Send(ctx context.Context, id string, req producer.Request) (producer.SessionState, error)
 	End(ctx context.Context, id string, commit bool) (producer.SessionState, error)
+	Crash(ctx context.Context, id string) (producer.SessionState, error)
 	Close()
 }
 
@@ -627,6 +628,8 @@ func narrationKind(a Action) string {
 			return live.EventCommit
 		}
 		return live.EventAbort
+	case Crash:
+		return live.EventCrash
 	}
 	return live.EventInfo
 }
