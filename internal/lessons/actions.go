@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -598,6 +599,83 @@ func txnLabel(e inspect.Entry) string {
 		return "no transaction"
 	}
 	return e.Txn
+}
+
+// Kind implements Action.
+func (ApplyPayments) Kind() string { return "apply-payments" }
+
+// Facts implements Action: "deliveries" counts the events handed to the
+// business logic, "skipped" those the processed-id store skipped,
+// "balance" is the account after both deliveries, "status:O" an order's
+// status.
+func (ApplyPayments) Facts() []string { return []string{"deliveries", "skipped", "balance", "status:"} }
+
+func (a ApplyPayments) run(sc stepContext) (*observation, error) {
+	topic := sc.run.name(a.Topic)
+	obs := newObservation(topic, 0)
+	balance := int64(StartingBalance)
+	status := map[string]string{}
+	processed := map[string]bool{} // the persistent store: it survives the crash
+	deliveries, skipped := 0, 0
+	obs.printf("%-8s %-9s %-7s %s", "EVENT", "DELIVERY", "ORDER", "EFFECT")
+	for pass := 1; pass <= 2; pass++ {
+		recs, err := sc.deps.Log.ReadRecords(sc, topic, 0, inspect.ReadCommitted, 0, inspect.MaxLimit)
+		if err != nil {
+			return obs, err
+		}
+		for _, r := range recs {
+			f := strings.Fields(str(r.Value))
+			if len(f) != 3 {
+				continue
+			}
+			event, order := f[0], f[1]
+			amount, err := strconv.ParseInt(f[2], 10, 64)
+			if err != nil {
+				continue
+			}
+			deliveries++
+			var effect string
+			switch a.Effect {
+			case EffectUpsert:
+				status[order] = "PAID"
+				effect = "status = PAID"
+			case EffectDecrement:
+				effect = fmt.Sprintf("balance %d → %d", balance, balance-amount)
+				balance -= amount
+			case EffectDedupe:
+				if processed[event] {
+					skipped++
+					effect = "already processed: skipped"
+				} else {
+					effect = fmt.Sprintf("balance %d → %d", balance, balance-amount)
+					balance -= amount
+					processed[event] = true
+				}
+			default:
+				return obs, fmt.Errorf("unknown effect %q", a.Effect)
+			}
+			obs.printf("%-8s %-9s %-7s %s", event, []string{"", "1st", "2nd"}[pass], order, effect)
+		}
+		if pass == 1 {
+			obs.printf("— the consumer dies before committing its offset; the restarted one reads from offset 0 again —")
+		}
+	}
+	switch a.Effect {
+	case EffectUpsert:
+		orders := slices.Sorted(maps.Keys(status))
+		for _, o := range orders {
+			obs.printf("order %s: status %s", o, status[o])
+		}
+	default:
+		obs.printf("account balance: %d (started at %d)", balance, StartingBalance)
+	}
+	obs.set("deliveries", strconv.Itoa(deliveries))
+	obs.set("skipped", strconv.Itoa(skipped))
+	obs.set("balance", strconv.FormatInt(balance, 10))
+	for _, o := range sc.args("status") {
+		obs.setArg("status", o, cmp.Or(status[o], "none"))
+	}
+	return obs, nil
 }
 
 // ---- describing ------------------------------------------------------------

@@ -31,7 +31,7 @@ const (
 // run: seed 000 (lessons 1–3), seed 002 (lessons 4 and 5) and seed 003
 // (lessons 6a–6d). Each call returns fresh data.
 func Builtin() []Lesson {
-	return []Lesson{lesson1(), lesson2(), lesson3(), lesson4(), lesson5(), lesson6a(), lesson6b(), lesson6c(), lesson6d(), lesson6e()}
+	return []Lesson{lesson1(), lesson2(), lesson3(), lesson4(), lesson5(), lesson6a(), lesson6b(), lesson6c(), lesson6d(), lesson6e(), lesson6f()}
 }
 
 func seedTopics(msg Msg, names ...string) Step {
@@ -624,6 +624,43 @@ func lesson6e() Lesson {
 			),
 			consume("l6e.inventory2.title", "l6e.inventory2.say", "inventory", inspect.ReadCommitted,
 				Expect{Say: "expect.records", Fact: "records", Want: "0: I-8 reserved for O-8"},
+			),
+		},
+	}
+}
+
+func lesson6f() Lesson {
+	apply := func(title, say Msg, effect, cmd string, expect ...Expect) Step {
+		return Step{
+			Title: title, Say: say,
+			Do:      ApplyPayments{Topic: "payments", Effect: effect},
+			Command: cmd,
+			Expect:  append([]Expect{{Say: "expect.deliveries", Fact: "deliveries", Want: "4"}}, expect...),
+		}
+	}
+	return Lesson{
+		ID: "6f", Seed: "003", Title: "l6f.title", Summary: "l6f.summary",
+		Steps: []Step{
+			seedTopics("l6f.create.say", "payments"),
+			{
+				Title: "l6f.produce.title", Say: "l6f.produce.say",
+				Do:      Produce{Topic: "payments", Values: []string{"PAY-1 O-1 10000", "PAY-2 O-2 25000"}, Acks: producer.AcksAll, Idempotent: true},
+				Command: "printf 'PAY-1 O-1 10000\\nPAY-2 O-2 25000\\n' | kafka-console-producer.sh --bootstrap-server {bootstrap} --topic {payments}",
+				Expect:  []Expect{{Say: "expect.orders.offsets", Fact: "offsets", Want: "0, 1"}},
+			},
+			apply("l6f.upsert.title", "l6f.upsert.say", EffectUpsert,
+				"UPDATE orders SET status = 'PAID' WHERE order_id = :orderId;",
+				Expect{Say: "expect.status", Fact: "status", Arg: "O-1", Want: "PAID"},
+				Expect{Say: "expect.status", Fact: "status", Arg: "O-2", Want: "PAID"},
+			),
+			apply("l6f.decrement.title", "l6f.decrement.say", EffectDecrement,
+				"UPDATE accounts SET balance = balance - :amount WHERE user_id = :userId;",
+				Expect{Say: "expect.balanceTwice", Fact: "balance", Want: "30000"},
+			),
+			apply("l6f.dedupe.title", "l6f.dedupe.say", EffectDedupe,
+				"if redis.exists(\"processed:\" + eventId): skip\nUPDATE accounts SET balance = balance - :amount WHERE user_id = :userId;\nredis.set(\"processed:\" + eventId, \"1\", TTL)",
+				Expect{Say: "expect.skipped", Fact: "skipped", Want: "2"},
+				Expect{Say: "expect.balanceOnce", Fact: "balance", Want: "65000"},
 			),
 		},
 	}

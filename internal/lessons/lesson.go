@@ -150,6 +150,36 @@ type Crash struct {
 	TransactionalID string
 }
 
+// ApplyPayments is a consumer's business logic over the payment events of
+// Topic ("PAY-1 O-1 10000": event id, order id, amount), delivered twice as
+// at-least-once delivers them when a consumer dies before committing: a
+// read_committed consumer reads the partition from the start, the process
+// dies, the restarted one reads it again. Effect is what each delivery
+// does: EffectUpsert, EffectDecrement or EffectDedupe. The account, the
+// orders' statuses and the processed-id store stand in for the
+// application's database and Redis: they survive the crash, as persistent
+// stores do (an in-memory set would not).
+type ApplyPayments struct {
+	Topic  string
+	Effect string
+}
+
+// The effects ApplyPayments can apply (seed 003's examples).
+const (
+	// EffectUpsert sets the order's status: UPDATE orders SET
+	// status = 'PAID' WHERE order_id = ?. A replay changes nothing.
+	EffectUpsert = "upsert-status"
+	// EffectDecrement charges the account: UPDATE accounts SET
+	// balance = balance - ?. A replay charges again.
+	EffectDecrement = "decrement-balance"
+	// EffectDedupe charges the account unless the event id is in a
+	// persistent processed-id store, then records it.
+	EffectDedupe = "decrement-with-processed-ids"
+)
+
+// StartingBalance is the account's balance before each ApplyPayments.
+const StartingBalance = 100000
+
 // ReadRecords reads a partition from the start as a consumer at Isolation
 // receives it (the seeds' read.py, kafka-console-consumer.sh).
 type ReadRecords struct {
@@ -250,6 +280,8 @@ func actionTopics(a Action) []string {
 	case Send:
 		return []string{a.Topic}
 	case ReadRecords:
+		return []string{a.Topic}
+	case ApplyPayments:
 		return []string{a.Topic}
 	case ReadLog:
 		return []string{a.Topic}

@@ -281,4 +281,22 @@ var english = map[Msg]string{
 	"l6e.orders2.say":      "O-7 from the plain write and O-8 from the committed transaction; the aborted O-8 is skipped.",
 	"l6e.inventory2.title": "Read {inventory} with read_committed",
 	"l6e.inventory2.say":   "The stock change of O-8 — and none for O-7, whose plain write can never be completed by Kafka.",
+
+	// Lesson 6f.
+	"l6f.title":           "Lesson 6f — Idempotent consumers",
+	"l6f.summary":         "At-least-once delivers a payment again when the consumer dies before committing. Setting a status (an upsert) survives the replay; decrementing a balance charges twice; a persistent store of processed event ids skips the replay.",
+	"l6f.create.say":      "{payments}, one partition.",
+	"l6f.produce.title":   "Two payment events",
+	"l6f.produce.say":     "'PAY-1 O-1 10000' and 'PAY-2 O-2 25000': event id, order id, amount.",
+	"l6f.upsert.title":    "Consumer A: set the order's status",
+	"l6f.upsert.say":      "The consumer sets each order to PAID, then dies before committing; the restart delivers both events again. Setting a status twice gives the same result: the operation is idempotent.",
+	"l6f.decrement.title": "Consumer B: decrement the balance",
+	"l6f.decrement.say":   "The same replay against an account of 100000: each delivery subtracts the amount, so both payments are charged twice — 30000 instead of 65000.",
+	"l6f.dedupe.title":    "Consumer C: remember processed event ids",
+	"l6f.dedupe.say":      "Before charging, the consumer checks a persistent store (Redis, a database table) for the event id and records it afterwards. The replay finds both ids and skips them: 65000. An in-memory set would be lost in the crash.",
+	"expect.deliveries":   "Events delivered to the business logic (two deliveries)",
+	"expect.status":       "Status of the order after the replay",
+	"expect.balanceTwice": "Account balance after the replay (100000 − 2 × 35000)",
+	"expect.balanceOnce":  "Account balance after the replay (100000 − 35000)",
+	"expect.skipped":      "Deliveries skipped as already processed",
 }

@@ -281,4 +281,22 @@ var korean = map[Msg]string{
 	"l6e.orders2.say":      "트랜잭션 없이 쓴 O-7과 커밋된 트랜잭션의 O-8이 보여요. 중단된 O-8은 걸러져요.",
 	"l6e.inventory2.title": "read_committed로 {inventory} 읽기",
 	"l6e.inventory2.say":   "O-8의 재고 변경이 있어요. O-7의 재고 변경은 없어요. 트랜잭션 없이 쓴 O-7은 Kafka가 마저 완성해 줄 수 없어요.",
+
+	// Lesson 6f.
+	"l6f.title":           "실습 6f — 멱등한 컨슈머",
+	"l6f.summary":         "컨슈머가 commit 전에 죽으면 At-least-once는 결제 이벤트를 다시 전달해요. 상태를 설정하는 upsert는 재처리해도 결과가 같고, 잔액 차감은 두 번 빠지고, 처리한 이벤트 ID를 영속 저장소에 남기면 재처리를 건너뛰어요.",
+	"l6f.create.say":      "파티션 1개짜리 {payments}를 만들어요.",
+	"l6f.produce.title":   "결제 이벤트 두 개",
+	"l6f.produce.say":     "'PAY-1 O-1 10000'과 'PAY-2 O-2 25000'이에요: 이벤트 ID, 주문 ID, 금액.",
+	"l6f.upsert.title":    "컨슈머 A: 주문 상태 설정",
+	"l6f.upsert.say":      "컨슈머가 주문마다 상태를 PAID로 바꾸고 commit 전에 죽어요. 재시작하면 두 이벤트가 다시 전달돼요. 상태를 두 번 설정해도 결과가 같으니 멱등해요.",
+	"l6f.decrement.title": "컨슈머 B: 잔액 차감",
+	"l6f.decrement.say":   "잔액 100000인 계좌에 같은 재처리가 일어나요. 전달될 때마다 금액을 빼니 두 결제가 두 번씩 빠져서 65000이 아니라 30000이 돼요.",
+	"l6f.dedupe.title":    "컨슈머 C: 처리한 이벤트 ID 기록",
+	"l6f.dedupe.say":      "차감하기 전에 영속 저장소(Redis, DB 테이블)에서 이벤트 ID를 확인하고, 처리한 뒤 기록해요. 재처리 때는 두 ID가 이미 있으니 건너뛰어서 65000이에요. 인메모리 자료구조는 재시작하면 사라지니 쓸 수 없어요.",
+	"expect.deliveries":   "비즈니스 로직에 전달된 이벤트 수 (두 번 전달)",
+	"expect.status":       "재처리 뒤 주문 상태",
+	"expect.balanceTwice": "재처리 뒤 계좌 잔액 (100000 − 2 × 35000)",
+	"expect.balanceOnce":  "재처리 뒤 계좌 잔액 (100000 − 35000)",
+	"expect.skipped":      "이미 처리해서 건너뛴 전달 수",
 }

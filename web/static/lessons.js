@@ -217,7 +217,8 @@ export function setupLessons(app) {
     }
     if (s.error) card.append(el('p', { class: 'error', 'data-testid': 'lesson-step-error' }, s.error));
     if (!upNext && s.output.length) {
-      card.append(el('details', { class: 'output' },
+      // A consumer's effects are the point of their step: show them open.
+      card.append(el('details', { class: 'output', open: s.action === 'apply-payments' },
         el('summary', {}, t('output')),
         el('pre', { 'data-testid': 'lesson-output', lang: 'en' }, s.output.join('\n'))));
     }
