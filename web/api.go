@@ -214,6 +214,9 @@ func (s *Server) produce(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	if req.Fault != producer.NoFault && !s.allowFault(w, r) {
+		return
+	}
 	t, err := s.deps.Cluster.Topic(r.Context(), body.Topic)
 	if err != nil {
 		s.writeError(w, r, err)
@@ -254,6 +257,9 @@ func (s *Server) runProcessor(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := cfg.Validate(); err != nil {
 		s.writeError(w, r, err)
+		return
+	}
+	if !s.allowFault(w, r) {
 		return
 	}
 	for _, topic := range []string{cfg.Input, cfg.Output} {

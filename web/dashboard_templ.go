@@ -43,56 +43,79 @@ func dashboardPage(v dashboardView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "</title><link rel=\"stylesheet\" href=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "</title>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		var templ_7745c5c3_Var3 string
-		templ_7745c5c3_Var3, templ_7745c5c3_Err = templruntime.NewAttributeExpression(assetURL("style.css")).ResolveURL(ctx)
-		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 15, Col: 54}
+		if v.CSRFToken != "" {
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "<meta name=\"csrf-token\" content=\"")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			var templ_7745c5c3_Var3 string
+			templ_7745c5c3_Var3, templ_7745c5c3_Err = templruntime.NewAttributeExpression(v.CSRFToken).Resolve(ctx)
+			if templ_7745c5c3_Err != nil {
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 16, Col: 49}
+			}
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var3)
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "\">")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
 		}
-		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var3)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "\"><link rel=\"stylesheet\" href=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "<link rel=\"stylesheet\" href=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var4 string
-		templ_7745c5c3_Var4, templ_7745c5c3_Err = templruntime.NewAttributeExpression(assetURL("lessons.css")).ResolveURL(ctx)
+		templ_7745c5c3_Var4, templ_7745c5c3_Err = templruntime.NewAttributeExpression(assetURL("style.css")).ResolveURL(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 16, Col: 56}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 18, Col: 54}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var4)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "\"><script type=\"module\" src=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "\"><link rel=\"stylesheet\" href=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var5 string
-		templ_7745c5c3_Var5, templ_7745c5c3_Err = templruntime.NewAttributeExpression(assetURL("app.js")).ResolveURL(ctx)
+		templ_7745c5c3_Var5, templ_7745c5c3_Err = templruntime.NewAttributeExpression(assetURL("lessons.css")).ResolveURL(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 17, Col: 49}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 19, Col: 56}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var5)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "\"></script></head><body><a class=\"skip-link\" href=\"#log-viewport\">Skip to the log</a><div class=\"banner\" id=\"broker-banner\" data-testid=\"broker-banner\" role=\"alert\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "\"><script type=\"module\" src=\"")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		var templ_7745c5c3_Var6 string
+		templ_7745c5c3_Var6, templ_7745c5c3_Err = templruntime.NewAttributeExpression(assetURL("app.js")).ResolveURL(ctx)
+		if templ_7745c5c3_Err != nil {
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 20, Col: 49}
+		}
+		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var6)
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "\"></script></head><body><a class=\"skip-link\" href=\"#log-viewport\">Skip to the log</a><div class=\"banner\" id=\"broker-banner\" data-testid=\"broker-banner\" role=\"alert\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		if !v.Unreachable {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, " hidden")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, " hidden")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "><strong>Kafka broker unreachable.</strong> <span id=\"broker-banner-text\">The dashboard keeps trying and recovers by itself when the broker is back.</span></div>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "><strong>Kafka broker unreachable.</strong> <span id=\"broker-banner-text\">The dashboard keeps trying and recovers by itself when the broker is back.</span></div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -100,63 +123,95 @@ func dashboardPage(v dashboardView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
+		if v.Classroom {
+			templ_7745c5c3_Err = classroomBar(v).Render(ctx, templ_7745c5c3_Buffer)
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+		}
 		templ_7745c5c3_Err = legend().Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "<main id=\"app\" data-topic=\"")
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		var templ_7745c5c3_Var6 string
-		templ_7745c5c3_Var6, templ_7745c5c3_Err = templruntime.NewAttributeExpression(v.Topic).Resolve(ctx)
-		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 29, Col: 24}
-		}
-		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var6)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "\" data-partition=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "<main id=\"app\" data-topic=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var7 string
-		templ_7745c5c3_Var7, templ_7745c5c3_Err = templruntime.NewAttributeExpression(v.PartitionText()).Resolve(ctx)
+		templ_7745c5c3_Var7, templ_7745c5c3_Err = templruntime.NewAttributeExpression(v.Topic).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 30, Col: 38}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 35, Col: 24}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var7)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "\" data-has-topic=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "\" data-partition=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var8 string
-		templ_7745c5c3_Var8, templ_7745c5c3_Err = templruntime.NewAttributeExpression(boolText(v.HasTopic)).Resolve(ctx)
+		templ_7745c5c3_Var8, templ_7745c5c3_Err = templruntime.NewAttributeExpression(v.PartitionText()).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 31, Col: 41}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 36, Col: 38}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var8)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "\" data-mode=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "\" data-has-topic=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var9 string
-		templ_7745c5c3_Var9, templ_7745c5c3_Err = templruntime.NewAttributeExpression(v.Mode).Resolve(ctx)
+		templ_7745c5c3_Var9, templ_7745c5c3_Err = templruntime.NewAttributeExpression(boolText(v.HasTopic)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 32, Col: 22}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 37, Col: 41}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var9)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "\"><div class=\"stage\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "\" data-mode=\"")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		var templ_7745c5c3_Var10 string
+		templ_7745c5c3_Var10, templ_7745c5c3_Err = templruntime.NewAttributeExpression(v.Mode).Resolve(ctx)
+		if templ_7745c5c3_Err != nil {
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 38, Col: 22}
+		}
+		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var10)
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "\" data-role=\"")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		var templ_7745c5c3_Var11 string
+		templ_7745c5c3_Var11, templ_7745c5c3_Err = templruntime.NewAttributeExpression(v.Role).Resolve(ctx)
+		if templ_7745c5c3_Err != nil {
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 39, Col: 22}
+		}
+		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var11)
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, "\" data-classroom=\"")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		var templ_7745c5c3_Var12 string
+		templ_7745c5c3_Var12, templ_7745c5c3_Err = templruntime.NewAttributeExpression(boolText(v.Classroom)).Resolve(ctx)
+		if templ_7745c5c3_Err != nil {
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 40, Col: 42}
+		}
+		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var12)
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, "\"><div class=\"stage\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -164,7 +219,7 @@ func dashboardPage(v dashboardView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "<aside class=\"side\" aria-label=\"Timeline and offset details\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "<aside class=\"side\" aria-label=\"Timeline and offset details\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -176,29 +231,43 @@ func dashboardPage(v dashboardView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "</aside></div>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "</aside></div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = lessonsPanel(v).Render(ctx, templ_7745c5c3_Buffer)
+		if v.Teacher() {
+			templ_7745c5c3_Err = lessonsPanel(v).Render(ctx, templ_7745c5c3_Buffer)
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, "<div class=\"panels\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "<div class=\"panels\">")
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = seedPanel().Render(ctx, templ_7745c5c3_Buffer)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = processorPanel().Render(ctx, templ_7745c5c3_Buffer)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = transactionPanel(v).Render(ctx, templ_7745c5c3_Buffer)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
+		if v.Teacher() {
+			if v.Classroom {
+				templ_7745c5c3_Err = classroomPanel(v).Render(ctx, templ_7745c5c3_Buffer)
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, " ")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = seedPanel().Render(ctx, templ_7745c5c3_Buffer)
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = processorPanel().Render(ctx, templ_7745c5c3_Buffer)
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = transactionPanel(v).Render(ctx, templ_7745c5c3_Buffer)
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
 		}
 		templ_7745c5c3_Err = coordinatorPanel().Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
@@ -208,15 +277,17 @@ func dashboardPage(v dashboardView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = producerPanel(v).Render(ctx, templ_7745c5c3_Buffer)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
+		if v.Teacher() {
+			templ_7745c5c3_Err = producerPanel(v).Render(ctx, templ_7745c5c3_Buffer)
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = topicsPanel(v).Render(ctx, templ_7745c5c3_Buffer)
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
 		}
-		templ_7745c5c3_Err = topicsPanel(v).Render(ctx, templ_7745c5c3_Buffer)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, "</div></main><noscript><p class=\"problem\">The live log needs JavaScript; the JSON API at /api works without it.</p></noscript></body></html>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "</div></main><noscript><p class=\"problem\">The live log needs JavaScript; the JSON API at /api works without it.</p></noscript></body></html>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -241,87 +312,87 @@ func masthead(v dashboardView) templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, "<header class=\"masthead\"><div class=\"brand\"><h1><a href=\"/\">Offset Lab</a></h1><p class=\"stream-status\" id=\"stream-status\" data-testid=\"stream-status\" data-state=\"idle\" role=\"status\">not connected</p><p class=\"cluster\" data-testid=\"cluster\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "<header class=\"masthead\"><div class=\"brand\"><h1><a href=\"/\">Offset Lab</a></h1><p class=\"stream-status\" id=\"stream-status\" data-testid=\"stream-status\" data-state=\"idle\" role=\"status\">not connected</p><p class=\"cluster\" data-testid=\"cluster\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		if v.Mode == "embedded" {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "Embedded broker ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, "Embedded broker ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		} else {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "Apache Kafka ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 25, "Apache Kafka ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, "· Kafka clients: <code>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 26, "· Kafka clients: <code>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		var templ_7745c5c3_Var11 string
-		templ_7745c5c3_Var11, templ_7745c5c3_Err = templ.JoinStringErrs(v.KafkaAddr)
+		var templ_7745c5c3_Var14 string
+		templ_7745c5c3_Var14, templ_7745c5c3_Err = templ.JoinStringErrs(v.KafkaAddr)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 68, Col: 41}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 85, Col: 41}
 		}
-		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var11))
+		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var14))
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "</code></p></div><form class=\"picker\" id=\"topic-picker\" data-testid=\"topic-picker\"><label for=\"topic-select\" class=\"sr-only\">Partition on show</label> <select id=\"topic-select\" name=\"partition\" data-testid=\"topic-select\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 27, "</code></p></div><form class=\"picker\" id=\"topic-picker\" data-testid=\"topic-picker\"><label for=\"topic-select\" class=\"sr-only\">Partition on show</label> <select id=\"topic-select\" name=\"partition\" data-testid=\"topic-select\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		if !v.HasTopic {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "<option value=\"\" selected>Choose a topic…</option> ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 28, "<option value=\"\" selected>Choose a topic…</option> ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		}
 		for _, o := range v.Topics {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "<option value=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 29, "<option value=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			var templ_7745c5c3_Var12 string
-			templ_7745c5c3_Var12, templ_7745c5c3_Err = templruntime.NewAttributeExpression(o.Value()).Resolve(ctx)
+			var templ_7745c5c3_Var15 string
+			templ_7745c5c3_Var15, templ_7745c5c3_Err = templruntime.NewAttributeExpression(o.Value()).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 78, Col: 30}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 95, Col: 30}
 			}
-			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var12)
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var15)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, "\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 30, "\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			if v.Selected(o) {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 25, " selected")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 31, " selected")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 26, ">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 32, ">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			var templ_7745c5c3_Var13 string
-			templ_7745c5c3_Var13, templ_7745c5c3_Err = templ.JoinStringErrs(o.Label())
+			var templ_7745c5c3_Var16 string
+			templ_7745c5c3_Var16, templ_7745c5c3_Err = templ.JoinStringErrs(o.Label())
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 78, Col: 72}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 95, Col: 72}
 			}
-			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var13))
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var16))
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 27, "</option>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 33, "</option>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 28, "</select> <button type=\"submit\" data-testid=\"topic-open\">Open</button></form></header>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 34, "</select> <button type=\"submit\" data-testid=\"topic-open\">Open</button></form></header>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -348,7 +419,7 @@ func legend() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 29, "<section class=\"legend\" aria-label=\"Legend\" data-testid=\"legend\"><ul><li><span class=\"swatch cell\" data-kind=\"data\" data-txn=\"none\" aria-hidden=\"true\"><span class=\"tag\">data</span></span> no transaction</li><li><span class=\"swatch cell\" data-kind=\"data\" data-txn=\"committed\" aria-hidden=\"true\"><span class=\"tag\">✓ committed</span></span><span class=\"sr-only\">record in a committed transaction</span></li><li><span class=\"swatch cell\" data-kind=\"data\" data-txn=\"open\" aria-hidden=\"true\"><span class=\"tag\">… open</span></span><span class=\"sr-only\">record in an open transaction</span></li><li><span class=\"swatch cell\" data-kind=\"data\" data-txn=\"aborted\" aria-hidden=\"true\"><span class=\"tag\">✗ aborted</span></span><span class=\"sr-only\">record in an aborted transaction</span></li><li><span class=\"swatch cell\" data-kind=\"control\" data-marker=\"COMMIT\" data-txn=\"committed\" aria-hidden=\"true\"><span class=\"tag\">COMMIT</span></span> <span class=\"swatch cell\" data-kind=\"control\" data-marker=\"ABORT\" data-txn=\"aborted\" aria-hidden=\"true\"><span class=\"tag\">ABORT</span></span> markers</li><li><span class=\"swatch cell\" data-kind=\"gap\" data-txn=\"none\" aria-hidden=\"true\"><span class=\"tag\">gap</span></span> no record</li><li><span class=\"swatch lane\" data-received=\"true\" aria-hidden=\"true\">✓</span> received</li><li><span class=\"swatch flag\" data-kind=\"lso\" aria-hidden=\"true\">LSO</span> <span class=\"swatch flag\" data-kind=\"hw\" aria-hidden=\"true\">HW</span> <span class=\"swatch flag\" data-kind=\"group\" aria-hidden=\"true\">group</span> pointers</li></ul></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 35, "<section class=\"legend\" aria-label=\"Legend\" data-testid=\"legend\"><ul><li><span class=\"swatch cell\" data-kind=\"data\" data-txn=\"none\" aria-hidden=\"true\"><span class=\"tag\">data</span></span> no transaction</li><li><span class=\"swatch cell\" data-kind=\"data\" data-txn=\"committed\" aria-hidden=\"true\"><span class=\"tag\">✓ committed</span></span><span class=\"sr-only\">record in a committed transaction</span></li><li><span class=\"swatch cell\" data-kind=\"data\" data-txn=\"open\" aria-hidden=\"true\"><span class=\"tag\">… open</span></span><span class=\"sr-only\">record in an open transaction</span></li><li><span class=\"swatch cell\" data-kind=\"data\" data-txn=\"aborted\" aria-hidden=\"true\"><span class=\"tag\">✗ aborted</span></span><span class=\"sr-only\">record in an aborted transaction</span></li><li><span class=\"swatch cell\" data-kind=\"control\" data-marker=\"COMMIT\" data-txn=\"committed\" aria-hidden=\"true\"><span class=\"tag\">COMMIT</span></span> <span class=\"swatch cell\" data-kind=\"control\" data-marker=\"ABORT\" data-txn=\"aborted\" aria-hidden=\"true\"><span class=\"tag\">ABORT</span></span> markers</li><li><span class=\"swatch cell\" data-kind=\"gap\" data-txn=\"none\" aria-hidden=\"true\"><span class=\"tag\">gap</span></span> no record</li><li><span class=\"swatch lane\" data-received=\"true\" aria-hidden=\"true\">✓</span> received</li><li><span class=\"swatch flag\" data-kind=\"lso\" aria-hidden=\"true\">LSO</span> <span class=\"swatch flag\" data-kind=\"hw\" aria-hidden=\"true\">HW</span> <span class=\"swatch flag\" data-kind=\"group\" aria-hidden=\"true\">group</span> pointers</li></ul></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -373,102 +444,254 @@ func logPanel(v dashboardView) templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 30, "<section class=\"log-panel\" aria-labelledby=\"log-title\"><div class=\"log-head\"><h2 id=\"log-title\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 36, "<section class=\"log-panel\" aria-labelledby=\"log-title\"><div class=\"log-head\"><h2 id=\"log-title\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		if v.HasTopic {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 31, "Log of <span id=\"log-name\" data-testid=\"log-name\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 37, "Log of <span id=\"log-name\" data-testid=\"log-name\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			var templ_7745c5c3_Var16 string
-			templ_7745c5c3_Var16, templ_7745c5c3_Err = templ.JoinStringErrs(v.Topic)
+			var templ_7745c5c3_Var19 string
+			templ_7745c5c3_Var19, templ_7745c5c3_Err = templ.JoinStringErrs(v.Topic)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 117, Col: 64}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 134, Col: 64}
 			}
-			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var16))
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 32, "-")
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var19))
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			var templ_7745c5c3_Var17 string
-			templ_7745c5c3_Var17, templ_7745c5c3_Err = templ.JoinStringErrs(v.PartitionText())
-			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 117, Col: 86}
-			}
-			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var17))
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 38, "-")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 33, "</span>")
+			var templ_7745c5c3_Var20 string
+			templ_7745c5c3_Var20, templ_7745c5c3_Err = templ.JoinStringErrs(v.PartitionText())
+			if templ_7745c5c3_Err != nil {
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 134, Col: 86}
+			}
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var20))
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 39, "</span>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		} else {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 34, "Log of <span id=\"log-name\" data-testid=\"log-name\">no partition chosen</span>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 40, "Log of <span id=\"log-name\" data-testid=\"log-name\">no partition chosen</span>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 35, "</h2><div class=\"pointer-summary\" id=\"pointer-summary\" data-testid=\"pointer-bar\" aria-label=\"Pointers\"></div></div><p class=\"lso-why\" id=\"lso-why\" data-testid=\"lso-why\" aria-live=\"polite\"></p><p class=\"lane-counts\"><span id=\"lane-count-rc\" data-testid=\"lane-count-rc\"></span> <span id=\"lane-count-ru\" data-testid=\"lane-count-ru\"></span></p>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 41, "</h2><div class=\"pointer-summary\" id=\"pointer-summary\" data-testid=\"pointer-bar\" aria-label=\"Pointers\"></div></div><p class=\"lso-why\" id=\"lso-why\" data-testid=\"lso-why\" aria-live=\"polite\"></p><p class=\"lane-counts\"><span id=\"lane-count-rc\" data-testid=\"lane-count-rc\"></span> <span id=\"lane-count-ru\" data-testid=\"lane-count-ru\"></span></p>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		if v.Problem != "" {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 36, "<p class=\"problem\" id=\"problem\" data-testid=\"problem\" role=\"status\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 42, "<p class=\"problem\" id=\"problem\" data-testid=\"problem\" role=\"status\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			var templ_7745c5c3_Var18 string
-			templ_7745c5c3_Var18, templ_7745c5c3_Err = templ.JoinStringErrs(v.Problem)
+			var templ_7745c5c3_Var21 string
+			templ_7745c5c3_Var21, templ_7745c5c3_Err = templ.JoinStringErrs(v.Problem)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 130, Col: 82}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 147, Col: 82}
 			}
-			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var18))
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var21))
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 37, "</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 43, "</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		} else {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 38, "<p class=\"problem\" id=\"problem\" data-testid=\"problem\" role=\"status\" hidden></p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 44, "<p class=\"problem\" id=\"problem\" data-testid=\"problem\" role=\"status\" hidden></p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		}
-		if !v.HasTopic && !v.Unreachable {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 39, "<div class=\"empty\" data-testid=\"empty-state\"><p><strong>Nothing to show yet.</strong> Pick a partition above, create a topic, or set up seed 000 — the seed's three orders and its topics — with one click:</p><p><a class=\"button-link\" href=\"#seed-panel\">Go to “Set up seed 000”</a></p></div>")
+		if !v.HasTopic && !v.Unreachable && !v.Teacher() {
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 45, "<div class=\"empty\" data-testid=\"empty-state\"><p><strong>Nothing to show yet.</strong> This page follows the partition the teacher opens; it appears here by itself.</p></div>")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+		} else if !v.HasTopic && !v.Unreachable {
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 46, "<div class=\"empty\" data-testid=\"empty-state\"><p><strong>Nothing to show yet.</strong> Pick a partition above, create a topic, or set up seed 000 — the seed's three orders and its topics — with one click:</p><p><a class=\"button-link\" href=\"#seed-panel\">Go to “Set up seed 000”</a></p></div>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 40, "<div class=\"log-frame\" id=\"log-frame\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 47, "<div class=\"log-frame\" id=\"log-frame\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		if !v.HasTopic {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 41, " hidden")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 48, " hidden")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 42, "><div class=\"log-viewport\" id=\"log-viewport\" data-testid=\"log-viewport\" role=\"group\" aria-roledescription=\"partition log\" aria-label=\"Partition log, one cell per offset. Arrow keys move between offsets, Enter shows details, Page Up and Page Down scroll.\" tabindex=\"-1\"></div><div class=\"minimap\" id=\"minimap\" data-testid=\"minimap\" role=\"scrollbar\" tabindex=\"0\" aria-controls=\"log-viewport\" aria-orientation=\"vertical\" aria-label=\"Minimap: jump anywhere in the log\" aria-valuemin=\"0\" aria-valuemax=\"0\" aria-valuenow=\"0\"><div class=\"minimap-thumb\" id=\"minimap-thumb\"></div></div></div><form class=\"log-tools\" id=\"goto-form\" data-testid=\"goto-form\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 49, "><div class=\"log-viewport\" id=\"log-viewport\" data-testid=\"log-viewport\" role=\"group\" aria-roledescription=\"partition log\" aria-label=\"Partition log, one cell per offset. Arrow keys move between offsets, Enter shows details, Page Up and Page Down scroll.\" tabindex=\"-1\"></div><div class=\"minimap\" id=\"minimap\" data-testid=\"minimap\" role=\"scrollbar\" tabindex=\"0\" aria-controls=\"log-viewport\" aria-orientation=\"vertical\" aria-label=\"Minimap: jump anywhere in the log\" aria-valuemin=\"0\" aria-valuemax=\"0\" aria-valuenow=\"0\"><div class=\"minimap-thumb\" id=\"minimap-thumb\"></div></div></div><form class=\"log-tools\" id=\"goto-form\" data-testid=\"goto-form\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		if !v.HasTopic {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 43, " hidden")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 50, " hidden")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 44, "><label for=\"goto-offset\">Go to offset</label> <input id=\"goto-offset\" type=\"number\" min=\"0\" inputmode=\"numeric\" data-testid=\"goto-offset\"> <button type=\"submit\">Go</button> <button type=\"button\" id=\"follow-toggle\" data-testid=\"follow-toggle\" aria-pressed=\"true\">Follow new offsets</button> <span class=\"window-text\" id=\"window-text\" data-testid=\"window-text\"></span></form></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 51, "><label for=\"goto-offset\">Go to offset</label> <input id=\"goto-offset\" type=\"number\" min=\"0\" inputmode=\"numeric\" data-testid=\"goto-offset\"> <button type=\"submit\">Go</button> <button type=\"button\" id=\"follow-toggle\" data-testid=\"follow-toggle\" aria-pressed=\"true\">Follow new offsets</button> <span class=\"window-text\" id=\"window-text\" data-testid=\"window-text\"></span></form></section>")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		return nil
+	})
+}
+
+// classroomBar tells everyone which view this is. The student's carries
+// the one control of the student view: following the teacher's partition.
+func classroomBar(v dashboardView) templ.Component {
+	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
+		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
+		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
+			return templ_7745c5c3_CtxErr
+		}
+		templ_7745c5c3_Buffer, templ_7745c5c3_IsBuffer := templruntime.GetBuffer(templ_7745c5c3_W)
+		if !templ_7745c5c3_IsBuffer {
+			defer func() {
+				templ_7745c5c3_BufErr := templruntime.ReleaseBuffer(templ_7745c5c3_Buffer)
+				if templ_7745c5c3_Err == nil {
+					templ_7745c5c3_Err = templ_7745c5c3_BufErr
+				}
+			}()
+		}
+		ctx = templ.InitializeContext(ctx)
+		ctx = templ.ClearChildren(ctx)
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 52, "<section class=\"classroom-bar\" data-testid=\"classroom-bar\" data-role=\"")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		var templ_7745c5c3_Var23 string
+		templ_7745c5c3_Var23, templ_7745c5c3_Err = templruntime.NewAttributeExpression(v.Role).Resolve(ctx)
+		if templ_7745c5c3_Err != nil {
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 200, Col: 78}
+		}
+		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var23)
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 53, "\" aria-label=\"Classroom\">")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		if v.Teacher() {
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 54, "<p><strong>Classroom mode · teacher.</strong> Students join at <a href=\"")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			var templ_7745c5c3_Var24 string
+			templ_7745c5c3_Var24, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.URL(v.JoinURL)).ResolveURL(ctx)
+			if templ_7745c5c3_Err != nil {
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 204, Col: 51}
+			}
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var24)
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 55, "\" data-testid=\"join-url-bar\">")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			var templ_7745c5c3_Var25 string
+			templ_7745c5c3_Var25, templ_7745c5c3_Err = templ.JoinStringErrs(v.JoinURL)
+			if templ_7745c5c3_Err != nil {
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 204, Col: 92}
+			}
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var25))
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 56, "</a> · <span data-testid=\"students-bar\"><span class=\"students-count\">0</span> watching</span> · <a href=\"#classroom-panel\">QR code</a></p>")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+		} else {
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 57, "<p><strong>Student view.</strong> You watch the teacher's Offset Lab live: scroll, select offsets and read what happened. Only the teacher can change anything.</p><label class=\"follow\"><input type=\"checkbox\" id=\"follow-teacher\" data-testid=\"follow-teacher\" checked> Follow the teacher's partition</label>")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 58, "</section>")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		return nil
+	})
+}
+
+// classroomPanel is the teacher's: where students join, as a link and a
+// QR code to project, and how many are watching.
+func classroomPanel(v dashboardView) templ.Component {
+	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
+		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
+		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
+			return templ_7745c5c3_CtxErr
+		}
+		templ_7745c5c3_Buffer, templ_7745c5c3_IsBuffer := templruntime.GetBuffer(templ_7745c5c3_W)
+		if !templ_7745c5c3_IsBuffer {
+			defer func() {
+				templ_7745c5c3_BufErr := templruntime.ReleaseBuffer(templ_7745c5c3_Buffer)
+				if templ_7745c5c3_Err == nil {
+					templ_7745c5c3_Err = templ_7745c5c3_BufErr
+				}
+			}()
+		}
+		ctx = templ.InitializeContext(ctx)
+		ctx = templ.ClearChildren(ctx)
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 59, "<section class=\"panel\" id=\"classroom-panel\" data-testid=\"classroom-panel\" aria-labelledby=\"classroom-title\"><h2 id=\"classroom-title\">Classroom</h2><p>Students join at <a href=\"")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		var templ_7745c5c3_Var27 string
+		templ_7745c5c3_Var27, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.URL(v.JoinURL)).ResolveURL(ctx)
+		if templ_7745c5c3_Err != nil {
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 223, Col: 52}
+		}
+		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var27)
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 60, "\" data-testid=\"join-url\">")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		var templ_7745c5c3_Var28 string
+		templ_7745c5c3_Var28, templ_7745c5c3_Err = templ.JoinStringErrs(v.JoinURL)
+		if templ_7745c5c3_Err != nil {
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 223, Col: 89}
+		}
+		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var28))
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 61, "</a></p><img class=\"join-qr\" src=\"/classroom/join.svg\" alt=\"")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		var templ_7745c5c3_Var29 string
+		templ_7745c5c3_Var29, templ_7745c5c3_Err = templruntime.NewAttributeExpression("QR code of " + v.JoinURL).Resolve(ctx)
+		if templ_7745c5c3_Err != nil {
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 224, Col: 80}
+		}
+		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var29)
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 62, "\" width=\"220\" height=\"220\" data-testid=\"join-qr\"><p class=\"status\" role=\"status\"><span class=\"students-count\" data-testid=\"students-count\">0</span> students watching</p><p class=\"hint\">Students see the log, pointers, consumer lanes and narration live and can select offsets; they cannot produce, crash, create topics or run anything. Their pages follow the partition you open.</p></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -493,7 +716,7 @@ func detailsPanel() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 45, "<section class=\"details\" id=\"details\" data-testid=\"details\" aria-labelledby=\"details-title\"><h2 id=\"details-title\">Offset details</h2><p class=\"hint\" id=\"details-hint\">Point at a cell, or select it (click, or Enter on a focused cell), to see its batch, producer id, epoch, sequence, key, value and headers.</p><dl id=\"details-list\" data-testid=\"details-list\"></dl></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 63, "<section class=\"details\" id=\"details\" data-testid=\"details\" aria-labelledby=\"details-title\"><h2 id=\"details-title\">Offset details</h2><p class=\"hint\" id=\"details-hint\">Point at a cell, or select it (click, or Enter on a focused cell), to see its batch, producer id, epoch, sequence, key, value and headers.</p><dl id=\"details-list\" data-testid=\"details-list\"></dl></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -518,7 +741,7 @@ func timelinePanel() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 46, "<section class=\"timeline\" aria-labelledby=\"timeline-title\"><h2 id=\"timeline-title\">What happened</h2><ol id=\"timeline\" data-testid=\"timeline\" aria-live=\"polite\" aria-relevant=\"additions\"></ol></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 64, "<section class=\"timeline\" aria-labelledby=\"timeline-title\"><h2 id=\"timeline-title\">What happened</h2><ol id=\"timeline\" data-testid=\"timeline\" aria-live=\"polite\" aria-relevant=\"additions\"></ol></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -543,46 +766,46 @@ func seedPanel() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 47, "<section class=\"panel\" id=\"seed-panel\" aria-labelledby=\"seed-title\"><h2 id=\"seed-title\">Lesson setup: seed 000</h2><p class=\"hint\">Creates the seed's three one-partition topics (existing ones are kept) and, when the orders topic is empty, writes its three orders: O-1 2x15000, O-2 1x42000, O-3 3x9000.</p><form id=\"seed-form\" data-testid=\"seed-form\"><div class=\"field\"><label for=\"seed-orders\">Orders topic</label> <input id=\"seed-orders\" value=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 65, "<section class=\"panel\" id=\"seed-panel\" aria-labelledby=\"seed-title\"><h2 id=\"seed-title\">Lesson setup: seed 000</h2><p class=\"hint\">Creates the seed's three one-partition topics (existing ones are kept) and, when the orders topic is empty, writes its three orders: O-1 2x15000, O-2 1x42000, O-3 3x9000.</p><form id=\"seed-form\" data-testid=\"seed-form\"><div class=\"field\"><label for=\"seed-orders\">Orders topic</label> <input id=\"seed-orders\" value=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		var templ_7745c5c3_Var22 string
-		templ_7745c5c3_Var22, templ_7745c5c3_Err = templruntime.NewAttributeExpression(seedOrders).Resolve(ctx)
+		var templ_7745c5c3_Var33 string
+		templ_7745c5c3_Var33, templ_7745c5c3_Err = templruntime.NewAttributeExpression(seedOrders).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 198, Col: 46}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 252, Col: 46}
 		}
-		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var22)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 48, "\" required data-testid=\"seed-orders\"></div><div class=\"field\"><label for=\"seed-totals\">At-least-once output</label> <input id=\"seed-totals\" value=\"")
+		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var33)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		var templ_7745c5c3_Var23 string
-		templ_7745c5c3_Var23, templ_7745c5c3_Err = templruntime.NewAttributeExpression(seedTotals).Resolve(ctx)
-		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 202, Col: 46}
-		}
-		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var23)
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 66, "\" required data-testid=\"seed-orders\"></div><div class=\"field\"><label for=\"seed-totals\">At-least-once output</label> <input id=\"seed-totals\" value=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 49, "\" required data-testid=\"seed-totals\"></div><div class=\"field\"><label for=\"seed-totals-tx\">Exactly-once output</label> <input id=\"seed-totals-tx\" value=\"")
+		var templ_7745c5c3_Var34 string
+		templ_7745c5c3_Var34, templ_7745c5c3_Err = templruntime.NewAttributeExpression(seedTotals).Resolve(ctx)
+		if templ_7745c5c3_Err != nil {
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 256, Col: 46}
+		}
+		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var34)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		var templ_7745c5c3_Var24 string
-		templ_7745c5c3_Var24, templ_7745c5c3_Err = templruntime.NewAttributeExpression(seedTotalsTx).Resolve(ctx)
-		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 206, Col: 51}
-		}
-		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var24)
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 67, "\" required data-testid=\"seed-totals\"></div><div class=\"field\"><label for=\"seed-totals-tx\">Exactly-once output</label> <input id=\"seed-totals-tx\" value=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 50, "\" required data-testid=\"seed-totals-tx\"></div><div class=\"actions\"><button type=\"submit\" class=\"primary\" data-testid=\"seed-setup\">Set up seed 000</button></div><p class=\"status\" id=\"seed-status\" data-testid=\"seed-status\" role=\"status\"></p><p class=\"error\" id=\"seed-error\" data-testid=\"seed-error\" role=\"alert\" hidden></p></form></section>")
+		var templ_7745c5c3_Var35 string
+		templ_7745c5c3_Var35, templ_7745c5c3_Err = templruntime.NewAttributeExpression(seedTotalsTx).Resolve(ctx)
+		if templ_7745c5c3_Err != nil {
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 260, Col: 51}
+		}
+		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var35)
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 68, "\" required data-testid=\"seed-totals-tx\"></div><div class=\"actions\"><button type=\"submit\" class=\"primary\" data-testid=\"seed-setup\">Set up seed 000</button></div><p class=\"status\" id=\"seed-status\" data-testid=\"seed-status\" role=\"status\"></p><p class=\"error\" id=\"seed-error\" data-testid=\"seed-error\" role=\"alert\" hidden></p></form></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -607,59 +830,59 @@ func processorPanel() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 51, "<section class=\"panel wide\" id=\"processor-panel\" aria-labelledby=\"processor-title\"><h2 id=\"processor-title\">Order processor</h2><p class=\"hint\">The seeds' processor: reads the orders, writes each total, commits its position. Run it with a crash, then run it again (the restart).</p><form id=\"processor-form\" data-testid=\"processor-form\"><div class=\"field\"><label for=\"processor-mode\">Delivery semantics</label> <select id=\"processor-mode\" data-testid=\"processor-mode\"><option value=\"at-most-once\">at-most-once</option> <option value=\"plain\">at-least-once (plain)</option> <option value=\"tx\" selected>exactly-once (transactions)</option></select></div><div class=\"field\"><label for=\"processor-input\">Input topic</label> <input id=\"processor-input\" value=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 69, "<section class=\"panel wide\" id=\"processor-panel\" aria-labelledby=\"processor-title\"><h2 id=\"processor-title\">Order processor</h2><p class=\"hint\">The seeds' processor: reads the orders, writes each total, commits its position. Run it with a crash, then run it again (the restart).</p><form id=\"processor-form\" data-testid=\"processor-form\"><div class=\"field\"><label for=\"processor-mode\">Delivery semantics</label> <select id=\"processor-mode\" data-testid=\"processor-mode\"><option value=\"at-most-once\">at-most-once</option> <option value=\"plain\">at-least-once (plain)</option> <option value=\"tx\" selected>exactly-once (transactions)</option></select></div><div class=\"field\"><label for=\"processor-input\">Input topic</label> <input id=\"processor-input\" value=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		var templ_7745c5c3_Var26 string
-		templ_7745c5c3_Var26, templ_7745c5c3_Err = templruntime.NewAttributeExpression(seedOrders).Resolve(ctx)
+		var templ_7745c5c3_Var37 string
+		templ_7745c5c3_Var37, templ_7745c5c3_Err = templruntime.NewAttributeExpression(seedOrders).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 232, Col: 50}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 286, Col: 50}
 		}
-		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var26)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 52, "\" required data-testid=\"processor-input\"></div><div class=\"field\"><label for=\"processor-output\">Output topic</label> <input id=\"processor-output\" value=\"")
+		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var37)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		var templ_7745c5c3_Var27 string
-		templ_7745c5c3_Var27, templ_7745c5c3_Err = templruntime.NewAttributeExpression(seedTotalsTx).Resolve(ctx)
-		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 236, Col: 53}
-		}
-		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var27)
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 70, "\" required data-testid=\"processor-input\"></div><div class=\"field\"><label for=\"processor-output\">Output topic</label> <input id=\"processor-output\" value=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 53, "\" required data-testid=\"processor-output\"></div><div class=\"field\"><label for=\"processor-group\">Consumer group</label> <input id=\"processor-group\" value=\"")
+		var templ_7745c5c3_Var38 string
+		templ_7745c5c3_Var38, templ_7745c5c3_Err = templruntime.NewAttributeExpression(seedTotalsTx).Resolve(ctx)
+		if templ_7745c5c3_Err != nil {
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 290, Col: 53}
+		}
+		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var38)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		var templ_7745c5c3_Var28 string
-		templ_7745c5c3_Var28, templ_7745c5c3_Err = templruntime.NewAttributeExpression(seedGroupTx).Resolve(ctx)
-		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 240, Col: 51}
-		}
-		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var28)
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 71, "\" required data-testid=\"processor-output\"></div><div class=\"field\"><label for=\"processor-group\">Consumer group</label> <input id=\"processor-group\" value=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 54, "\" required data-testid=\"processor-group\"></div><div class=\"field\" id=\"processor-txid-field\"><label for=\"processor-txid\">transactional.id</label> <input id=\"processor-txid\" value=\"")
+		var templ_7745c5c3_Var39 string
+		templ_7745c5c3_Var39, templ_7745c5c3_Err = templruntime.NewAttributeExpression(seedGroupTx).Resolve(ctx)
+		if templ_7745c5c3_Err != nil {
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 294, Col: 51}
+		}
+		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var39)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		var templ_7745c5c3_Var29 string
-		templ_7745c5c3_Var29, templ_7745c5c3_Err = templruntime.NewAttributeExpression(seedTxnID).Resolve(ctx)
-		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 244, Col: 48}
-		}
-		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var29)
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 72, "\" required data-testid=\"processor-group\"></div><div class=\"field\" id=\"processor-txid-field\"><label for=\"processor-txid\">transactional.id</label> <input id=\"processor-txid\" value=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 55, "\" data-testid=\"processor-txid\"></div><div class=\"field\"><label for=\"processor-crash-at\">Crash point</label> <select id=\"processor-crash-at\" data-testid=\"processor-crash-at\"><option value=\"\">none</option> <option value=\"O-1\">O-1</option> <option value=\"O-2\" selected>O-2</option> <option value=\"O-3\">O-3</option></select></div><div class=\"actions\"><button type=\"button\" class=\"danger\" id=\"processor-crash\" data-testid=\"processor-crash\">Crash before commit at O-2</button> <button type=\"submit\" class=\"primary\" id=\"processor-run\" data-testid=\"processor-run\">Run processor (no crash)</button></div><p class=\"hint\" id=\"processor-explain\" data-testid=\"processor-explain\"></p><p class=\"error\" id=\"processor-error\" data-testid=\"processor-error\" role=\"alert\" hidden></p></form><h3>Processor log</h3><ol class=\"runlog\" id=\"processor-log\" data-testid=\"processor-log\" aria-live=\"polite\"></ol></section>")
+		var templ_7745c5c3_Var40 string
+		templ_7745c5c3_Var40, templ_7745c5c3_Err = templruntime.NewAttributeExpression(seedTxnID).Resolve(ctx)
+		if templ_7745c5c3_Err != nil {
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 298, Col: 48}
+		}
+		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var40)
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 73, "\" data-testid=\"processor-txid\"></div><div class=\"field\"><label for=\"processor-crash-at\">Crash point</label> <select id=\"processor-crash-at\" data-testid=\"processor-crash-at\"><option value=\"\">none</option> <option value=\"O-1\">O-1</option> <option value=\"O-2\" selected>O-2</option> <option value=\"O-3\">O-3</option></select></div><div class=\"actions\"><button type=\"button\" class=\"danger\" id=\"processor-crash\" data-testid=\"processor-crash\">Crash before commit at O-2</button> <button type=\"submit\" class=\"primary\" id=\"processor-run\" data-testid=\"processor-run\">Run processor (no crash)</button></div><p class=\"hint\" id=\"processor-explain\" data-testid=\"processor-explain\"></p><p class=\"error\" id=\"processor-error\" data-testid=\"processor-error\" role=\"alert\" hidden></p></form><h3>Processor log</h3><ol class=\"runlog\" id=\"processor-log\" data-testid=\"processor-log\" aria-live=\"polite\"></ol></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -684,20 +907,20 @@ func transactionPanel(v dashboardView) templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 56, "<section class=\"panel\" id=\"txn-panel\" aria-labelledby=\"txn-title\"><h2 id=\"txn-title\">Transaction, step by step</h2><p class=\"hint\">A transactional producer that lives between clicks: Begin, Send, then Commit, Abort — or crash before commit.</p><form id=\"txn-form\" data-testid=\"txn-form\"><div class=\"field\"><label for=\"txn-id\">transactional.id</label> <input id=\"txn-id\" value=\"classroom-tx\" required data-testid=\"txn-id\"></div><div class=\"actions\"><button type=\"button\" data-step=\"begin\" data-testid=\"txn-begin\">Begin</button></div><div class=\"field\"><label for=\"txn-topic\">Topic</label> <input id=\"txn-topic\" value=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 74, "<section class=\"panel\" id=\"txn-panel\" aria-labelledby=\"txn-title\"><h2 id=\"txn-title\">Transaction, step by step</h2><p class=\"hint\">A transactional producer that lives between clicks: Begin, Send, then Commit, Abort — or crash before commit.</p><form id=\"txn-form\" data-testid=\"txn-form\"><div class=\"field\"><label for=\"txn-id\">transactional.id</label> <input id=\"txn-id\" value=\"classroom-tx\" required data-testid=\"txn-id\"></div><div class=\"actions\"><button type=\"button\" data-step=\"begin\" data-testid=\"txn-begin\">Begin</button></div><div class=\"field\"><label for=\"txn-topic\">Topic</label> <input id=\"txn-topic\" value=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		var templ_7745c5c3_Var31 string
-		templ_7745c5c3_Var31, templ_7745c5c3_Err = templruntime.NewAttributeExpression(v.Topic).Resolve(ctx)
+		var templ_7745c5c3_Var42 string
+		templ_7745c5c3_Var42, templ_7745c5c3_Err = templruntime.NewAttributeExpression(v.Topic).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 281, Col: 41}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 335, Col: 41}
 		}
-		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var31)
+		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var42)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 57, "\" required data-testid=\"txn-topic\" data-follows-topic=\"true\"></div><div class=\"field\"><label for=\"txn-key\">Key (optional)</label> <input id=\"txn-key\" data-testid=\"txn-key\"></div><div class=\"field\"><label for=\"txn-value\">Value</label> <input id=\"txn-value\" value=\"payment P-1\" required data-testid=\"txn-value\"></div><div class=\"actions\"><button type=\"submit\" data-step=\"send\" data-testid=\"txn-send\">Send</button> <button type=\"button\" data-step=\"commit\" data-testid=\"txn-commit\">Commit</button> <button type=\"button\" data-step=\"abort\" data-testid=\"txn-abort\">Abort</button> <button type=\"button\" class=\"danger\" data-step=\"crash\" data-testid=\"txn-crash\">Crash before commit</button></div><p class=\"status\" id=\"txn-status\" data-testid=\"txn-status\" role=\"status\"></p><p class=\"error\" id=\"txn-error\" data-testid=\"txn-error\" role=\"alert\" hidden></p></form></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 75, "\" required data-testid=\"txn-topic\" data-follows-topic=\"true\"></div><div class=\"field\"><label for=\"txn-key\">Key (optional)</label> <input id=\"txn-key\" data-testid=\"txn-key\"></div><div class=\"field\"><label for=\"txn-value\">Value</label> <input id=\"txn-value\" value=\"payment P-1\" required data-testid=\"txn-value\"></div><div class=\"actions\"><button type=\"submit\" data-step=\"send\" data-testid=\"txn-send\">Send</button> <button type=\"button\" data-step=\"commit\" data-testid=\"txn-commit\">Commit</button> <button type=\"button\" data-step=\"abort\" data-testid=\"txn-abort\">Abort</button> <button type=\"button\" class=\"danger\" data-step=\"crash\" data-testid=\"txn-crash\">Crash before commit</button></div><p class=\"status\" id=\"txn-status\" data-testid=\"txn-status\" role=\"status\"></p><p class=\"error\" id=\"txn-error\" data-testid=\"txn-error\" role=\"alert\" hidden></p></form></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -722,20 +945,20 @@ func coordinatorPanel() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 58, "<section class=\"panel\" id=\"coord-panel\" aria-labelledby=\"coord-title\"><h2 id=\"coord-title\">Transaction coordinator</h2><form id=\"coord-form\" data-testid=\"coord-form\"><div class=\"field\"><label for=\"coord-id\">transactional.id</label> <input id=\"coord-id\" value=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 76, "<section class=\"panel\" id=\"coord-panel\" aria-labelledby=\"coord-title\"><h2 id=\"coord-title\">Transaction coordinator</h2><form id=\"coord-form\" data-testid=\"coord-form\"><div class=\"field\"><label for=\"coord-id\">transactional.id</label> <input id=\"coord-id\" value=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		var templ_7745c5c3_Var33 string
-		templ_7745c5c3_Var33, templ_7745c5c3_Err = templruntime.NewAttributeExpression(seedTxnID).Resolve(ctx)
+		var templ_7745c5c3_Var44 string
+		templ_7745c5c3_Var44, templ_7745c5c3_Err = templruntime.NewAttributeExpression(seedTxnID).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 309, Col: 42}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 363, Col: 42}
 		}
-		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var33)
+		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var44)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 59, "\" data-testid=\"coord-id\"></div><div class=\"actions\"><button type=\"submit\" data-testid=\"coord-refresh\">Refresh</button></div></form><dl class=\"facts\" id=\"coord-facts\"><dt>State</dt><dd id=\"coord-state\" data-testid=\"coord-state\">—</dd><dt>Producer id · epoch</dt><dd id=\"coord-producer\" data-testid=\"coord-producer\">—</dd><dt>Timeout</dt><dd id=\"coord-timeout\" data-testid=\"coord-timeout\">—</dd><dt>Partitions</dt><dd id=\"coord-partitions\" data-testid=\"coord-partitions\">—</dd></dl><p class=\"note\" id=\"coord-note\" data-testid=\"coord-note\" hidden></p><p class=\"error\" id=\"coord-error\" data-testid=\"coord-error\" role=\"alert\" hidden></p></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 77, "\" data-testid=\"coord-id\"></div><div class=\"actions\"><button type=\"submit\" data-testid=\"coord-refresh\">Refresh</button></div></form><dl class=\"facts\" id=\"coord-facts\"><dt>State</dt><dd id=\"coord-state\" data-testid=\"coord-state\">—</dd><dt>Producer id · epoch</dt><dd id=\"coord-producer\" data-testid=\"coord-producer\">—</dd><dt>Timeout</dt><dd id=\"coord-timeout\" data-testid=\"coord-timeout\">—</dd><dt>Partitions</dt><dd id=\"coord-partitions\" data-testid=\"coord-partitions\">—</dd></dl><p class=\"note\" id=\"coord-note\" data-testid=\"coord-note\" hidden></p><p class=\"error\" id=\"coord-error\" data-testid=\"coord-error\" role=\"alert\" hidden></p></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -760,20 +983,20 @@ func groupPanel() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 60, "<section class=\"panel\" id=\"group-panel\" aria-labelledby=\"group-title\"><h2 id=\"group-title\">Consumer group</h2><form id=\"group-form\" data-testid=\"group-form\"><div class=\"field\"><label for=\"group-id\">Group</label> <input id=\"group-id\" value=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 78, "<section class=\"panel\" id=\"group-panel\" aria-labelledby=\"group-title\"><h2 id=\"group-title\">Consumer group</h2><form id=\"group-form\" data-testid=\"group-form\"><div class=\"field\"><label for=\"group-id\">Group</label> <input id=\"group-id\" value=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		var templ_7745c5c3_Var35 string
-		templ_7745c5c3_Var35, templ_7745c5c3_Err = templruntime.NewAttributeExpression(seedGroupTx).Resolve(ctx)
+		var templ_7745c5c3_Var46 string
+		templ_7745c5c3_Var46, templ_7745c5c3_Err = templruntime.NewAttributeExpression(seedGroupTx).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 336, Col: 44}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 390, Col: 44}
 		}
-		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var35)
+		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var46)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 61, "\" data-testid=\"group-id\"></div><div class=\"actions\"><button type=\"submit\" data-testid=\"group-refresh\">Refresh</button></div></form><p class=\"status\" id=\"group-state\" data-testid=\"group-state\">—</p><table class=\"offsets\" data-testid=\"group-offsets\"><thead><tr><th scope=\"col\">Topic · partition</th><th scope=\"col\">Committed</th><th scope=\"col\">Log end</th><th scope=\"col\">Lag</th></tr></thead> <tbody id=\"group-offsets\"></tbody></table><p class=\"hint\">Lag is log end minus committed offset: COMMIT and ABORT markers occupy offsets too, so it counts them.</p><p class=\"error\" id=\"group-error\" data-testid=\"group-error\" role=\"alert\" hidden></p></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 79, "\" data-testid=\"group-id\"></div><div class=\"actions\"><button type=\"submit\" data-testid=\"group-refresh\">Refresh</button></div></form><p class=\"status\" id=\"group-state\" data-testid=\"group-state\">—</p><table class=\"offsets\" data-testid=\"group-offsets\"><thead><tr><th scope=\"col\">Topic · partition</th><th scope=\"col\">Committed</th><th scope=\"col\">Log end</th><th scope=\"col\">Lag</th></tr></thead> <tbody id=\"group-offsets\"></tbody></table><p class=\"hint\">Lag is log end minus committed offset: COMMIT and ABORT markers occupy offsets too, so it counts them.</p><p class=\"error\" id=\"group-error\" data-testid=\"group-error\" role=\"alert\" hidden></p></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -798,33 +1021,33 @@ func producerPanel(v dashboardView) templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 62, "<section class=\"panel wide\" id=\"producer-panel\" aria-labelledby=\"producer-title\"><h2 id=\"producer-title\">Producer</h2><form id=\"producer-form\" data-testid=\"producer-form\"><div class=\"field\"><label for=\"produce-topic\">Topic</label> <input id=\"produce-topic\" value=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 80, "<section class=\"panel wide\" id=\"producer-panel\" aria-labelledby=\"producer-title\"><h2 id=\"producer-title\">Producer</h2><form id=\"producer-form\" data-testid=\"producer-form\"><div class=\"field\"><label for=\"produce-topic\">Topic</label> <input id=\"produce-topic\" value=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		var templ_7745c5c3_Var37 string
-		templ_7745c5c3_Var37, templ_7745c5c3_Err = templruntime.NewAttributeExpression(v.Topic).Resolve(ctx)
+		var templ_7745c5c3_Var48 string
+		templ_7745c5c3_Var48, templ_7745c5c3_Err = templruntime.NewAttributeExpression(v.Topic).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 360, Col: 45}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 414, Col: 45}
 		}
-		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var37)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 63, "\" required data-testid=\"produce-topic\" data-follows-topic=\"true\"></div><div class=\"field\"><label for=\"produce-partition\">Partition (empty: by key)</label> <input id=\"produce-partition\" type=\"number\" min=\"0\" inputmode=\"numeric\" data-testid=\"produce-partition\"></div><div class=\"field\"><label for=\"produce-key\">Key (optional)</label> <input id=\"produce-key\" data-testid=\"produce-key\"></div><div class=\"field\"><label for=\"produce-value\">Value (")
+		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var48)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		var templ_7745c5c3_Var38 string
-		templ_7745c5c3_Var38, templ_7745c5c3_Err = templ.JoinStringErrs("{n}")
-		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 371, Col: 45}
-		}
-		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var38))
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 81, "\" required data-testid=\"produce-topic\" data-follows-topic=\"true\"></div><div class=\"field\"><label for=\"produce-partition\">Partition (empty: by key)</label> <input id=\"produce-partition\" type=\"number\" min=\"0\" inputmode=\"numeric\" data-testid=\"produce-partition\"></div><div class=\"field\"><label for=\"produce-key\">Key (optional)</label> <input id=\"produce-key\" data-testid=\"produce-key\"></div><div class=\"field\"><label for=\"produce-value\">Value (")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 64, " counts 1, 2, …)</label> <input id=\"produce-value\" value=\"event {n}\" required data-testid=\"produce-value\"></div><div class=\"field\"><label for=\"produce-count\">Count</label> <input id=\"produce-count\" type=\"number\" min=\"1\" max=\"1000\" value=\"1\" required data-testid=\"produce-count\"></div><div class=\"field\"><label for=\"produce-acks\">acks</label> <select id=\"produce-acks\" data-testid=\"produce-acks\"><option value=\"0\">0 — fire and forget</option> <option value=\"1\">1 — leader wrote it</option> <option value=\"all\" selected>all — in-sync replicas have it</option></select></div><div class=\"field\"><label for=\"produce-txid\">transactional.id (optional)</label> <input id=\"produce-txid\" data-testid=\"produce-txid\"></div><fieldset class=\"checks\"><legend>Settings and faults</legend> <label><input type=\"checkbox\" id=\"produce-idempotent\" data-testid=\"produce-idempotent\"> enable.idempotence</label> <label><input type=\"checkbox\" id=\"produce-lose-ack\" data-testid=\"produce-lose-ack\"> Lose the ACK</label> <label><input type=\"checkbox\" id=\"produce-double-send\" data-testid=\"produce-double-send\"> Send twice</label></fieldset><div class=\"actions\"><button type=\"submit\" class=\"primary\" data-testid=\"produce-submit\">Produce</button></div><p class=\"status\" id=\"produce-result\" data-testid=\"produce-result\" role=\"status\"></p><p class=\"error\" id=\"produce-error\" data-testid=\"produce-error\" role=\"alert\" hidden></p></form></section>")
+		var templ_7745c5c3_Var49 string
+		templ_7745c5c3_Var49, templ_7745c5c3_Err = templ.JoinStringErrs("{n}")
+		if templ_7745c5c3_Err != nil {
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 425, Col: 45}
+		}
+		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var49))
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 82, " counts 1, 2, …)</label> <input id=\"produce-value\" value=\"event {n}\" required data-testid=\"produce-value\"></div><div class=\"field\"><label for=\"produce-count\">Count</label> <input id=\"produce-count\" type=\"number\" min=\"1\" max=\"1000\" value=\"1\" required data-testid=\"produce-count\"></div><div class=\"field\"><label for=\"produce-acks\">acks</label> <select id=\"produce-acks\" data-testid=\"produce-acks\"><option value=\"0\">0 — fire and forget</option> <option value=\"1\">1 — leader wrote it</option> <option value=\"all\" selected>all — in-sync replicas have it</option></select></div><div class=\"field\"><label for=\"produce-txid\">transactional.id (optional)</label> <input id=\"produce-txid\" data-testid=\"produce-txid\"></div><fieldset class=\"checks\"><legend>Settings and faults</legend> <label><input type=\"checkbox\" id=\"produce-idempotent\" data-testid=\"produce-idempotent\"> enable.idempotence</label> <label><input type=\"checkbox\" id=\"produce-lose-ack\" data-testid=\"produce-lose-ack\"> Lose the ACK</label> <label><input type=\"checkbox\" id=\"produce-double-send\" data-testid=\"produce-double-send\"> Send twice</label></fieldset><div class=\"actions\"><button type=\"submit\" class=\"primary\" data-testid=\"produce-submit\">Produce</button></div><p class=\"status\" id=\"produce-result\" data-testid=\"produce-result\" role=\"status\"></p><p class=\"error\" id=\"produce-error\" data-testid=\"produce-error\" role=\"alert\" hidden></p></form></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -849,35 +1072,35 @@ func topicsPanel(v dashboardView) templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 65, "<section class=\"panel\" id=\"topics-panel\" aria-labelledby=\"topics-title\"><h2 id=\"topics-title\">Create a topic</h2><form id=\"create-form\" data-testid=\"create-form\"><div class=\"field\"><label for=\"create-name\">Name</label> ")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 83, "<section class=\"panel\" id=\"topics-panel\" aria-labelledby=\"topics-title\"><h2 id=\"topics-title\">Create a topic</h2><form id=\"create-form\" data-testid=\"create-form\"><div class=\"field\"><label for=\"create-name\">Name</label> ")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		if v.HasTopic {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 66, "<input id=\"create-name\" required data-testid=\"create-name\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 84, "<input id=\"create-name\" required data-testid=\"create-name\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		} else {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 67, "<input id=\"create-name\" value=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 85, "<input id=\"create-name\" value=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			var templ_7745c5c3_Var40 string
-			templ_7745c5c3_Var40, templ_7745c5c3_Err = templruntime.NewAttributeExpression(v.Topic).Resolve(ctx)
+			var templ_7745c5c3_Var51 string
+			templ_7745c5c3_Var51, templ_7745c5c3_Err = templruntime.NewAttributeExpression(v.Topic).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 414, Col: 44}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `dashboard.templ`, Line: 468, Col: 44}
 			}
-			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var40)
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var51)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 68, "\" required data-testid=\"create-name\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 86, "\" required data-testid=\"create-name\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 69, "</div><div class=\"field\"><label for=\"create-partitions\">Partitions</label> <input id=\"create-partitions\" type=\"number\" min=\"1\" value=\"1\" required data-testid=\"create-partitions\"></div><div class=\"field\"><label for=\"create-rf\">Replication factor (empty: broker default)</label> <input id=\"create-rf\" type=\"number\" min=\"1\" data-testid=\"create-rf\"></div><div class=\"actions\"><button type=\"submit\" class=\"primary\" data-testid=\"create-submit\">Create and open</button></div><p class=\"status\" id=\"create-status\" data-testid=\"create-status\" role=\"status\"></p><p class=\"error\" id=\"create-error\" data-testid=\"create-error\" role=\"alert\" hidden></p></form></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 87, "</div><div class=\"field\"><label for=\"create-partitions\">Partitions</label> <input id=\"create-partitions\" type=\"number\" min=\"1\" value=\"1\" required data-testid=\"create-partitions\"></div><div class=\"field\"><label for=\"create-rf\">Replication factor (empty: broker default)</label> <input id=\"create-rf\" type=\"number\" min=\"1\" data-testid=\"create-rf\"></div><div class=\"actions\"><button type=\"submit\" class=\"primary\" data-testid=\"create-submit\">Create and open</button></div><p class=\"status\" id=\"create-status\" data-testid=\"create-status\" role=\"status\"></p><p class=\"error\" id=\"create-error\" data-testid=\"create-error\" role=\"alert\" hidden></p></form></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

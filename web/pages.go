@@ -42,7 +42,19 @@ type dashboardView struct {
 	// unreachable broker); empty when all is well.
 	Problem     string
 	Unreachable bool
+
+	// Role is "teacher" or "student"; only the teacher's page has the
+	// controls that change anything.
+	Role string
+	// Classroom is true in classroom mode; JoinURL is then where students
+	// join, and CSRFToken the teacher session's token for state changes.
+	Classroom bool
+	JoinURL   string
+	CSRFToken string
 }
+
+// Teacher reports whether the page is the teacher's, with every control.
+func (v dashboardView) Teacher() bool { return v.Role != studentRole.String() }
 
 // topicOption is one entry of the topic picker: a topic's partition.
 type topicOption struct {
@@ -122,7 +134,12 @@ func (s *Server) partitionPage(w http.ResponseWriter, r *http.Request) {
 		// Show the page anyway: the stream connects once the broker is back.
 		v.HasTopic = true
 	case errors.Is(err, cluster.ErrUnknownTopic), errors.Is(err, cluster.ErrInvalid):
-		v.Problem = fmt.Sprintf("Topic %q does not exist (yet). Create it below, or set up seed 000.", topic)
+		v.Problem = fmt.Sprintf("Topic %q does not exist (yet).", topic)
+		if roleOf(r) == teacherRole {
+			v.Problem += " Create it below, or set up seed 000."
+		} else {
+			v.Problem += " This page follows the teacher's partition; it appears once the teacher creates one."
+		}
 		status = http.StatusNotFound
 	default:
 		s.log.Error("page: describe topic", "topic", topic, "err", err)
@@ -186,6 +203,14 @@ func (s *Server) recentPartition(ctx context.Context, options []topicOption) (st
 }
 
 func (s *Server) renderDashboard(w http.ResponseWriter, r *http.Request, status int, v dashboardView) {
+	v.Role = roleOf(r).String()
+	v.Classroom = s.access.Classroom
+	if v.Classroom && v.Teacher() {
+		v.JoinURL = s.joinURL
+		if sess := sessionOf(r); sess != nil {
+			v.CSRFToken = sess.csrf
+		}
+	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)

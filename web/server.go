@@ -24,24 +24,35 @@ const requestTimeout = 60 * time.Second
 
 // Server serves the dashboard and its API.
 type Server struct {
-	deps Deps
-	log  *slog.Logger
+	deps   Deps
+	log    *slog.Logger
+	access Access
+	*classroomState
 }
 
-// New returns a Server over deps. log may be nil.
-func New(deps Deps, log *slog.Logger) *Server {
+// New returns a Server over deps. log may be nil. Without options every
+// request is the teacher's and only loopback host names are served (see
+// WithAccess for classroom mode).
+func New(deps Deps, log *slog.Logger, opts ...Option) *Server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Server{deps: deps, log: log}
+	s := &Server{deps: deps, log: log}
+	for _, o := range opts {
+		o(s)
+	}
+	s.classroomState = newClassroomState(s.access)
+	return s
 }
 
 // Handler returns the router. Every route is registered here.
 func (s *Server) Handler() http.Handler {
 	r := chi.NewRouter()
-	r.Use(middleware.Recoverer, securityHeaders, sameOriginWrites, limitBody)
+	r.Use(middleware.Recoverer, securityHeaders, s.checkHost, s.identify, sameOriginWrites, s.guardWrites, limitBody)
 
 	r.Get("/", s.home)
+	r.Get("/teacher/login", s.teacherLogin)
+	r.Get("/classroom/join.svg", s.joinQR)
 	r.Get("/topics/{topic}/partitions/{partition}", s.partitionPage)
 	r.Get("/static/{version}/*", s.static)
 	r.Get("/healthz", s.healthz)
@@ -50,6 +61,7 @@ func (s *Server) Handler() http.Handler {
 	r.Route("/api", func(r chi.Router) {
 		r.Use(middleware.Timeout(requestTimeout))
 		r.Get("/cluster", s.getCluster)
+		r.Get("/classroom", s.getClassroom)
 		r.Get("/topics", s.listTopics)
 		r.Post("/topics", s.createTopic)
 		r.Get("/topics/{topic}", s.getTopic)

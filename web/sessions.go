@@ -44,6 +44,9 @@ func (s *Server) transactionStep(w http.ResponseWriter, r *http.Request) {
 	case "commit", "abort":
 		st, err = s.deps.Sessions.End(ctx, id, step == "commit")
 	case "crash":
+		if !s.allowFault(w, r) {
+			return
+		}
 		st, err = s.deps.Sessions.Crash(ctx, id)
 	default:
 		s.writeError(w, r, &apiError{status: http.StatusNotFound, msg: fmt.Sprintf("unknown transaction step %q: use begin, send, commit, abort or crash", step)})

@@ -34,6 +34,7 @@ func (s *Server) watchPartition(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer conn.CloseNow()
+	defer s.watching(r, topic, partition)()
 	conn.SetReadLimit(4 << 10)
 	ctx := conn.CloseRead(context.Background())
 

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -37,10 +38,13 @@ func main() {
 
 // config is the command line of DESIGN.md.
 type config struct {
-	addr      string
-	brokers   string
-	kafkaAddr string
-	dataDir   string
+	addr         string
+	brokers      string
+	kafkaAddr    string
+	dataDir      string
+	classroom    bool
+	allowedHosts []string
+	joinURL      string
 }
 
 func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
@@ -57,13 +61,41 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.StringVar(&c.brokers, "brokers", env("OFFSETLAB_BROKERS", ""), "comma-separated real Kafka brokers; empty runs the embedded broker [OFFSETLAB_BROKERS]")
 	fs.StringVar(&c.kafkaAddr, "kafka-addr", env("OFFSETLAB_KAFKA_ADDR", "127.0.0.1:9092"), "where the embedded broker accepts Kafka clients [OFFSETLAB_KAFKA_ADDR]")
 	fs.StringVar(&c.dataDir, "data-dir", env("OFFSETLAB_DATA_DIR", "./data"), "where the embedded broker persists its log [OFFSETLAB_DATA_DIR]")
+	classroom, err := strconv.ParseBool(env("OFFSETLAB_CLASSROOM", "false"))
+	if err != nil {
+		return config{}, fmt.Errorf("OFFSETLAB_CLASSROOM=%q: use 1 or 0", getenv("OFFSETLAB_CLASSROOM"))
+	}
+	fs.BoolVar(&c.classroom, "classroom", classroom, "classroom mode: students on the network get a read-only view; the teacher logs in with the one-time link printed at start [OFFSETLAB_CLASSROOM=1]")
+	hosts := fs.String("allowed-hosts", env("OFFSETLAB_ALLOWED_HOSTS", ""), "comma-separated extra host names the dashboard answers to (DNS rebinding guard) [OFFSETLAB_ALLOWED_HOSTS]")
+	fs.StringVar(&c.joinURL, "join-url", env("OFFSETLAB_JOIN_URL", ""), "the URL students open in classroom mode; empty derives it from --addr [OFFSETLAB_JOIN_URL]")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
 	if fs.NArg() > 0 {
 		return config{}, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
+	for _, h := range strings.Split(*hosts, ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			c.allowedHosts = append(c.allowedHosts, h)
+		}
+	}
+	if !c.classroom && !loopbackOnly(c.addr) {
+		return config{}, fmt.Errorf("--addr %s is reachable from the network, where anyone could drive the broker: add --classroom (students get a read-only view, the teacher logs in with a one-time link) or listen on 127.0.0.1", c.addr)
+	}
 	return c, nil
+}
+
+// loopbackOnly reports whether addr listens on this machine only.
+func loopbackOnly(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // run starts everything, serves until ctx ends, then shuts down in order:
@@ -105,6 +137,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		Narrator:    hub,
 	})
 	defer runner.Close()
+
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.addr, err)
+	}
 	srv := web.New(web.Deps{
 		Cluster:   kafka,
 		Log:       inspector,
@@ -113,14 +150,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		Live:      hub,
 		Sessions:  sessions,
 		Lessons:   runner,
-	}, log)
-
-	ln, err := net.Listen("tcp", cfg.addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", cfg.addr, err)
-	}
+	}, log, web.WithAccess(web.Access{
+		Classroom: cfg.classroom, ListenAddr: ln.Addr().String(), AllowedHosts: cfg.allowedHosts, JoinURL: cfg.joinURL,
+	}))
 	httpServer := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	log.Info("Offset Lab dashboard listening", "url", "http://"+ln.Addr().String())
+	if cfg.classroom {
+		log.Info("classroom mode: students open the join URL and get a read-only view", "joinURL", srv.JoinURL())
+		log.Warn("teacher login link: open it in the teacher's browser; it works once, do not project it", "loginURL", srv.TeacherLoginURL())
+	}
 
 	errc := make(chan error, 1)
 	go func() { errc <- httpServer.Serve(ln) }()

@@ -2,6 +2,10 @@
 // an ApiError carrying the API's own sentence, so a panel can show it next
 // to the control that caused it.
 
+// csrfToken is the teacher session's token in classroom mode (a meta tag
+// only the teacher's page carries); state-changing calls send it back.
+const csrfToken = document.querySelector('meta[name="csrf-token"]')?.content || '';
+
 /** ApiError is a failed API call: status 0 means the server did not answer. */
 export class ApiError extends Error {
   constructor(status, message) {
@@ -19,6 +23,7 @@ export class ApiError extends Error {
  */
 export async function api(method, path, body, signal) {
   const init = { method, headers: { Accept: 'application/json' }, signal };
+  if (method !== 'GET' && method !== 'HEAD' && csrfToken) init.headers['X-CSRF-Token'] = csrfToken;
   if (body !== undefined) {
     init.headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(body);

@@ -10,6 +10,7 @@ import { Timeline } from './timeline.js';
 import { showDetails } from './details.js';
 import { setupPanels } from './panels.js';
 import { setupLessons } from './lessons.js';
+import { setupClassroom } from './classroom.js';
 
 const $ = (id) => document.getElementById(id);
 const main = $('app');
@@ -261,5 +262,6 @@ if (state.hasTopic) {
   timeline.reset([]);
 }
 pollCluster();
+setupClassroom({ current: () => ({ ...state }), navigate });
 setupLessons({ current: () => ({ ...state }), navigate });
 main.dataset.ready = 'true';

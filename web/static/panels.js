@@ -54,11 +54,14 @@ const value = (id) => $(id).value.trim();
 export function setupPanels(app) {
   const coordinator = coordinatorPanel(app);
   const group = groupPanel(app);
-  const processor = processorPanel(app, coordinator, group);
-  seedPanel(app, processor);
-  transactionPanel(app, coordinator);
-  producerPanel(app);
-  topicsPanel(app);
+  // The student view of a classroom has only the read-only panels.
+  if ($('processor-form')) {
+    const processor = processorPanel(app, coordinator, group);
+    seedPanel(app, processor);
+  }
+  if ($('txn-form')) transactionPanel(app, coordinator);
+  if ($('producer-form')) producerPanel(app);
+  if ($('create-form')) topicsPanel(app);
   return {
     /** onTopic keeps the fields that follow the partition on show in step. */
     onTopic(topic) {

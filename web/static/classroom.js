@@ -1,0 +1,49 @@
+// classroom.js: classroom mode in the page. The teacher's page shows how
+// many students are watching; a student's page follows the partition the
+// teacher opened (unless the student turns that off or picks another one).
+
+import { api } from './api.js';
+
+const POLL_MS = 2000;
+
+/**
+ * setupClassroom starts polling /api/classroom when classroom mode is on.
+ * @param {object} app
+ * @param {() => {topic: string, partition: number, hasTopic: boolean}} app.current
+ * @param {(topic: string, partition: number) => Promise<void>} app.navigate
+ */
+export function setupClassroom(app) {
+  const main = document.getElementById('app');
+  if (main.dataset.classroom !== 'true') return;
+  const student = main.dataset.role === 'student';
+  const follow = document.getElementById('follow-teacher');
+  const counts = document.querySelectorAll('.students-count');
+  // A student who picks another partition stops following the teacher.
+  document.getElementById('topic-select')?.addEventListener('change', () => {
+    if (follow) follow.checked = false;
+  });
+  follow?.addEventListener('change', () => {
+    if (follow.checked) tick();
+  });
+
+  let running = false;
+  const tick = async () => {
+    if (running || document.hidden) return;
+    running = true;
+    try {
+      const c = await api('GET', '/api/classroom');
+      for (const node of counts) node.textContent = String(c.students);
+      const t = c.teacherPartition;
+      const cur = app.current();
+      if (student && follow?.checked && t && (!cur.hasTopic || cur.topic !== t.topic || cur.partition !== t.partition)) {
+        await app.navigate(t.topic, t.partition);
+      }
+    } catch {
+      // The broker banner and the stream status already say what is wrong.
+    } finally {
+      running = false;
+    }
+  };
+  setInterval(tick, POLL_MS);
+  tick();
+}
