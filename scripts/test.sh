@@ -35,13 +35,14 @@ fi
 
 step "Chromium (the browser tests)"
 if [[ -z "${OFFSETLAB_CHROMIUM:-}" ]]; then
-	if [[ ! -x /usr/bin/chromium ]]; then
+	# fonts-nanum draws the Korean lesson texts in the screenshots.
+	if [[ ! -x /usr/bin/chromium ]] || ! dpkg -s fonts-nanum >/dev/null 2>&1; then
 		if [[ "$(id -u)" -eq 0 ]] && command -v apt-get >/dev/null; then
 			apt-get update -qq
-			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core >/dev/null
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core fonts-nanum >/dev/null
 		else
 			echo "Chromium is missing, so the browser tests will be skipped. Install it with" >&2
-			echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends chromium fonts-dejavu-core" >&2
+			echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends chromium fonts-dejavu-core fonts-nanum" >&2
 			echo "or point OFFSETLAB_CHROMIUM at a Chromium or Chrome binary." >&2
 		fi
 	fi
