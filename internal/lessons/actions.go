@@ -38,8 +38,11 @@ func (sc stepContext) args(fact string) []string {
 // observation is what a step saw: facts to check, the lines a command
 // would have printed, and the log the step concerns.
 type observation struct {
-	facts     map[string]string
-	output    []string
+	facts  map[string]string
+	output []string
+	// command, when set, replaces the step's command with the exact one
+	// for what the step found (e.g. which brokers are the followers).
+	command   string
 	topic     string
 	partition int32
 }
@@ -191,6 +194,15 @@ func (a Produce) run(sc stepContext) (*observation, error) {
 		obs.set("offsets", joinOffsets(offsets))
 	}
 	obs.set("errors", strconv.Itoa(errs))
+	for _, word := range sc.args("errorMentions") {
+		every := errs > 0
+		for _, r := range out.Results {
+			if r.Error != nil && !strings.Contains(*r.Error, word) {
+				every = false
+			}
+		}
+		obs.setArg("errorMentions", word, yesNo(every))
+	}
 	obs.set("ackLost", yesNo(out.AckLost))
 	obs.set("partitions", strconv.Itoa(len(partitions)))
 	inOrder := true

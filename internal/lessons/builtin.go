@@ -209,12 +209,12 @@ func lesson3() Lesson {
 
 func lesson4() Lesson {
 	events := []string{"order-1001 event 1", "order-1001 event 2", "order-1001 event 3", "order-1001 event 4", "order-1001 event 5"}
-	acks := func(title, say Msg, a producer.Acks, expect Expect) Step {
+	acks := func(title, say Msg, a producer.Acks, expect ...Expect) Step {
 		return Step{
 			Title: title, Say: say,
 			Do:      Produce{Topic: "reliable-orders", Key: "order-1001", Values: events, Acks: a},
 			Command: "python producer_acks.py " + string(a) + "   # five events keyed order-1001 to {reliable-orders}",
-			Expect:  []Expect{expect},
+			Expect:  expect,
 		}
 	}
 	return Lesson{
@@ -238,6 +238,30 @@ func lesson4() Lesson {
 			acks("l4.acks0.title", "l4.acks0.say", producer.AcksNone, Expect{Say: "expect.offsetsKnown", Fact: "offsets", Want: "unknown"}),
 			acks("l4.acks1.title", "l4.acks1.say", producer.AcksLeader, Expect{Say: "expect.acknowledged", Fact: "acknowledged", Want: "5"}),
 			acks("l4.acksall.title", "l4.acksall.say", producer.AcksAll, Expect{Say: "expect.acknowledged", Fact: "acknowledged", Want: "5"}),
+			{
+				Title: "l4.stop.title", Say: "l4.stop.say",
+				Do:      StopFollowers{Topic: "reliable-orders"},
+				Command: "docker compose -f compose.triple.yaml stop kafka-2 kafka-3   # the two followers (the seed: docker stop kafka-2 kafka-3)",
+				Expect: []Expect{
+					{Say: "expect.stopped", Fact: "stopped", Want: "2"},
+					{Say: "expect.isr", Fact: "isr", Want: "1"},
+					{Say: "expect.leaderKept", Fact: "leaderKept", Want: "yes"},
+				},
+			},
+			acks("l4.nerall.title", "l4.nerall.say", producer.AcksAll, Expect{Say: "expect.acknowledged", Fact: "acknowledged", Want: "0"},
+				Expect{Say: "expect.failed", Fact: "errors", Want: "5"},
+				Expect{Say: "expect.notEnoughReplicas", Fact: "errorMentions", Arg: "NOT_ENOUGH_REPLICAS", Want: "yes"}),
+			acks("l4.ner1.title", "l4.ner1.say", producer.AcksLeader, Expect{Say: "expect.acknowledged", Fact: "acknowledged", Want: "5"}),
+			{
+				Title: "l4.start.title", Say: "l4.start.say",
+				Do:      StartFollowers{Topic: "reliable-orders"},
+				Command: "docker compose -f compose.triple.yaml start kafka-2 kafka-3\nkafka-topics.sh --bootstrap-server {bootstrap} --describe --topic {reliable-orders}",
+				Expect: []Expect{
+					{Say: "expect.isrBefore", Fact: "isrBefore", Want: "1"},
+					{Say: "expect.isr", Fact: "isr", Want: "3"},
+					{Say: "expect.isrFull", Fact: "isrFull", Want: "yes"},
+				},
+			},
 		},
 	}
 }

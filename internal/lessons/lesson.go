@@ -287,6 +287,10 @@ func actionTopics(a Action) []string {
 		return []string{a.Topic}
 	case DescribeTopic:
 		return []string{a.Topic}
+	case StopFollowers:
+		return []string{a.Topic}
+	case StartFollowers:
+		return []string{a.Topic}
 	}
 	return nil
 }

@@ -26,6 +26,7 @@ func usedMsgs(lessons []Lesson) []Msg {
 		}
 	}
 	add("unavailable.replication")
+	add("unavailable.replication.java")
 	for _, l := range lessons {
 		add(l.Title, l.Summary)
 		for _, s := range l.Steps {

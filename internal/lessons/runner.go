@@ -55,6 +55,13 @@ type Sessions interface {
 	Close()
 }
 
+// Brokers stops and starts brokers when the dashboard runs them itself;
+// *localkafka.Cluster is one. Node ids are the brokers' node.id.
+type Brokers interface {
+	StopNode(ctx context.Context, id int) error
+	StartNode(ctx context.Context, id int) error
+}
+
 // Narrator tells the live timeline what a step does; *live.Hub is one.
 type Narrator interface {
 	Narrate(e live.Event)
@@ -71,6 +78,10 @@ type Deps struct {
 	NewSessions func() Sessions
 	// Narrator may be nil: then nothing is narrated.
 	Narrator Narrator
+	// Brokers is nil unless the dashboard runs the brokers itself: lesson
+	// 4 then stops and starts followers for real; otherwise it shows the
+	// command and waits for the ISR to show it.
+	Brokers Brokers
 }
 
 // Domain errors; the web package maps them to HTTP statuses.
@@ -180,6 +191,9 @@ func Summarize(lessons []Lesson, mode cluster.Mode) []Summary {
 // unavailable says why a broker of this mode cannot run l, or "".
 func unavailable(l *Lesson, mode cluster.Mode) Msg {
 	if l.NeedsReplication && mode == cluster.Embedded {
+		if javaOnPath() {
+			return "unavailable.replication.java"
+		}
 		return "unavailable.replication"
 	}
 	return ""
@@ -415,6 +429,8 @@ type memory struct {
 	producerIDs []int64
 	// keyPartition is where each key's records went.
 	keyPartition map[string]int32
+	// stopped are the brokers StopFollowers took down.
+	stopped []int32
 }
 
 type beginRecord struct {
@@ -584,13 +600,20 @@ func (rn *run) finish(i int, obs *observation, err error) []live.Event {
 		if obs.output != nil {
 			st.Output = obs.output
 		}
+		if obs.command != "" {
+			st.Command = obs.command
+		}
+	}
+	if errors.Is(err, ErrWaiting) {
+		st.Status, st.Error = StepPending, err.Error()
+		return []live.Event{{Kind: live.EventInfo, Text: fmt.Sprintf("Lesson %s · step %d waits: %s", rn.lesson.ID, i+1, err.Error())}}
 	}
 	if err != nil {
 		st.Status, st.Error = StepFailed, err.Error()
 		rn.failed = fmt.Sprintf("step %d: %s", i+1, err.Error())
 		return []live.Event{{Kind: live.EventWarning, Text: fmt.Sprintf("Lesson %s · step %d failed: %s", rn.lesson.ID, i+1, err.Error())}}
 	}
-	st.Status = StepDone
+	st.Status, st.Error = StepDone, ""
 	rn.cursor++
 	if len(st.Expectations) == 0 {
 		return nil
