@@ -85,18 +85,26 @@ func (c *classroom) student() *client {
 // page it lands on.
 func (c *classroom) teacher() *client {
 	c.t.Helper()
-	cl := c.student()
-	login, err := url.Parse(c.srv.TeacherLoginURL())
+	return loginTeacher(c.t, c.url, c.srv.TeacherLoginURL())
+}
+
+// loginTeacher follows a one-time login link against the server at base
+// and returns a client with the teacher's cookie and CSRF token.
+func loginTeacher(t *testing.T, base, link string) *client {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	cl := &client{t: t, base: base, http: &http.Client{Jar: jar}}
+	login, err := url.Parse(link)
 	if err != nil {
-		c.t.Fatal(err)
+		t.Fatal(err)
 	}
 	status, body, _ := cl.get(login.RequestURI())
 	if status != http.StatusOK {
-		c.t.Fatalf("teacher login: status %d: %s", status, body)
+		t.Fatalf("teacher login: status %d: %s", status, body)
 	}
 	m := regexp.MustCompile(`<meta name="csrf-token" content="([^"]+)"`).FindStringSubmatch(body)
 	if m == nil {
-		c.t.Fatalf("the teacher's page has no CSRF token: %.400s", body)
+		t.Fatalf("the teacher's page has no CSRF token: %.400s", body)
 	}
 	cl.csrf = m[1]
 	return cl

@@ -170,3 +170,19 @@ func (p *serverProcess) rssBytes() (int64, error) {
 func (p *serverProcess) app(suffix string) *app {
 	return &app{t: p.t, url: p.url, kind: embedded, suffix: suffix}
 }
+
+// waitLog waits until the server has logged a line matching re and returns
+// the first submatch (or the whole match).
+func (p *serverProcess) waitLog(re *regexp.Regexp, timeout time.Duration) string {
+	p.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		if m := re.FindStringSubmatch(p.logText()); m != nil {
+			return m[len(m)-1]
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("the server did not log %s within %v; log:\n%s", re, timeout, p.logText())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

@@ -691,7 +691,7 @@ func classroomPanel(v dashboardView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 62, "\" width=\"220\" height=\"220\" data-testid=\"join-qr\"><p class=\"status\" role=\"status\"><span class=\"students-count\" data-testid=\"students-count\">0</span> students watching</p><p class=\"hint\">Students see the log, pointers, consumer lanes and narration live and can select offsets; they cannot produce, crash, create topics or run anything. Their pages follow the partition you open.</p></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 62, "\" width=\"220\" height=\"220\" data-testid=\"join-qr\"><p class=\"status\" role=\"status\">Students watching: <span class=\"students-count\" data-testid=\"students-count\">0</span></p><p class=\"hint\">Students see the log, pointers, consumer lanes and narration live and can select offsets; they cannot produce, crash, create topics or run anything. Their pages follow the partition you open.</p></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

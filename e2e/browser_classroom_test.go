@@ -1,0 +1,115 @@
+package e2e
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/offsetlab/offsetlab/web"
+)
+
+// TestBrowserClassroom is acceptance 4 of the classroom issue, in two
+// headless Chromiums side by side (two profiles, so two people): the
+// teacher logs in with the one-time link, the student opens the join URL.
+// The teacher sets up seed 000 and clicks "Crash before commit" in the
+// processor panel (exactly-once, crash at O-2); the student's page follows
+// the teacher to the output partition and shows the new cells, the held
+// LSO and the crash narration without a reload. The student's page has no
+// control that changes anything: the known ones are absent, and clicking
+// every enabled button on it sends no state-changing request.
+func TestBrowserClassroom(t *testing.T) {
+	t.Parallel()
+	chromium := chromiumPath(t)
+	c := startClassroom(t, web.Access{Classroom: true})
+	join := c.srv.JoinURL()
+	if join != "http://"+c.host+"/" {
+		t.Fatalf("join URL %q, want http://%s/", join, c.host)
+	}
+
+	student := openPage(t, c.app, chromium, 1280, 720)
+	student.open("/")
+	student.eval(`window.offsetlabBoot = 'first load'`, nil)
+	if got := student.text("empty-state"); !strings.Contains(got, "follows the partition the teacher opens") {
+		t.Fatalf("the student's empty page says %q", got)
+	}
+
+	teacher := openPage(t, c.app, chromium, 1280, 720)
+	login, _ := url.Parse(c.srv.TeacherLoginURL())
+	teacher.open(login.RequestURI())
+	teacher.wait("the teacher's page", `location.pathname === '/' && document.getElementById('app').dataset.role === 'teacher'`, 10*time.Second)
+	if got := teacher.text("join-url"); got != join {
+		t.Fatalf("the teacher's page shows the join URL %q, want %q", got, join)
+	}
+	teacher.wait("the QR code of the join URL", `byTestID('join-qr').complete && byTestID('join-qr').naturalWidth > 0`, 10*time.Second)
+
+	orders, totals, totalsTx := c.name("orders"), c.name("order-totals"), c.name("order-totals-tx")
+	teacher.fill("seed-orders", orders)
+	teacher.fill("seed-totals", totals)
+	teacher.fill("seed-totals-tx", totalsTx)
+	teacher.click("seed-setup")
+	teacher.wait("the seed to be set up", `byTestID('seed-status').dataset.done === 'true'`, 30*time.Second)
+	onTotals := fmt.Sprintf(`location.pathname === '/topics/%s/partitions/0' && byTestID('stream-status').dataset.state === 'open' && summary('hw')`, totalsTx)
+	teacher.wait("the teacher's page on "+totalsTx, onTotals, 15*time.Second)
+	student.wait("the student's page to follow the teacher to "+totalsTx, onTotals, 15*time.Second)
+	teacher.wait("one student watching", `byTestID('students-count').textContent === '1'`, 15*time.Second)
+
+	teacher.fill("processor-mode", "tx")
+	teacher.fill("processor-input", orders)
+	teacher.fill("processor-output", totalsTx)
+	teacher.fill("processor-group", c.name("totals-tx"))
+	teacher.fill("processor-txid", c.name("order-totals-app"))
+	teacher.fill("processor-crash-at", "O-2")
+	if got := teacher.text("processor-crash"); got != "Crash before commit at O-2" {
+		t.Fatalf("processor crash button reads %q", got)
+	}
+	teacher.click("processor-crash")
+	teacher.wait("the crashed run", `document.querySelector('[data-testid="processor-run-log"][data-crashed="true"]')`, 60*time.Second)
+
+	student.wait("O-2's write open with the LSO held at 2 on the student's page",
+		`cell(2)?.dataset.txn === 'open' && summary('lso')?.dataset.value === '2' && summary('hw')?.dataset.value === '3'`, 10*time.Second)
+	equal(t, "the student's log after the crash", shape(student.cells()), []string{"0:committed", "1:COMMIT", "2:open"})
+	student.wait("the crash narrated on the student's page", `[...document.querySelectorAll('[data-testid="event"]')].some((e) => e.dataset.kind === 'crash')`, 10*time.Second)
+	var boot string
+	student.eval(`window.offsetlabBoot || ''`, &boot)
+	if boot != "first load" {
+		t.Fatal("the student's page reloaded")
+	}
+	student.screenshot("classroom-student-1280x720", 1280, 720, false)
+	teacher.screenshot("classroom-teacher-1280x720", 1280, 720, false)
+
+	// No control on the student's page changes anything.
+	var present []string
+	student.eval(`['seed-setup', 'processor-crash', 'processor-run', 'txn-begin', 'txn-send', 'txn-commit', 'txn-abort', 'txn-crash',
+		'produce-submit', 'create-submit', 'lesson-start', 'lesson-next', 'lesson-finish', 'lesson-reset'].filter((id) => byTestID(id))`, &present)
+	if len(present) > 0 {
+		t.Fatalf("the student's page has state-changing controls %v", present)
+	}
+	var clicked []string
+	student.eval(`(() => {
+		window.offsetlabWrites = [];
+		const fetch0 = window.fetch;
+		window.fetch = (input, init) => {
+			const method = (init && init.method) || (input instanceof Request ? input.method : 'GET');
+			if (!['GET', 'HEAD'].includes(method.toUpperCase())) window.offsetlabWrites.push(method + ' ' + String(input.url || input));
+			return fetch0(input, init);
+		};
+		const clicked = [];
+		for (const el of document.querySelectorAll('button, input[type=submit], input[type=checkbox]')) {
+			if (el.disabled || el.closest('[hidden]')) continue;
+			clicked.push(el.dataset.testid || el.id || el.textContent.trim());
+			el.click();
+		}
+		for (const form of document.querySelectorAll('form')) form.requestSubmit();
+		return clicked;
+	})()`, &clicked)
+	t.Logf("enabled controls on the student's page, all clicked: %v", clicked)
+	time.Sleep(500 * time.Millisecond) // let the clicks' requests start; only what they send is checked
+	var writes []string
+	student.eval(`window.offsetlabWrites`, &writes)
+	if len(writes) > 0 {
+		t.Fatalf("clicking the student's controls sent state-changing requests: %v", writes)
+	}
+	equal(t, "the log after the student clicked everything", c.log(totalsTx).shape(), []string{"0:committed", "1:COMMIT", "2:open"})
+}
