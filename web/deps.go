@@ -74,4 +74,7 @@ type Deps struct {
 	Sessions  Sessions
 	// Lessons may be nil: the lesson endpoints then answer 404.
 	Lessons Lessons
+	// Brokers is nil unless the dashboard runs the brokers itself
+	// (--local-kafka): only then can the API stop and start them.
+	Brokers BrokerControl
 }

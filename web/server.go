@@ -76,6 +76,8 @@ func (s *Server) Handler() http.Handler {
 		r.Post("/lessons/{lesson}/runs", s.startLesson)
 		r.Get("/lessons/runs/{run}", s.getLessonRun)
 		r.Post("/lessons/runs/{run}/{action}", s.stepLessonRun)
+		r.Get("/brokers", s.getBrokers)
+		r.Post("/brokers/{id}/{action}", s.brokerAction)
 		r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, http.StatusNotFound, map[string]string{"error": "no such API endpoint: " + r.Method + " " + r.URL.Path})
 		})

@@ -1,0 +1,87 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/offsetlab/offsetlab/internal/cluster"
+	"github.com/offsetlab/offsetlab/internal/localkafka"
+)
+
+type externalCluster struct{ Cluster }
+
+func (externalCluster) Mode() cluster.Mode { return cluster.External }
+func (externalCluster) Brokers() []string  { return []string{"127.0.0.1:19092"} }
+
+// fakeBrokers records stops and starts of three nodes.
+type fakeBrokers struct{ up map[int]bool }
+
+func (f *fakeBrokers) Nodes(context.Context) ([]localkafka.Node, error) {
+	var out []localkafka.Node
+	for id := 1; id <= 3; id++ {
+		out = append(out, localkafka.Node{ID: id, Address: "127.0.0.1:1", Up: f.up[id]})
+	}
+	return out, nil
+}
+func (f *fakeBrokers) StopNode(_ context.Context, id int) error {
+	if id < 1 || id > 3 {
+		return localkafka.ErrUnknownNode
+	}
+	f.up[id] = false
+	return nil
+}
+func (f *fakeBrokers) StartNode(_ context.Context, id int) error { f.up[id] = true; return nil }
+
+func call(t *testing.T, h http.Handler, method, path string) (int, map[string]any) {
+	t.Helper()
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest(method, path, nil))
+	var v map[string]any
+	if err := json.Unmarshal(w.Body.Bytes(), &v); err != nil {
+		t.Fatalf("%s %s: %d %s", method, path, w.Code, w.Body)
+	}
+	return w.Code, v
+}
+
+func TestBrokersUnmanaged(t *testing.T) {
+	h := New(Deps{Cluster: externalCluster{}}, nil).Handler()
+	code, v := call(t, h, "GET", "/api/brokers")
+	if code != 200 || v["managed"] != false || !strings.Contains(v["hint"].(string), "docker compose -f compose.triple.yaml stop kafka-2 kafka-3") {
+		t.Fatalf("GET /api/brokers: %d %v", code, v)
+	}
+	code, v = call(t, h, "POST", "/api/brokers/2/stop")
+	if code != http.StatusConflict || v["error"] == "" || !strings.Contains(v["hint"].(string), "docker compose -f compose.triple.yaml stop kafka-2") {
+		t.Fatalf("POST stop unmanaged: %d %v", code, v)
+	}
+}
+
+func TestBrokersManaged(t *testing.T) {
+	f := &fakeBrokers{up: map[int]bool{1: true, 2: true, 3: true}}
+	h := New(Deps{Cluster: externalCluster{}, Brokers: f}, nil).Handler()
+	code, v := call(t, h, "POST", "/api/brokers/2/stop")
+	if code != 200 || v["managed"] != true || f.up[2] {
+		t.Fatalf("POST stop: %d %v", code, v)
+	}
+	nodes := v["nodes"].([]any)
+	if len(nodes) != 3 || nodes[1].(map[string]any)["up"] != false {
+		t.Fatalf("nodes after stop: %v", nodes)
+	}
+	if code, _ := call(t, h, "POST", "/api/brokers/2/start"); code != 200 || !f.up[2] {
+		t.Fatalf("POST start: %d", code)
+	}
+	if code, _ := call(t, h, "POST", "/api/brokers/7/stop"); code != http.StatusNotFound {
+		t.Fatalf("unknown node: %d", code)
+	}
+	if code, _ := call(t, h, "POST", "/api/brokers/2/explode"); code != http.StatusNotFound {
+		t.Fatalf("unknown action: %d", code)
+	}
+	// A student of a classroom may not stop brokers.
+	hc := New(Deps{Cluster: externalCluster{}, Brokers: f}, nil, WithAccess(Access{Classroom: true})).Handler()
+	if code, _ := call(t, hc, "POST", "/api/brokers/2/stop"); code != http.StatusForbidden || !f.up[2] {
+		t.Fatalf("student stop: %d", code)
+	}
+}
