@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -23,6 +24,7 @@ import (
 	"github.com/offsetlab/offsetlab/internal/inspect"
 	"github.com/offsetlab/offsetlab/internal/lessons"
 	"github.com/offsetlab/offsetlab/internal/live"
+	"github.com/offsetlab/offsetlab/internal/localkafka"
 	"github.com/offsetlab/offsetlab/internal/producer"
 	"github.com/offsetlab/offsetlab/web"
 )
@@ -45,6 +47,7 @@ type config struct {
 	classroom    bool
 	allowedHosts []string
 	joinURL      string
+	localKafka   string
 }
 
 func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
@@ -68,8 +71,15 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.BoolVar(&c.classroom, "classroom", classroom, "classroom mode: students on the network get a read-only view; the teacher logs in with the one-time link printed at start [OFFSETLAB_CLASSROOM=1]")
 	hosts := fs.String("allowed-hosts", env("OFFSETLAB_ALLOWED_HOSTS", ""), "comma-separated extra host names the dashboard answers to (DNS rebinding guard) [OFFSETLAB_ALLOWED_HOSTS]")
 	fs.StringVar(&c.joinURL, "join-url", env("OFFSETLAB_JOIN_URL", ""), "the URL students open in classroom mode; empty derives it from --addr [OFFSETLAB_JOIN_URL]")
+	fs.StringVar(&c.localKafka, "local-kafka", env("OFFSETLAB_LOCAL_KAFKA", ""), "run real Apache Kafka brokers with scripts/kafka/harness.sh: single or triple (lesson 4's three brokers, which the dashboard can stop and start); needs Java 17+, and Maven for the first download [OFFSETLAB_LOCAL_KAFKA]")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
+	}
+	switch {
+	case c.localKafka != "" && c.localKafka != localkafka.Single && c.localKafka != localkafka.Triple:
+		return config{}, fmt.Errorf("--local-kafka %q: use single or triple", c.localKafka)
+	case c.localKafka != "" && c.brokers != "":
+		return config{}, errors.New("--local-kafka runs its own brokers: leave --brokers empty")
 	}
 	if fs.NArg() > 0 {
 		return config{}, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
@@ -107,6 +117,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 
+	var local *localkafka.Cluster
+	if cfg.localKafka != "" {
+		if local, err = startLocalKafka(ctx, cfg, log, stderr); err != nil {
+			return err
+		}
+		defer local.Close()
+		cfg.brokers = strings.Join(local.Brokers(), ",")
+	}
 	var kafka *cluster.Cluster
 	if cfg.brokers == "" {
 		kafka, err = cluster.StartEmbedded(cluster.EmbeddedConfig{KafkaAddr: cfg.kafkaAddr, DataDir: cfg.dataDir, Logger: log})
@@ -135,6 +153,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		Processor:   producer.NewProcessor(kafka.ClientOpts()),
 		NewSessions: func() lessons.Sessions { return producer.NewSessions(kafka.ClientOpts()) },
 		Narrator:    hub,
+		Brokers:     lessonBrokers(local),
 	})
 	defer runner.Close()
 
@@ -150,6 +169,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		Live:      hub,
 		Sessions:  sessions,
 		Lessons:   runner,
+		Brokers:   webBrokers(local),
 	}, log, web.WithAccess(web.Access{
 		Classroom: cfg.classroom, ListenAddr: ln.Addr().String(), AllowedHosts: cfg.allowedHosts, JoinURL: cfg.joinURL,
 	}))
@@ -174,4 +194,32 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil
+}
+
+// startLocalKafka starts --local-kafka's cluster under the data directory,
+// watched by this process so that no broker outlives the server.
+func startLocalKafka(ctx context.Context, cfg config, log *slog.Logger, stderr io.Writer) (*localkafka.Cluster, error) {
+	dir := filepath.Join(cfg.dataDir, "local-kafka-"+cfg.localKafka)
+	log.Info("starting real Apache Kafka with scripts/kafka/harness.sh (the first start downloads the jars with Maven)", "shape", cfg.localKafka, "dir", dir)
+	local, err := localkafka.Start(ctx, localkafka.Config{Shape: cfg.localKafka, Dir: dir, WatchPID: os.Getpid(), Stderr: stderr})
+	if err != nil {
+		return nil, fmt.Errorf("--local-kafka %s: %w", cfg.localKafka, err)
+	}
+	log.Info("local Apache Kafka serving", "brokers", strings.Join(local.Brokers(), ","))
+	return local, nil
+}
+
+// lessonBrokers and webBrokers keep a nil cluster a nil interface.
+func lessonBrokers(c *localkafka.Cluster) lessons.Brokers {
+	if c == nil {
+		return nil
+	}
+	return c
+}
+
+func webBrokers(c *localkafka.Cluster) web.BrokerControl {
+	if c == nil {
+		return nil
+	}
+	return c
 }
