@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -239,20 +240,41 @@ func (a *app) requestFrom(origin, method, path string) (int, string) {
 }
 
 // TestGuidedReplicationLesson runs lesson 4 through the runner on three
-// real brokers (seed 002's cluster): replication factor 3, ISR of three,
-// acks=0 without offsets, acks=1 and acks=all acknowledged.
+// real brokers that the server runs itself (--local-kafka triple): RF 3,
+// ISR of three, acks=0 without offsets, acks=1 and acks=all acknowledged;
+// the lesson stops the two followers for real, acks=all then fails every
+// send with NOT_ENOUGH_REPLICAS while acks=1 is accepted, and the
+// restarted followers rejoin the ISR.
 func TestGuidedReplicationLesson(t *testing.T) {
-	a, _ := startTriple(t)
+	a, local := startManagedTriple(t)
 	st := a.runLesson("4", false)
+	want := []string{"created=1", "replicas=3", "isr=3", "offsets=unknown", "acknowledged=5", "acknowledged=5",
+		"stopped=2", "isr=1", "leaderKept=yes", "acknowledged=0", "errors=5", "errorMentions=yes", "acknowledged=5",
+		"isrBefore=1", "isr=3", "isrFull=yes"}
+	var got []string
 	for _, s := range st.Steps {
 		for _, c := range s.Checks {
+			got = append(got, c.Fact+"="+c.Expected)
 			if !c.OK {
 				t.Errorf("lesson 4 step %d %q: %s: expected %q — observed %q\noutput:\n%s",
 					s.Index+1, s.Title["en"], c.Text["en"], c.Expected, c.Observed, strings.Join(s.Output, "\n"))
 			}
 		}
+		t.Logf("step %d %s:\n  %s\n  %s", s.Index+1, s.Title["en"], s.Command, strings.Join(s.Output, "\n  "))
 	}
-	if st.Status != "finished" || st.Passed != st.Check || st.Check != 6 {
+	if !slices.Equal(got, want) {
+		t.Errorf("lesson 4 checks %q, want %q", got, want)
+	}
+	if st.Status != "finished" || st.Passed != st.Check || st.Check != len(want) {
 		t.Fatalf("lesson 4 on three brokers: status %s, %d of %d checks hold (%s)", st.Status, st.Passed, st.Check, st.Error)
+	}
+	nodes, err := local.Nodes(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range nodes {
+		if !n.Up {
+			t.Errorf("node %d is down after the lesson", n.ID)
+		}
 	}
 }

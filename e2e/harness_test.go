@@ -20,6 +20,7 @@ import (
 	"github.com/offsetlab/offsetlab/internal/inspect"
 	"github.com/offsetlab/offsetlab/internal/lessons"
 	"github.com/offsetlab/offsetlab/internal/live"
+	"github.com/offsetlab/offsetlab/internal/localkafka"
 	"github.com/offsetlab/offsetlab/internal/producer"
 	"github.com/offsetlab/offsetlab/web"
 )
@@ -70,8 +71,15 @@ func startApp(t *testing.T, kind brokerKind) *app {
 	return startAppOn(t, kind, kafka)
 }
 
-func startAppOn(t *testing.T, kind brokerKind, kafka *cluster.Cluster) *app {
+// startAppOn starts the web server over kafka; a local cluster, if given,
+// is the brokers the server runs itself (--local-kafka).
+func startAppOn(t *testing.T, kind brokerKind, kafka *cluster.Cluster, local ...*localkafka.Cluster) *app {
 	t.Helper()
+	var lessonBrokers lessons.Brokers
+	var webBrokers web.BrokerControl
+	if len(local) > 0 {
+		lessonBrokers, webBrokers = local[0], local[0]
+	}
 	inspector := inspect.New(kafka.Client(), kafka.ClientOpts()...)
 	hub := live.NewHub(inspector, web.LiveGroups(kafka), live.Config{Logger: testLogger()})
 	t.Cleanup(hub.Close)
@@ -84,6 +92,7 @@ func startAppOn(t *testing.T, kind brokerKind, kafka *cluster.Cluster) *app {
 		Processor:   producer.NewProcessor(kafka.ClientOpts()),
 		NewSessions: func() lessons.Sessions { return producer.NewSessions(kafka.ClientOpts()) },
 		Narrator:    hub,
+		Brokers:     lessonBrokers,
 	})
 	t.Cleanup(runner.Close)
 	srv := web.New(web.Deps{
@@ -94,6 +103,7 @@ func startAppOn(t *testing.T, kind brokerKind, kafka *cluster.Cluster) *app {
 		Live:      hub,
 		Sessions:  sessions,
 		Lessons:   runner,
+		Brokers:   webBrokers,
 	}, testLogger())
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(ts.Close)

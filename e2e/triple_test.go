@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
+	"github.com/offsetlab/offsetlab/internal/localkafka"
 )
 
 // tripleEnv asks for the tests that start their own three-broker Apache
@@ -48,6 +49,34 @@ func startTriple(t *testing.T) (*app, string) {
 	}
 	t.Cleanup(kafka.Close)
 	return startAppOn(t, realKafka, kafka), dir
+}
+
+// startManagedTriple starts seed 002's three brokers the way the server's
+// --local-kafka triple does (internal/localkafka), and an app that runs
+// them: the lesson and the Brokers API stop and start nodes for real.
+func startManagedTriple(t *testing.T) (*app, *localkafka.Cluster) {
+	t.Helper()
+	if os.Getenv(tripleEnv) == "" {
+		t.Skipf("three-broker tests skipped: set %s=1 to let them start Apache Kafka 4.3.1 with scripts/kafka/harness.sh (scripts/test.sh does)", tripleEnv)
+	}
+	local, err := localkafka.Start(t.Context(), localkafka.Config{
+		Shape: localkafka.Triple, Dir: t.TempDir(), WatchPID: os.Getpid(), Stderr: os.Stderr,
+		Harness: filepath.Join(repoRoot(t), "scripts", "kafka", "harness.sh"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := local.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	kafka, err := cluster.ConnectExternal(local.Brokers())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(kafka.Close)
+	return startAppOn(t, realKafka, kafka, local), local
 }
 
 type topicsView struct {
