@@ -11,6 +11,7 @@ import { showDetails } from './details.js';
 import { setupPanels } from './panels.js';
 import { setupLessons } from './lessons.js';
 import { setupClassroom } from './classroom.js';
+import { setupBrokers } from './brokers.js';
 
 const $ = (id) => document.getElementById(id);
 const main = $('app');
@@ -264,4 +265,5 @@ if (state.hasTopic) {
 pollCluster();
 setupClassroom({ current: () => ({ ...state }), navigate });
 setupLessons({ current: () => ({ ...state }), navigate });
+setupBrokers({ current: () => ({ ...state }) });
 main.dataset.ready = 'true';

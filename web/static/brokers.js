@@ -1,0 +1,109 @@
+// brokers.js: the teacher's Brokers panel. It lists the brokers with
+// whether each is up (a shape and a word, not colour alone) and, when the
+// dashboard runs them itself (--local-kafka), Stop and Start buttons that
+// stop and start them for real; otherwise the command to run. It also
+// shows the current partition's leader, replicas and ISR, polled every
+// second from GET /api/topics: what the broker reports, never made up.
+
+import { api } from './api.js';
+
+const NODES_MS = 2000;
+const PLACEMENT_MS = 1000;
+
+/**
+ * setupBrokers starts the panel when the page has it (teacher only).
+ * @param {object} app
+ * @param {() => {topic: string, partition: number, hasTopic: boolean}} app.current
+ */
+export function setupBrokers(app) {
+  const panel = document.getElementById('brokers-panel');
+  if (!panel) return;
+  const list = document.getElementById('brokers-list');
+  const hint = document.getElementById('brokers-hint');
+  const status = document.getElementById('brokers-status');
+  const error = document.getElementById('brokers-error');
+  const placement = document.getElementById('placement');
+  let busy = false;
+
+  function showError(msg) {
+    error.hidden = !msg;
+    error.textContent = msg || '';
+  }
+
+  function render(v) {
+    hint.hidden = v.managed;
+    hint.textContent = v.hint || '';
+    list.replaceChildren(...v.nodes.map((n) => {
+      const li = document.createElement('li');
+      li.className = n.up ? 'broker up' : 'broker down';
+      li.dataset.testid = 'broker-' + n.id;
+      li.setAttribute('data-testid', 'broker-' + n.id);
+      const label = document.createElement('span');
+      label.className = 'broker-state';
+      label.textContent = (n.up ? '▲ up' : '▼ stopped') + ' · broker ' + n.id + ' · ' + n.address;
+      li.append(label);
+      if (v.managed) {
+        const b = document.createElement('button');
+        b.type = 'button';
+        b.textContent = n.up ? 'Stop broker ' + n.id : 'Start broker ' + n.id;
+        b.setAttribute('data-testid', (n.up ? 'broker-stop-' : 'broker-start-') + n.id);
+        b.disabled = busy;
+        b.addEventListener('click', () => act(n.id, n.up ? 'stop' : 'start'));
+        li.append(' ', b);
+      }
+      return li;
+    }));
+  }
+
+  async function act(id, action) {
+    busy = true;
+    showError('');
+    status.textContent = (action === 'stop' ? 'Stopping' : 'Starting') + ' broker ' + id + '…';
+    list.querySelectorAll('button').forEach((b) => { b.disabled = true; });
+    try {
+      render(await api('POST', `/api/brokers/${id}/${action}`));
+      status.textContent = 'Broker ' + id + (action === 'stop' ? ' stopped.' : ' started.');
+    } catch (err) {
+      showError(err.message);
+      status.textContent = '';
+    } finally {
+      busy = false;
+      refreshNodes();
+    }
+  }
+
+  async function refreshNodes() {
+    if (busy) return;
+    try {
+      render(await api('GET', '/api/brokers'));
+    } catch (err) {
+      showError(err.message);
+    }
+  }
+
+  async function refreshPlacement() {
+    const cur = app.current();
+    if (!cur.hasTopic || !cur.topic) {
+      placement.textContent = 'Open a partition to see its leader, replicas and ISR.';
+      return;
+    }
+    try {
+      const v = await api('GET', '/api/topics');
+      const t = (v.topics || []).find((x) => x.name === cur.topic);
+      const p = t && t.partitions.find((x) => x.partition === cur.partition);
+      if (!p) {
+        placement.textContent = `${cur.topic}-${cur.partition}: not reported by the broker.`;
+        return;
+      }
+      const isr = [...p.isr].sort((a, b) => a - b);
+      placement.textContent = `${cur.topic}-${cur.partition} · Leader: ${p.leader} · Replicas: ${p.replicas.join(',')} · Isr: ${isr.join(',')}`;
+    } catch {
+      // The broker banner reports an unreachable broker.
+    }
+  }
+
+  refreshNodes();
+  refreshPlacement();
+  setInterval(refreshNodes, NODES_MS);
+  setInterval(refreshPlacement, PLACEMENT_MS);
+}
