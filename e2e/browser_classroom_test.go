@@ -18,7 +18,9 @@ import (
 // the teacher to the output partition and shows the new cells, the held
 // LSO and the crash narration without a reload. The student's page has no
 // control that changes anything: the known ones are absent, and clicking
-// every enabled button on it sends no state-changing request.
+// every enabled button on it sends no state-changing request. A guided
+// lesson the teacher steps through shows on the student's page too, in the
+// student's own language.
 func TestBrowserClassroom(t *testing.T) {
 	t.Parallel()
 	chromium := chromiumPath(t)
@@ -78,6 +80,21 @@ func TestBrowserClassroom(t *testing.T) {
 	}
 	student.screenshot("classroom-student-1280x720", 1280, 720, false)
 	teacher.screenshot("classroom-teacher-1280x720", 1280, 720, false)
+
+	// A guided lesson: the teacher drives it, the student's panel follows
+	// it, read-only, in the student's own language.
+	student.wait("the student's lessons panel", `byTestID('lessons-panel')?.dataset.ready === 'true' && byTestID('lesson-select').disabled`, 10*time.Second)
+	teacher.fill("lesson-select", "2")
+	teacher.click("lesson-start")
+	teacher.wait("the lesson to start", `byTestID('lesson-run').dataset.status === 'ready' && !byTestID('lesson-next').disabled`, 10*time.Second)
+	teacher.click("lesson-next")
+	teacher.wait("the lesson's first step", `byTestID('lesson-run').dataset.cursor === '1'`, 60*time.Second)
+	student.wait("the lesson's first step on the student's page", `byTestID('lesson-run').dataset.cursor === '1' && byTestID('lesson-current')?.dataset.index === '0'`, 15*time.Second)
+	student.click("lang-ko")
+	student.wait("the student's panel in Korean", `byTestID('lessons-panel').lang === 'ko'`, 5*time.Second)
+	if lang := teacher.attr("lessons-panel", "lang"); lang != "en" {
+		t.Fatalf("the student's language switch changed the teacher's panel to %q", lang)
+	}
 
 	// No control on the student's page changes anything.
 	var present []string

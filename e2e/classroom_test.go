@@ -20,6 +20,7 @@ import (
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/internal/inspect"
+	"github.com/offsetlab/offsetlab/internal/lessons"
 	"github.com/offsetlab/offsetlab/internal/live"
 	"github.com/offsetlab/offsetlab/internal/producer"
 	"github.com/offsetlab/offsetlab/web"
@@ -47,6 +48,15 @@ func startClassroom(t *testing.T, access web.Access) *classroom {
 	t.Cleanup(hub.Close)
 	sessions := producer.NewSessions(kafka.ClientOpts())
 	t.Cleanup(sessions.Close)
+	runner := lessons.New(lessons.Deps{
+		Cluster:     kafka,
+		Log:         inspector,
+		Producer:    producer.New(kafka.ClientOpts()),
+		Processor:   producer.NewProcessor(kafka.ClientOpts()),
+		NewSessions: func() lessons.Sessions { return producer.NewSessions(kafka.ClientOpts()) },
+		Narrator:    hub,
+	})
+	t.Cleanup(runner.Close)
 	ts := httptest.NewUnstartedServer(nil)
 	access.ListenAddr = ts.Listener.Addr().String()
 	srv := web.New(web.Deps{
@@ -56,6 +66,7 @@ func startClassroom(t *testing.T, access web.Access) *classroom {
 		Processor: producer.NewProcessor(kafka.ClientOpts()),
 		Live:      hub,
 		Sessions:  sessions,
+		Lessons:   runner,
 	}, testLogger(), web.WithAccess(access))
 	ts.Config.Handler = srv.Handler()
 	ts.Start()
@@ -178,8 +189,13 @@ func stateChanging(topic string) []struct{ method, path, body string } {
 		{"POST", "/api/transactions/student-tx/commit", ""},
 		{"POST", "/api/transactions/student-tx/abort", ""},
 		{"POST", "/api/transactions/student-tx/crash", ""},
-		{"POST", "/api/lessons/2/run", `{}`},
 		{"POST", "/api/brokers", `{"brokers":["10.0.0.1:9092"]}`},
+		{"POST", "/api/brokers/1/stop", ""},
+		{"POST", "/api/brokers/1/start", ""},
+		{"POST", "/api/lessons/2/runs", ""},
+		{"POST", "/api/lessons/runs/x/next", ""},
+		{"POST", "/api/lessons/runs/x/finish", ""},
+		{"POST", "/api/lessons/runs/x/reset", ""},
 		{"PUT", "/api/topics/" + topic, `{}`},
 		{"DELETE", "/api/topics/" + topic, ""},
 		{"PATCH", "/api/topics/" + topic, `{}`},
@@ -465,7 +481,7 @@ func TestClassroomTokenNeverServed(t *testing.T) {
 		"/api/topics/" + totalsTx + "/partitions/0/log?from=0&limit=100",
 		"/api/topics/" + totalsTx + "/partitions/0/records?isolation=read_committed",
 		"/api/topics/" + totalsTx + "/partitions/0/records?isolation=read_uncommitted",
-		"/api/groups/g", "/api/transactions/tx", "/api/transactions/step-tx", "/api/classroom", "/api/nope",
+		"/api/groups/g", "/api/transactions/tx", "/api/transactions/step-tx", "/api/classroom", "/api/nope", "/api/lessons", "/api/brokers",
 		"/healthz", "/classroom/join.svg", "/teacher/login", "/teacher/login?token=wrong", "/static/0/app.js", "/nope"}
 	assetRe := regexp.MustCompile(`(?:src|href)="(/static/[^"]+)"`)
 	importRe := regexp.MustCompile(`from '\./([a-z]+\.js)'`)

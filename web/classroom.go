@@ -14,6 +14,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/offsetlab/offsetlab/internal/lessons"
 )
 
 // Access says who may use the server and how: the listen address (for the
@@ -439,6 +441,9 @@ type classroomView struct {
 	// student pages follow.
 	TeacherPartition *partitionRef `json:"teacherPartition"`
 	JoinURL          string        `json:"joinUrl,omitempty"`
+	// LessonRun is the guided lesson run the teacher drove last, which
+	// student pages show as it progresses.
+	LessonRun string `json:"lessonRun,omitempty"`
 }
 
 func (s *Server) getClassroom(w http.ResponseWriter, r *http.Request) {
@@ -446,8 +451,41 @@ func (s *Server) getClassroom(w http.ResponseWriter, r *http.Request) {
 	if s.access.Classroom {
 		v.JoinURL = s.joinURL
 	}
+	if id := s.lessonRun.Load(); id != nil {
+		v.LessonRun = *id
+	}
 	writeJSON(w, http.StatusOK, v)
 }
+
+// lessonTracker remembers the lesson run the teacher drove last (only the
+// teacher can start or step one), for the students' pages to follow.
+type lessonTracker struct {
+	Lessons
+	last *atomic.Pointer[string]
+}
+
+func (l lessonTracker) note(st lessons.RunState, err error) (lessons.RunState, error) {
+	if err == nil && st.ID != "" {
+		l.last.Store(&st.ID)
+	}
+	return st, err
+}
+
+// Start starts a run and remembers it.
+func (l lessonTracker) Start(id string) (lessons.RunState, error) { return l.note(l.Lessons.Start(id)) }
+
+// Next runs the next step and remembers the run.
+func (l lessonTracker) Next(ctx context.Context, id string) (lessons.RunState, error) {
+	return l.note(l.Lessons.Next(ctx, id))
+}
+
+// Finish runs the remaining steps and remembers the run.
+func (l lessonTracker) Finish(ctx context.Context, id string) (lessons.RunState, error) {
+	return l.note(l.Lessons.Finish(ctx, id))
+}
+
+// Reset resets the run and remembers it.
+func (l lessonTracker) Reset(id string) (lessons.RunState, error) { return l.note(l.Lessons.Reset(id)) }
 
 // watching counts a websocket viewer by role while it is connected and
 // remembers the partition a teacher opened, for the students to follow.
@@ -468,6 +506,7 @@ type classroomState struct {
 	faults    *faultLimiter
 	students  atomic.Int64
 	teacherAt atomic.Pointer[partitionRef]
+	lessonRun atomic.Pointer[string]
 }
 
 func newClassroomState(a Access) *classroomState {

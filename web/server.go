@@ -42,6 +42,9 @@ func New(deps Deps, log *slog.Logger, opts ...Option) *Server {
 		o(s)
 	}
 	s.classroomState = newClassroomState(s.access)
+	if s.deps.Lessons != nil {
+		s.deps.Lessons = lessonTracker{Lessons: s.deps.Lessons, last: &s.lessonRun}
+	}
 	return s
 }
 

@@ -1,6 +1,7 @@
 // classroom.js: classroom mode in the page. The teacher's page shows how
 // many students are watching; a student's page follows the partition the
-// teacher opened (unless the student turns that off or picks another one).
+// teacher opened (unless the student turns that off or picks another one)
+// and the guided lesson the teacher drives.
 
 import { api } from './api.js';
 
@@ -26,6 +27,16 @@ export function setupClassroom(app) {
     if (follow.checked) tick();
   });
 
+  // The lessons panel (lessons.js) draws the teacher's run when told.
+  let lastRun = '';
+  const showLessonRun = async (id) => {
+    const st = await api('GET', `/api/lessons/runs/${encodeURIComponent(id)}`);
+    const text = JSON.stringify(st);
+    if (text === lastRun) return;
+    lastRun = text;
+    document.dispatchEvent(new CustomEvent('offsetlab:lesson-run', { detail: st }));
+  };
+
   let running = false;
   const tick = async () => {
     if (running || document.hidden) return;
@@ -38,6 +49,7 @@ export function setupClassroom(app) {
       if (student && follow?.checked && t && (!cur.hasTopic || cur.topic !== t.topic || cur.partition !== t.partition)) {
         await app.navigate(t.topic, t.partition);
       }
+      if (student && c.lessonRun) await showLessonRun(c.lessonRun);
     } catch {
       // The broker banner and the stream status already say what is wrong.
     } finally {

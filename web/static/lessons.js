@@ -53,6 +53,9 @@ export function setupLessons(app) {
   const out = $('lesson-run');
   const error = $('lesson-error');
   const unavailable = $('lesson-unavailable');
+  // A student's page (classroom mode) has no buttons: it shows the run the
+  // teacher drives, which classroom.js passes on as an event.
+  const student = $('app')?.dataset.role === 'student';
   let run = null;
   let busy = false;
 
@@ -87,6 +90,7 @@ export function setupLessons(app) {
   picker.addEventListener('change', showAvailability);
 
   function enable() {
+    if (student) return;
     const o = picker.selectedOptions[0];
     buttons.start.disabled = busy || !o || o.dataset.available === 'false';
     const ready = !!run && run.status === 'ready';
@@ -142,19 +146,24 @@ export function setupLessons(app) {
 
   $('lesson-form').addEventListener('submit', async (ev) => {
     ev.preventDefault();
+    if (student) return;
     const st = await call('POST', `/api/lessons/${encodeURIComponent(picker.value)}/runs`);
     if (st) buttons.next.focus();
   });
-  buttons.next.addEventListener('click', async () => {
-    const st = await call('POST', `/api/lessons/runs/${run.id}/next`);
-    if (st) openStep(st);
-    if (st && st.status === 'ready') buttons.next.focus();
-  });
-  buttons.finish.addEventListener('click', async () => {
-    const st = await call('POST', `/api/lessons/runs/${run.id}/finish`);
-    if (st) openStep(st);
-  });
-  buttons.reset.addEventListener('click', () => call('POST', `/api/lessons/runs/${run.id}/reset`));
+  if (student) {
+    document.addEventListener('offsetlab:lesson-run', (ev) => setRun(ev.detail));
+  } else {
+    buttons.next.addEventListener('click', async () => {
+      const st = await call('POST', `/api/lessons/runs/${run.id}/next`);
+      if (st) openStep(st);
+      if (st && st.status === 'ready') buttons.next.focus();
+    });
+    buttons.finish.addEventListener('click', async () => {
+      const st = await call('POST', `/api/lessons/runs/${run.id}/finish`);
+      if (st) openStep(st);
+    });
+    buttons.reset.addEventListener('click', () => call('POST', `/api/lessons/runs/${run.id}/reset`));
+  }
 
   // ---- drawing ----------------------------------------------------------------
 
