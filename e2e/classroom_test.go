@@ -43,6 +43,12 @@ func startClassroom(t *testing.T, access web.Access) *classroom {
 		t.Fatal(err)
 	}
 	t.Cleanup(kafka.Close)
+	return startClassroomOn(t, access, kafka)
+}
+
+// startClassroomOn is startClassroom over a cluster the test owns.
+func startClassroomOn(t *testing.T, access web.Access, kafka *cluster.Cluster) *classroom {
+	t.Helper()
 	inspector := inspect.New(kafka.Client(), kafka.ClientOpts()...)
 	hub := live.NewHub(inspector, web.LiveGroups(kafka), live.Config{Logger: testLogger()})
 	t.Cleanup(hub.Close)
