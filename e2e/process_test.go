@@ -71,7 +71,9 @@ func startServerProcess(t *testing.T, args ...string) *serverProcess {
 	bin := serverBinary(t)
 	all := append([]string{"--addr", "127.0.0.1:0", "--kafka-addr", "127.0.0.1:0"}, args...)
 	cmd := exec.Command(bin, all...)
-	cmd.Env = append(os.Environ(), "OFFSETLAB_CLASSROOM=", "OFFSETLAB_ADDR=", "OFFSETLAB_BROKERS=")
+	// The flags decide; variables from the environment must not.
+	cmd.Env = append(os.Environ(), "OFFSETLAB_CLASSROOM=", "OFFSETLAB_ADDR=", "OFFSETLAB_BROKERS=", "OFFSETLAB_LOCAL_KAFKA=",
+		"OFFSETLAB_ALLOWED_HOSTS=", "OFFSETLAB_JOIN_URL=", "OFFSETLAB_KAFKA_ADDR=", "OFFSETLAB_DATA_DIR=")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
