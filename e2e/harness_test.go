@@ -16,12 +16,9 @@ import (
 	"testing"
 	"time"
 
+	wiring "github.com/offsetlab/offsetlab/internal/app"
 	"github.com/offsetlab/offsetlab/internal/cluster"
-	"github.com/offsetlab/offsetlab/internal/inspect"
-	"github.com/offsetlab/offsetlab/internal/lessons"
-	"github.com/offsetlab/offsetlab/internal/live"
 	"github.com/offsetlab/offsetlab/internal/localkafka"
-	"github.com/offsetlab/offsetlab/internal/producer"
 	"github.com/offsetlab/offsetlab/web"
 )
 
@@ -75,36 +72,13 @@ func startApp(t *testing.T, kind brokerKind) *app {
 // is the brokers the server runs itself (--local-kafka).
 func startAppOn(t *testing.T, kind brokerKind, kafka *cluster.Cluster, local ...*localkafka.Cluster) *app {
 	t.Helper()
-	var lessonBrokers lessons.Brokers
-	var webBrokers web.BrokerControl
+	var managed *localkafka.Cluster
 	if len(local) > 0 {
-		lessonBrokers, webBrokers = local[0], local[0]
+		managed = local[0]
 	}
-	inspector := inspect.New(kafka.Client(), kafka.ClientOpts()...)
-	hub := live.NewHub(inspector, web.LiveGroups(kafka), live.Config{Logger: testLogger()})
-	t.Cleanup(hub.Close)
-	sessions := producer.NewSessions(kafka.ClientOpts())
-	t.Cleanup(sessions.Close)
-	runner := lessons.New(lessons.Deps{
-		Cluster:     kafka,
-		Log:         inspector,
-		Producer:    producer.New(kafka.ClientOpts()),
-		Processor:   producer.NewProcessor(kafka.ClientOpts()),
-		NewSessions: func() lessons.Sessions { return producer.NewSessions(kafka.ClientOpts()) },
-		Narrator:    hub,
-		Brokers:     lessonBrokers,
-	})
-	t.Cleanup(runner.Close)
-	srv := web.New(web.Deps{
-		Cluster:   kafka,
-		Log:       inspector,
-		Producer:  producer.New(kafka.ClientOpts()),
-		Processor: producer.NewProcessor(kafka.ClientOpts()),
-		Live:      hub,
-		Sessions:  sessions,
-		Lessons:   runner,
-		Brokers:   webBrokers,
-	}, testLogger())
+	services := wiring.Assemble(kafka, managed, testLogger())
+	t.Cleanup(services.Close)
+	srv := web.New(services.Deps, testLogger())
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(ts.Close)
 	return &app{t: t, url: ts.URL, kind: kind, kafka: kafka, suffix: randomSuffix(t)}

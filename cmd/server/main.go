@@ -20,12 +20,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/offsetlab/offsetlab/internal/app"
 	"github.com/offsetlab/offsetlab/internal/cluster"
-	"github.com/offsetlab/offsetlab/internal/inspect"
-	"github.com/offsetlab/offsetlab/internal/lessons"
-	"github.com/offsetlab/offsetlab/internal/live"
 	"github.com/offsetlab/offsetlab/internal/localkafka"
-	"github.com/offsetlab/offsetlab/internal/producer"
 	"github.com/offsetlab/offsetlab/web"
 )
 
@@ -141,36 +138,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	defer kafka.Close()
 
-	inspector := inspect.New(kafka.Client(), kafka.ClientOpts()...)
-	hub := live.NewHub(inspector, web.LiveGroups(kafka), live.Config{Logger: log})
-	defer hub.Close()
-	sessions := producer.NewSessions(kafka.ClientOpts())
-	defer sessions.Close()
-	runner := lessons.New(lessons.Deps{
-		Cluster:     kafka,
-		Log:         inspector,
-		Producer:    producer.New(kafka.ClientOpts()),
-		Processor:   producer.NewProcessor(kafka.ClientOpts()),
-		NewSessions: func() lessons.Sessions { return producer.NewSessions(kafka.ClientOpts()) },
-		Narrator:    hub,
-		Brokers:     lessonBrokers(local),
-	})
-	defer runner.Close()
+	services := app.Assemble(kafka, local, log)
+	defer services.Close()
 
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.addr, err)
 	}
-	srv := web.New(web.Deps{
-		Cluster:   kafka,
-		Log:       inspector,
-		Producer:  producer.New(kafka.ClientOpts()),
-		Processor: producer.NewProcessor(kafka.ClientOpts()),
-		Live:      hub,
-		Sessions:  sessions,
-		Lessons:   runner,
-		Brokers:   webBrokers(local),
-	}, log, web.WithAccess(web.Access{
+	srv := web.New(services.Deps, log, web.WithAccess(web.Access{
 		Classroom: cfg.classroom, ListenAddr: ln.Addr().String(), AllowedHosts: cfg.allowedHosts, JoinURL: cfg.joinURL,
 	}))
 	httpServer := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
@@ -207,19 +182,4 @@ func startLocalKafka(ctx context.Context, cfg config, log *slog.Logger, stderr i
 	}
 	log.Info("local Apache Kafka serving", "brokers", strings.Join(local.Brokers(), ","))
 	return local, nil
-}
-
-// lessonBrokers and webBrokers keep a nil cluster a nil interface.
-func lessonBrokers(c *localkafka.Cluster) lessons.Brokers {
-	if c == nil {
-		return nil
-	}
-	return c
-}
-
-func webBrokers(c *localkafka.Cluster) web.BrokerControl {
-	if c == nil {
-		return nil
-	}
-	return c
 }
