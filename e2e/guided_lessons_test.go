@@ -68,6 +68,8 @@ func seedNumbers(kind brokerKind) map[string][]string {
 		"6c": {"lso=0", "hw=3", "total=0", "lso=4", "hw=4", "records=1: P-2 paid · 2: P-3 paid"},
 		"6d": {"partitions=1", "inOrder=yes", "keyOrder=user-1 login, user-1 add-to-cart, user-1 pay"},
 		"6f": {"status=PAID", "status=PAID", "balance=30000", "skipped=2", "balance=65000"},
+		// The broker itself aborts the transaction once its 5 s timeout passes.
+		"6g": {"total=0", "aborted=0", "markers=3 ABORT", "lso=4", "hw=4", "records=1: P-2 paid · 2: P-3 paid", "state=" + map[brokerKind]string{embedded: "Empty", realKafka: "CompleteAbort"}[kind], "timeoutMs=5000"},
 		"6e": {"total=0", "records=0: O-7 created", "fencedPrevious=yes", "records=0: O-7 created · 3: O-8 created", "records=0: I-8 reserved for O-8"},
 	}
 }

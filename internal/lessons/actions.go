@@ -316,11 +316,21 @@ func (a Begin) run(sc stepContext) (*observation, error) {
 	id := sc.run.name(a.TransactionalID)
 	process := cmp.Or(a.Process, defaultProcess)
 	obs := newObservation("", 0)
-	st, err := sc.run.process(process).Begin(sc, id)
+	sessions := sc.run.process(process)
+	var st producer.SessionState
+	var err error
+	if a.TimeoutMs > 0 {
+		st, err = sessions.BeginTimeout(sc, id, time.Duration(a.TimeoutMs)*time.Millisecond)
+	} else {
+		st, err = sessions.Begin(sc, id)
+	}
 	if err != nil {
 		return obs, err
 	}
 	obs.printf("%s: init_transactions() and begin_transaction() for transactional.id %s: producer id %d, epoch %d.", process, id, st.ProducerID, st.ProducerEpoch)
+	if a.TimeoutMs > 0 {
+		obs.printf("transaction.timeout.ms = %d: the broker aborts this transaction if it is still open then.", a.TimeoutMs)
+	}
 	obs.set("producerId", yesNo(st.ProducerID >= 0))
 	sc.run.mu.Lock()
 	defer sc.run.mu.Unlock()
@@ -511,6 +521,43 @@ func waitForOffsets(ctx context.Context, log LogReader, topic string, partition 
 			return err
 		}
 	}
+}
+
+// Kind implements Action.
+func (AwaitBrokerAbort) Kind() string { return "await-broker-abort" }
+
+// Facts implements Action: those of ReadLog, once nothing is open.
+func (AwaitBrokerAbort) Facts() []string { return ReadLog{}.Facts() }
+
+func (a AwaitBrokerAbort) run(sc stepContext) (*observation, error) {
+	topic := sc.run.name(a.Topic)
+	start := time.Now()
+	for {
+		l, err := sc.deps.Log.ReadLog(sc, topic, 0, 0, inspect.MaxLimit)
+		if err != nil {
+			return newObservation(topic, 0), err
+		}
+		open := 0
+		for _, e := range l.Entries {
+			if e.Kind == inspect.KindData && e.Txn == inspect.TxnOpen {
+				open++
+			}
+		}
+		if open == 0 && l.LastStableOffset == l.HighWatermark {
+			break
+		}
+		if time.Since(start) > a.Within {
+			return newObservation(topic, 0), fmt.Errorf("lessons: %d record(s) of %s still in an open transaction after %s", open, topic, a.Within.Round(time.Second))
+		}
+		if err := sleep(sc, 250*time.Millisecond); err != nil {
+			return newObservation(topic, 0), err
+		}
+	}
+	obs, err := ReadLog{Topic: a.Topic}.run(sc)
+	if obs != nil {
+		obs.output = append([]string{fmt.Sprintf("Waited %.1f s: nobody committed or aborted, the broker aborted the transaction when its timeout passed.", time.Since(start).Seconds())}, obs.output...)
+	}
+	return obs, err
 }
 
 // Kind implements Action.

@@ -3,6 +3,7 @@ package lessons
 import (
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/offsetlab/offsetlab/internal/inspect"
 	"github.com/offsetlab/offsetlab/internal/producer"
@@ -31,7 +32,7 @@ const (
 // run: seed 000 (lessons 1–3), seed 002 (lessons 4 and 5) and seed 003
 // (lessons 6a–6d). Each call returns fresh data.
 func Builtin() []Lesson {
-	return []Lesson{lesson1(), lesson2(), lesson3(), lesson4(), lesson5(), lesson6a(), lesson6b(), lesson6c(), lesson6d(), lesson6e(), lesson6f()}
+	return []Lesson{lesson1(), lesson2(), lesson3(), lesson4(), lesson5(), lesson6a(), lesson6b(), lesson6c(), lesson6d(), lesson6e(), lesson6f(), lesson6g()}
 }
 
 func seedTopics(msg Msg, names ...string) Step {
@@ -686,6 +687,63 @@ func lesson6f() Lesson {
 				Expect{Say: "expect.skipped", Fact: "skipped", Want: "2"},
 				Expect{Say: "expect.balanceOnce", Fact: "balance", Want: "65000"},
 			),
+		},
+	}
+}
+
+// lesson6g is seed 003's cost of transactions: a transaction nobody ends is
+// aborted by the broker once transaction.timeout.ms passes (Kafka checks
+// every 10 s, so the abort comes 5 to 15 s after the transaction began).
+func lesson6g() Lesson {
+	init := `producer = Producer({"bootstrap.servers": "{bootstrap}", "transactional.id": "{slow-app}", "transaction.timeout.ms": 5000})` + "\n" + `producer.init_transactions(); producer.begin_transaction()`
+	return Lesson{
+		ID: "6g", Seed: "003", Title: "l6g.title", Summary: "l6g.summary",
+		Steps: []Step{
+			seedTopics("l6g.create.say", "payments"),
+			{
+				Title: "l6g.begin.title", Say: "l6g.begin.say",
+				Do:      Begin{TransactionalID: "slow-app", TimeoutMs: 5000},
+				Command: init,
+				Expect:  []Expect{{Say: "expect.producerIdAssigned", Fact: "producerId", Want: "yes"}},
+			},
+			{
+				Title: "l6g.send.title", Say: "l6g.send.say",
+				Do:      Send{TransactionalID: "slow-app", Topic: "payments", Values: []string{"P-1 pending"}},
+				Command: `producer.produce("{payments}", value="P-1 pending"); producer.flush()` + "\n# ... and the application hangs: no commit, no abort",
+				Expect:  []Expect{{Say: "expect.writtenAt", Fact: "offsets", Want: "0"}},
+			},
+			{
+				Title: "l6g.plain.title", Say: "l6g.plain.say",
+				Do:      Produce{Topic: "payments", Values: []string{"P-2 paid", "P-3 paid"}, Acks: producer.AcksAll},
+				Command: "printf 'P-2 paid\\nP-3 paid\\n' | kafka-console-producer.sh --bootstrap-server {bootstrap} --topic {payments}",
+				Expect:  []Expect{{Say: "expect.orders.offsets", Fact: "offsets", Want: "1, 2"}},
+			},
+			consume("l6g.rc1.title", "l6g.rc1.say", "payments", inspect.ReadCommitted,
+				Expect{Say: "expect.total", Fact: "total", Want: "0"},
+			),
+			{
+				Title: "l6g.wait.title", Say: "l6g.wait.say",
+				Do:      AwaitBrokerAbort{Topic: "payments", Within: 45 * time.Second},
+				Command: fmt.Sprintf(cmdDumpLog, "payments"),
+				Expect: []Expect{
+					{Say: "expect.aborted", Fact: "aborted", Want: "0"},
+					{Say: "expect.markers", Fact: "markers", Want: "3 ABORT"},
+					{Say: "expect.lso", Fact: "lso", Want: "4"},
+					{Say: "expect.hw", Fact: "hw", Want: "4"},
+				},
+			},
+			consume("l6g.rc2.title", "l6g.rc2.say", "payments", inspect.ReadCommitted,
+				Expect{Say: "expect.records", Fact: "records", Want: "1: P-2 paid · 2: P-3 paid"},
+			),
+			{
+				Title: "txn.title", Say: "l6g.txn.say",
+				Do:      DescribeTransaction{TransactionalID: "slow-app"},
+				Command: fmt.Sprintf(cmdTransaction, "slow-app"),
+				Expect: []Expect{
+					{Say: "expect.txnState", Fact: "state", Want: "CompleteAbort", Embedded: &Divergence{Want: "Empty", Note: "note.emptyAbort"}},
+					{Say: "expect.timeoutMs", Fact: "timeoutMs", Want: "5000"},
+				},
+			},
 		},
 	}
 }

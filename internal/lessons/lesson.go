@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"slices"
+	"time"
 
 	"github.com/offsetlab/offsetlab/internal/inspect"
 	"github.com/offsetlab/offsetlab/internal/producer"
@@ -123,6 +124,10 @@ type RunProcessor struct {
 type Begin struct {
 	Process         string
 	TransactionalID string
+	// TimeoutMs is the producer's transaction.timeout.ms; zero means
+	// Kafka's default (60000). It takes effect when the process's
+	// producer is created.
+	TimeoutMs int
 }
 
 // Send produces values inside the process's open transaction. A fenced
@@ -192,6 +197,14 @@ type ReadRecords struct {
 	// AtLeast waits (up to 10 s) until the partition holds this many
 	// offsets: acks=0 producers return before the broker stored anything.
 	AtLeast int64
+}
+
+// AwaitBrokerAbort waits, at most Within, until no record of Topic is in
+// an open transaction any more — the broker aborted the hanging one once
+// its transaction.timeout.ms passed — then reads the log as ReadLog does.
+type AwaitBrokerAbort struct {
+	Topic  string
+	Within time.Duration
 }
 
 // ReadLog reads a partition offset by offset: data, markers, pointers.
@@ -284,6 +297,8 @@ func actionTopics(a Action) []string {
 	case ApplyPayments:
 		return []string{a.Topic}
 	case ReadLog:
+		return []string{a.Topic}
+	case AwaitBrokerAbort:
 		return []string{a.Topic}
 	case DescribeTopic:
 		return []string{a.Topic}

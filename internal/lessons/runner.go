@@ -49,6 +49,7 @@ type Processor interface {
 // *producer.Sessions is one.
 type Sessions interface {
 	Begin(ctx context.Context, id string) (producer.SessionState, error)
+	BeginTimeout(ctx context.Context, id string, timeout time.Duration) (producer.SessionState, error)
 	Send(ctx context.Context, id string, req producer.Request) (producer.SessionState, error)
 	End(ctx context.Context, id string, commit bool) (producer.SessionState, error)
 	Crash(ctx context.Context, id string) (producer.SessionState, error)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -69,7 +70,9 @@ type SessionState struct {
 	Fenced bool `json:"fenced,omitempty"`
 }
 
-func (s *Sessions) get(id string, create bool) (*session, error) {
+// get returns the session of id. A positive timeout creates it when
+// missing, with that transaction.timeout.ms; zero only looks it up.
+func (s *Sessions) get(id string, timeout time.Duration) (*session, error) {
 	if id == "" {
 		return nil, invalid("a transactional id is required")
 	}
@@ -78,12 +81,12 @@ func (s *Sessions) get(id string, create bool) (*session, error) {
 	if sess, ok := s.sessions[id]; ok {
 		return sess, nil
 	}
-	if !create {
+	if timeout <= 0 {
 		return nil, fmt.Errorf("%w: transactional id %q has no producer here; press Begin first", ErrNoSession, id)
 	}
 	conns := newConnections(false)
 	opts := append(append([]kgo.Opt{}, s.base...), Profile{Acks: AcksAll, TransactionalID: id}.clientOpts()...)
-	opts = append(opts, kgo.Dialer(conns.Dial))
+	opts = append(opts, kgo.Dialer(conns.Dial), kgo.TransactionTimeout(timeout))
 	client, err := kgo.NewClient(opts...)
 	if err != nil {
 		return nil, fmt.Errorf("producer: create transactional client %s: %w", id, err)
@@ -110,9 +113,21 @@ func (sess *session) state(ctx context.Context) SessionState {
 }
 
 // Begin starts a transaction, creating (and initialising, which fences any
-// older producer with the same id) the session's producer if needed.
+// older producer with the same id) the session's producer if needed, with
+// Kafka's default transaction.timeout.ms.
 func (s *Sessions) Begin(ctx context.Context, id string) (SessionState, error) {
-	sess, err := s.get(id, true)
+	return s.BeginTimeout(ctx, id, DefaultTransactionTimeout)
+}
+
+// BeginTimeout is Begin with the producer's transaction.timeout.ms: a
+// transaction left open longer is aborted by the broker. Like a real
+// producer's configuration, the timeout is fixed when the session's
+// producer is created (its first Begin); later Begins keep it.
+func (s *Sessions) BeginTimeout(ctx context.Context, id string, timeout time.Duration) (SessionState, error) {
+	if timeout <= 0 {
+		return SessionState{}, invalid("transaction.timeout.ms must be positive")
+	}
+	sess, err := s.get(id, timeout)
 	if err != nil {
 		return SessionState{}, err
 	}
@@ -142,7 +157,7 @@ func (s *Sessions) Send(ctx context.Context, id string, req Request) (SessionSta
 	if err := req.Validate(); err != nil {
 		return SessionState{}, err
 	}
-	sess, err := s.get(id, false)
+	sess, err := s.get(id, 0)
 	if err != nil {
 		return SessionState{}, err
 	}
@@ -185,7 +200,7 @@ func (s *Sessions) retire(sess *session) {
 
 // End commits or aborts the open transaction.
 func (s *Sessions) End(ctx context.Context, id string, commit bool) (SessionState, error) {
-	sess, err := s.get(id, false)
+	sess, err := s.get(id, 0)
 	if err != nil {
 		return SessionState{}, err
 	}
@@ -213,7 +228,7 @@ func (s *Sessions) End(ctx context.Context, id string, commit bool) (SessionStat
 // no EndTxn is sent, the transaction stays open on the broker until a new
 // producer with the same id fences it or transaction.timeout.ms passes.
 func (s *Sessions) Crash(ctx context.Context, id string) (SessionState, error) {
-	sess, err := s.get(id, false)
+	sess, err := s.get(id, 0)
 	if err != nil {
 		return SessionState{}, err
 	}
