@@ -42,6 +42,10 @@ type dashboardView struct {
 	// unreachable broker); empty when all is well.
 	Problem     string
 	Unreachable bool
+	// ProblemKey and ProblemArgs name Problem in the UI catalogue
+	// (web/i18n), so the browser can show it in the chosen language.
+	ProblemKey  string
+	ProblemArgs []string
 
 	// Role is "teacher" or "student"; only the teacher's page has the
 	// controls that change anything.
@@ -68,10 +72,26 @@ type topicOption struct {
 // Value is the option's value, "topic/partition".
 func (o topicOption) Value() string { return o.Topic + "/" + strconv.Itoa(int(o.Partition)) }
 
-// Label is what the picker shows.
+// Label is what the picker shows (catalogue key picker.partitionOffsets).
 func (o topicOption) Label() string {
-	return fmt.Sprintf("%s · partition %d · %d offsets", o.Topic, o.Partition, o.Offsets)
+	return trf("picker.partitionOffsets", o.labelArgs()...)
 }
+
+// LabelArgs is the data-i18n-args attribute of Label.
+func (o topicOption) LabelArgs() string { return i18nArgs(o.labelArgs()...) }
+
+func (o topicOption) labelArgs() []string {
+	return []string{"topic", o.Topic, "partition", strconv.Itoa(int(o.Partition)), "offsets", strconv.FormatInt(o.Offsets, 10)}
+}
+
+// setProblem sets Problem to the catalogue sentence key in English, and
+// remembers the key so the page can switch its language.
+func (v *dashboardView) setProblem(key string, args ...string) {
+	v.Problem, v.ProblemKey, v.ProblemArgs = trf(key, args...), key, args
+}
+
+// ProblemI18nArgs is the data-i18n-args attribute of Problem.
+func (v dashboardView) ProblemI18nArgs() string { return i18nArgs(v.ProblemArgs...) }
 
 // Title is the document title: the partition on show, then the product.
 func (v dashboardView) Title() string {
@@ -118,7 +138,7 @@ func (s *Server) partitionPage(w http.ResponseWriter, r *http.Request) {
 	topic := chi.URLParam(r, "topic")
 	p, err := strconv.ParseInt(chi.URLParam(r, "partition"), 10, 32)
 	if err != nil || p < 0 {
-		v.Problem = fmt.Sprintf("Partition %q is not a partition number; pick a topic below.", chi.URLParam(r, "partition"))
+		v.setProblem("problem.badPartition", "partition", strconv.Quote(chi.URLParam(r, "partition")))
 		s.renderDashboard(w, r, http.StatusBadRequest, v)
 		return
 	}
@@ -128,17 +148,16 @@ func (s *Server) partitionPage(w http.ResponseWriter, r *http.Request) {
 	case err == nil && int(p) < len(t.Partitions):
 		v.HasTopic = true
 	case err == nil:
-		v.Problem = fmt.Sprintf("Topic %q has %d partition(s); partition %d does not exist.", topic, len(t.Partitions), p)
+		v.setProblem("problem.noPartition", "topic", strconv.Quote(topic), "count", strconv.Itoa(len(t.Partitions)), "partition", strconv.FormatInt(p, 10))
 		status = http.StatusNotFound
 	case cluster.IsUnavailable(err) || v.Unreachable:
 		// Show the page anyway: the stream connects once the broker is back.
 		v.HasTopic = true
 	case errors.Is(err, cluster.ErrUnknownTopic), errors.Is(err, cluster.ErrInvalid):
-		v.Problem = fmt.Sprintf("Topic %q does not exist (yet).", topic)
 		if roleOf(r) == teacherRole {
-			v.Problem += " Create it below, or set up seed 000."
+			v.setProblem("problem.noTopicTeacher", "topic", strconv.Quote(topic))
 		} else {
-			v.Problem += " This page follows the teacher's partition; it appears once the teacher creates one."
+			v.setProblem("problem.noTopicStudent", "topic", strconv.Quote(topic))
 		}
 		status = http.StatusNotFound
 	default:
@@ -157,7 +176,7 @@ func (s *Server) baseView(ctx context.Context) dashboardView {
 	if err != nil {
 		s.log.Warn("page: list topics", "err", err)
 		v.Unreachable = true
-		v.Problem = "The Kafka broker is not reachable right now; the page keeps trying and recovers by itself."
+		v.setProblem("problem.unreachable")
 		return v
 	}
 	for _, t := range topics {

@@ -12,6 +12,9 @@ import { setupPanels } from './panels.js';
 import { setupLessons } from './lessons.js';
 import { setupClassroom } from './classroom.js';
 import { setupBrokers } from './brokers.js';
+import { setupI18n, t, tr } from './i18n.js';
+
+setupI18n();
 
 const $ = (id) => document.getElementById(id);
 const main = $('app');
@@ -30,7 +33,7 @@ const reach = { cluster: banner.hidden, stream: true, why: '' };
 function setBanner() {
   const down = !reach.cluster || !reach.stream;
   banner.hidden = !down;
-  if (down) bannerText.textContent = (reach.why ? reach.why + ' ' : '') + 'The dashboard keeps trying and recovers by itself when the broker is back.';
+  if (down) tr(bannerText, reach.why ? 'banner.textWhy' : 'banner.text', reach.why ? { why: reach.why } : undefined);
   document.body.classList.toggle('broker-down', down);
 }
 
@@ -75,12 +78,9 @@ const timeline = new Timeline($('timeline'), (offset) => {
 const streamStatus = $('stream-status');
 const stream = new Stream(onMessage, (s, why, delay) => {
   streamStatus.dataset.state = s;
-  streamStatus.textContent = {
-    open: '● live',
-    connecting: 'connecting…',
-    reconnecting: `reconnecting${delay ? ' in ' + Math.max(1, Math.round(delay / 1000)) + ' s' : ''}…${why ? ' (' + why + ')' : ''}`,
-    idle: 'not connected',
-  }[s];
+  const secs = delay ? Math.max(1, Math.round(delay / 1000)) : 0;
+  const key = s === 'reconnecting' ? (secs ? 'stream.reconnectingIn' : 'stream.reconnecting') : 'stream.' + s;
+  tr(streamStatus, key, { seconds: secs, why: why ? ' (' + why + ')' : '' });
   if (s === 'reconnecting' && state.hasTopic) checkTopic();
 });
 
@@ -119,14 +119,22 @@ function onMessage(m) {
 /** checkTopic stops reconnecting to a partition that does not exist. */
 async function checkTopic() {
   const { topic, partition } = state;
+  let t0 = null;
   try {
     const t = await api('GET', `/api/topics/${encodeURIComponent(topic)}`);
-    if (partition >= t.partitions.length) throw Object.assign(new Error(`Topic ${topic} has ${t.partitions.length} partition(s); partition ${partition} does not exist.`), { status: 404 });
+    if (partition >= t.partitions.length) {
+      t0 = { topic, count: t.partitions.length, partition };
+      throw Object.assign(new Error(`Topic ${topic} has ${t.partitions.length} partition(s); partition ${partition} does not exist.`), { status: 404 });
+    }
   } catch (err) {
     if (err.status !== 404 || topic !== state.topic) return;
     stream.close();
     const problem = $('problem');
-    problem.textContent = err.message + ' Create it below, or pick another partition.';
+    if (err.message.startsWith('Topic ') && t0) tr(problem, 'problem.partitionMissing', t0);
+    else {
+      delete problem.dataset.i18n;
+      problem.textContent = err.message + ' ' + t('problem.createHint');
+    }
     problem.hidden = false;
   }
 }
@@ -191,7 +199,7 @@ const picker = $('topic-select');
 function syncPicker() {
   const want = `${state.topic}/${state.partition}`;
   if (![...picker.options].some((o) => o.value === want)) {
-    picker.append(new Option(`${state.topic} · partition ${state.partition}`, want));
+    picker.append(tr(new Option('', want), 'picker.partition', { topic: state.topic, partition: state.partition }));
   }
   picker.value = want;
   picker.querySelector('option[value=""]')?.remove();
@@ -202,7 +210,7 @@ function labelPicked(pointers) {
   const option = picker.selectedOptions[0];
   if (!pointers || !option || option.value !== `${state.topic}/${state.partition}`) return;
   const n = Math.max(0, pointers.highWatermark - pointers.logStartOffset);
-  option.textContent = `${state.topic} · partition ${state.partition} · ${n} offsets`;
+  tr(option, 'picker.partitionOffsets', { topic: state.topic, partition: state.partition, offsets: n });
 }
 
 async function refreshTopics() {
@@ -213,13 +221,13 @@ async function refreshTopics() {
       if (t.internal || t.name.startsWith('__')) continue;
       for (const p of t.partitions) {
         const n = Math.max(0, p.highWatermark - p.logStartOffset);
-        options.push(new Option(`${t.name} · partition ${p.partition} · ${n} offsets`, `${t.name}/${p.partition}`));
+        options.push(tr(new Option('', `${t.name}/${p.partition}`), 'picker.partitionOffsets', { topic: t.name, partition: p.partition, offsets: n }));
       }
     }
     const keep = picker.value;
     picker.replaceChildren(...options);
     if (!state.hasTopic) {
-      picker.prepend(new Option('Choose a topic…', ''));
+      picker.prepend(tr(new Option('', ''), 'picker.choose'));
       picker.value = '';
     } else {
       picker.value = keep;

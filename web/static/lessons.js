@@ -7,8 +7,8 @@
 // topic a step concerns.
 
 import { api } from './api.js';
+import { initialLanguage, onLanguage, setLanguage } from './i18n.js';
 
-const LANG_KEY = 'offsetlab.lang';
 const RUN_KEY = 'offsetlab.lessonRun';
 const LANGS = ['en', 'ko'];
 
@@ -59,8 +59,9 @@ export function setupLessons(app) {
   let run = null;
   let busy = false;
 
-  const saved = storage('localStorage')?.getItem(LANG_KEY);
-  let lang = LANGS.includes(saved) ? saved : navigator.language?.toLowerCase().startsWith('ko') ? 'ko' : 'en';
+  // One language for the whole page: i18n.js remembers it (localStorage)
+  // and tells this panel when either switch (masthead or panel) changes it.
+  let lang = initialLanguage();
 
   /** t is a panel label in the current language, with {placeholders} filled. */
   const t = (key, args = {}) => (strings[lang]?.[key] ?? strings.en?.[key] ?? key).replace(/\{(\w+)\}/g, (m, k) => (k in args ? String(args[k]) : m));
@@ -72,13 +73,13 @@ export function setupLessons(app) {
   function setLang(l) {
     lang = l;
     panel.lang = l;
-    storage('localStorage')?.setItem(LANG_KEY, l);
     for (const b of panel.querySelectorAll('.lang-switch button')) b.setAttribute('aria-pressed', String(b.dataset.lang === l));
     for (const o of picker.options) o.textContent = o.dataset[l] || o.dataset.en;
     showAvailability();
     draw();
   }
-  for (const b of panel.querySelectorAll('.lang-switch button')) b.addEventListener('click', () => setLang(b.dataset.lang));
+  for (const b of panel.querySelectorAll('.lang-switch button')) b.addEventListener('click', () => setLanguage(b.dataset.lang));
+  onLanguage((l) => setLang(LANGS.includes(l) ? l : 'en'));
 
   function showAvailability() {
     const o = picker.selectedOptions[0];

@@ -2,6 +2,7 @@
 // the API's sentence next to the control that caused an error.
 
 import { api, fmt } from './api.js';
+import { onLanguage, t, tr } from './i18n.js';
 
 const $ = (id) => document.getElementById(id);
 const enc = encodeURIComponent;
@@ -74,9 +75,12 @@ function seedPanel(app, processor) {
   const form = $('seed-form');
   const status = $('seed-status');
   const error = $('seed-error');
+  onLanguage(() => {
+    if (status.dataset.i18nParts && status.dataset.i18n === 'seed.done') renderSeedStatus(status);
+  });
   onSubmit(form, (button) => busy(button, async () => {
     showError(error, null);
-    status.textContent = 'Setting up…';
+    tr(status, 'seed.settingUp');
     const orders = value('seed-orders');
     const totals = value('seed-totals');
     const totalsTx = value('seed-totals-tx');
@@ -98,15 +102,19 @@ function seedPanel(app, processor) {
       if (p0.highWatermark === 0) {
         const out = await api('POST', '/api/produce', { topic: orders, partition: 0, values: SEED_ORDERS, acks: 'all' });
         const offsets = out.results.map((r) => r.offset).filter((o) => o !== null);
-        wrote = `wrote the three orders to ${orders} at offsets ${offsets.join(', ')}`;
+        wrote = ['seed.wrote', { topic: orders, offsets: offsets.join(', ') }];
       } else {
-        wrote = `${orders} already holds ${fmt(p0.highWatermark)} offsets, so the orders were not written again`;
+        wrote = ['seed.alreadyHolds', { topic: orders, count: fmt(p0.highWatermark) }];
       }
-      status.textContent = [
-        created.length ? `Created ${created.join(', ')}` : '',
-        kept.length ? `kept existing ${kept.join(', ')}` : '',
+      // One sentence in the chosen language; its parts are catalogue keys.
+      const parts = [
+        created.length ? ['seed.created', { topics: created.join(', ') }] : null,
+        kept.length ? ['seed.kept', { topics: kept.join(', ') }] : null,
         wrote,
-      ].filter(Boolean).join('; ') + '. Next: run the processor.';
+      ].filter(Boolean);
+      tr(status, 'seed.done', { parts: '' });
+      status.dataset.i18nParts = JSON.stringify(parts);
+      renderSeedStatus(status);
       status.dataset.done = 'true';
       processor.useSeed(orders, totals, totalsTx);
       await app.refreshTopics();
@@ -119,22 +127,19 @@ function seedPanel(app, processor) {
   }));
 }
 
+/** renderSeedStatus writes the seed panel's sentence from its parts. */
+function renderSeedStatus(status) {
+  const parts = JSON.parse(status.dataset.i18nParts || '[]').map(([k, a]) => t(k, a));
+  status.dataset.i18nArgs = JSON.stringify({ parts: parts.join(t('seed.sep')) });
+  status.textContent = t('seed.done', { parts: parts.join(t('seed.sep')) });
+}
+
+// MODE_TEXT names each mode's catalogue keys (its label stays English: it
+// is the name of a delivery semantics).
 const MODE_TEXT = {
-  'at-most-once': {
-    label: 'at-most-once',
-    crash: (at) => `Crash at ${at}`,
-    explain: 'Commits the input offset first, then processes: a crash loses the order it was working on — loss, no duplicate.',
-  },
-  plain: {
-    label: 'at-least-once',
-    crash: (at) => `Crash before the offset commit at ${at}`,
-    explain: 'Writes the total (acks=all, idempotent), then commits the input offset. The crash comes after the write, before the commit: the restart processes the order again — a duplicate.',
-  },
-  tx: {
-    label: 'exactly-once',
-    crash: (at) => `Crash before commit at ${at}`,
-    explain: 'Per order: begin, write the total, add the input offset to the transaction, commit. The crash kills the process after the offsets were added, before commit: no EndTxn is sent. The restart with the same transactional.id fences it, and the open transaction is aborted.',
-  },
+  'at-most-once': { label: 'at-most-once', crash: 'processor.crashAmo', explain: 'processor.explainAmo' },
+  plain: { label: 'at-least-once', crash: 'processor.crashPlain', explain: 'processor.explainPlain' },
+  tx: { label: 'exactly-once', crash: 'processor.crash', explain: 'processor.explainTx' },
 };
 
 function processorPanel(app, coordinator, group) {
@@ -158,9 +163,10 @@ function processorPanel(app, coordinator, group) {
 
   const refresh = () => {
     const text = MODE_TEXT[mode.value];
-    crashBtn.textContent = crashAt.value ? text.crash(crashAt.value) : 'Run with a crash (choose a crash point)';
-    runBtn.textContent = runs ? 'Run processor again (restart, no crash)' : 'Run processor (no crash)';
-    explain.textContent = text.explain;
+    if (crashAt.value) tr(crashBtn, text.crash, { order: crashAt.value });
+    else tr(crashBtn, 'processor.crashChoose');
+    tr(runBtn, runs ? 'processor.runAgain' : 'processor.run');
+    tr(explain, text.explain);
     txidField.hidden = mode.value !== 'tx';
   };
   mode.addEventListener('change', () => {
@@ -177,7 +183,7 @@ function processorPanel(app, coordinator, group) {
   const run = async (button, crash) => {
     showError(error, null);
     if (crash && !crashAt.value) {
-      showError(error, new Error('Choose a crash point (O-1, O-2 or O-3) first, or press “Run processor” for a run without a crash.'));
+      showError(error, new Error(t('processor.chooseCrash')));
       return;
     }
     const body = { mode: mode.value, input: value('processor-input'), output: value('processor-output'), group: value('processor-group') };
@@ -208,10 +214,18 @@ function processorPanel(app, coordinator, group) {
     li.dataset.crashed = String(!!res.crashed);
     const head = document.createElement('p');
     head.className = 'run-head';
-    const who = res.producerId >= 0 ? ` · producer ${res.producerId}, epoch ${res.producerEpoch}` : '';
-    head.textContent = `Run ${runs} · ${MODE_TEXT[body.mode].label} · ${body.crashAt ? 'crash at ' + body.crashAt : 'no crash'} · ${res.crashed ? 'CRASHED' : 'finished'}${who}`;
+    const args = {
+      run: runs,
+      mode: MODE_TEXT[body.mode].label,
+      crash: body.crashAt || '',
+      producer: res.producerId,
+      epoch: res.producerEpoch,
+    };
+    const key = `processor.runHead${body.crashAt ? 'Crash' : ''}${res.crashed ? 'Crashed' : 'Finished'}${res.producerId >= 0 ? 'Who' : ''}`;
+    tr(head, key, args);
     const lines = document.createElement('pre');
-    lines.textContent = (res.log || []).join('\n') || '(nothing to process: the group had already committed every order)';
+    if ((res.log || []).length) lines.textContent = res.log.join('\n');
+    else tr(lines, 'processor.nothing');
     li.append(head, lines);
     log.prepend(li);
   };
@@ -251,15 +265,8 @@ function transactionPanel(app, coordinator) {
         const st = await api('POST', `/api/transactions/${enc(id)}/${name}`, body);
         status.dataset.step = name;
         status.dataset.inTransaction = String(!!st.inTransaction);
-        const who = `${st.transactionalId}: producer ${st.producerId}, epoch ${st.producerEpoch}`;
-        const sent = (st.results || []).map((r) => (r.error ? `failed: ${r.error}` : `offset ${r.offset}`)).join(', ');
-        status.textContent = {
-          begin: `Begun — ${who}. Writes stay invisible to read_committed consumers until Commit.`,
-          send: `Sent (${sent}) inside the open transaction — ${who}.`,
-          commit: `Committed — ${who}. A COMMIT marker now occupies an offset.`,
-          abort: `Aborted — ${who}. An ABORT marker now occupies an offset; the records stay in the log.`,
-          crash: `Crashed before commit — ${who}. No EndTxn was sent: the transaction stays Ongoing and holds the LSO until a new producer with this id fences it, or transaction.timeout.ms passes.`,
-        }[name];
+        const sent = (st.results || []).map((r) => (r.error ? t('txn.failed', { error: r.error }) : t('txn.offset', { offset: r.offset }))).join(', ');
+        tr(status, 'txn.status.' + name, { id: st.transactionalId, producer: st.producerId, epoch: st.producerEpoch, sent });
       } catch (err) {
         showError(error, err);
         app.apiFailed(err);
