@@ -1,15 +1,11 @@
 package main
 
 import (
-	"bufio"
-	"context"
 	"io"
 	"net/http"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestParseFlagsClassroom(t *testing.T) {
@@ -57,31 +53,9 @@ func TestParseFlagsClassroom(t *testing.T) {
 // a request for a foreign Host is refused.
 func TestRunClassroom(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	logs, logw := io.Pipe()
-	env := map[string]string{"OFFSETLAB_DATA_DIR": t.TempDir()}
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"--classroom", "--addr", "127.0.0.1:0", "--kafka-addr", "127.0.0.1:0"}, func(k string) string { return env[k] }, logw)
-		logw.Close()
-	}()
-	joinRe := regexp.MustCompile(`joinURL=(http://\S+)`)
-	loginRe := regexp.MustCompile(`loginURL="?(http://[^\s"]+/teacher/login\?token=[^\s"]+)`)
-	var join, login string
-	sc := bufio.NewScanner(logs)
-	for login == "" && sc.Scan() {
-		if m := joinRe.FindStringSubmatch(sc.Text()); m != nil {
-			join = m[1]
-		}
-		if m := loginRe.FindStringSubmatch(sc.Text()); m != nil {
-			login = m[1]
-		}
-	}
-	go io.Copy(io.Discard, logs)
-	if join == "" || login == "" {
-		t.Fatalf("the server did not log the join URL (%q) and the login link (%q)", join, login)
-	}
+	found, stop := runServer(t, []string{"--classroom", "--addr", "127.0.0.1:0", "--kafka-addr", "127.0.0.1:0"},
+		map[string]string{"OFFSETLAB_DATA_DIR": t.TempDir()}, `joinURL=(http://\S+)`, `loginURL="?(http://[^\s"]+/teacher/login\?token=[^\s"]+)`)
+	join, login := found[0], found[1]
 	base := strings.TrimSuffix(join, "/")
 	if !strings.HasPrefix(login, base+"/teacher/login?token=") {
 		t.Fatalf("login link %s is not on the listen address %s", login, base)
@@ -105,13 +79,7 @@ func TestRunClassroom(t *testing.T) {
 	if resp.StatusCode != http.StatusMisdirectedRequest {
 		t.Fatalf("GET /healthz for Host %s: %d, want 421", req.Host, resp.StatusCode)
 	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("run returned %v after shutdown", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("server did not shut down within 20s")
+	if err := stop(); err != nil {
+		t.Fatalf("run returned %v after shutdown", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"regexp"
@@ -12,36 +13,55 @@ import (
 	"time"
 )
 
+// runServer starts run with args and env on a goroutine, reads its log
+// until every pattern has matched, and returns each pattern's first
+// submatch. stop cancels run as SIGINT would and returns its error.
+func runServer(t *testing.T, args []string, env map[string]string, patterns ...string) (found []string, stop func() error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	logs, logw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, args, func(k string) string { return env[k] }, logw)
+		logw.Close()
+	}()
+	found = make([]string, len(patterns))
+	missing := len(patterns)
+	sc := bufio.NewScanner(logs)
+	for missing > 0 && sc.Scan() {
+		for i, p := range patterns {
+			if m := regexp.MustCompile(p).FindStringSubmatch(sc.Text()); m != nil && found[i] == "" {
+				found[i] = m[1]
+				missing--
+			}
+		}
+	}
+	go io.Copy(io.Discard, logs)
+	if missing > 0 {
+		t.Fatalf("the server's log never matched all of %q (found %q)", patterns, found)
+	}
+	return found, func() error {
+		cancel()
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(20 * time.Second):
+			return errors.New("server did not shut down within 20s")
+		}
+	}
+}
+
 // TestRun starts the whole server on free ports with the embedded broker,
 // checks that it logs the addresses it bound and serves them, then stops
 // it as SIGINT would.
 func TestRun(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	logs, logw := io.Pipe()
-	env := map[string]string{"OFFSETLAB_DATA_DIR": t.TempDir()}
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"--addr", "127.0.0.1:0", "--kafka-addr", "127.0.0.1:0"}, func(k string) string { return env[k] }, logw)
-		logw.Close()
-	}()
-
-	urlRe := regexp.MustCompile(`url=(http://\S+)`)
-	kafkaRe := regexp.MustCompile(`kafkaAddr=(\S+)`)
-	var url, kafkaAddr string
-	sc := bufio.NewScanner(logs)
-	for url == "" && sc.Scan() {
-		if m := kafkaRe.FindStringSubmatch(sc.Text()); m != nil {
-			kafkaAddr = m[1]
-		}
-		if m := urlRe.FindStringSubmatch(sc.Text()); m != nil {
-			url = m[1]
-		}
-	}
-	go io.Copy(io.Discard, logs)
-	if url == "" || kafkaAddr == "" || strings.HasSuffix(kafkaAddr, ":0") {
-		t.Fatalf("server did not log its addresses (url %q, kafka %q)", url, kafkaAddr)
+	found, stop := runServer(t, []string{"--addr", "127.0.0.1:0", "--kafka-addr", "127.0.0.1:0"},
+		map[string]string{"OFFSETLAB_DATA_DIR": t.TempDir()}, `url=(http://\S+)`, `kafkaAddr=(\S+)`)
+	url, kafkaAddr := found[0], found[1]
+	if strings.HasSuffix(kafkaAddr, ":0") {
+		t.Fatalf("server logged kafka address %q, not the bound one", kafkaAddr)
 	}
 
 	resp, err := http.Get(url + "/healthz")
@@ -62,15 +82,8 @@ func TestRun(t *testing.T) {
 	if err != nil || c.Mode != "embedded" || c.KafkaAddr != kafkaAddr {
 		t.Fatalf("GET /api/cluster = %+v (%v); want embedded at %s", c, err, kafkaAddr)
 	}
-
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("run returned %v after shutdown", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("server did not shut down within 20s")
+	if err := stop(); err != nil {
+		t.Fatalf("run returned %v after shutdown", err)
 	}
 }
 
