@@ -1,12 +1,9 @@
 package e2e
 
 import (
-	"net"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/offsetlab/offsetlab/internal/cluster"
 )
 
 // TestBrowserBrokerBanner stops the broker under an open page and starts it
@@ -18,27 +15,7 @@ import (
 func TestBrowserBrokerBanner(t *testing.T) {
 	t.Parallel()
 	chromium := chromiumPath(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	dir := t.TempDir()
-	startBroker := func() *cluster.Cluster {
-		t.Helper()
-		b, err := cluster.StartEmbedded(cluster.EmbeddedConfig{KafkaAddr: addr, DataDir: dir})
-		if err != nil {
-			t.Fatalf("start the broker at %s: %v", addr, err)
-		}
-		return b
-	}
-	broker := startBroker()
-	kafka, err := cluster.ConnectExternal([]string{addr})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(kafka.Close)
+	outage, kafka := newOutageBroker(t)
 	a := startAppOn(t, realKafka, kafka)
 	topic := a.name("banner")
 	a.createTopic(topic)
@@ -48,14 +25,13 @@ func TestBrowserBrokerBanner(t *testing.T) {
 	p.open("/topics/" + topic + "/partitions/0")
 	p.wait("the log", `cell(0)?.dataset.kind === 'data' && byTestID('broker-banner').hidden`, 15*time.Second)
 
-	broker.Close()
+	outage.stop()
 	p.wait("the unreachable banner", `!byTestID('broker-banner').hidden`, 20*time.Second)
 	if got := p.text("broker-banner"); !strings.Contains(got, "Kafka broker unreachable") || !strings.Contains(got, "recovers by itself") {
 		t.Fatalf("banner reads %q", got)
 	}
 
-	broker = startBroker()
-	t.Cleanup(broker.Close)
+	outage.start()
 	p.wait("the banner to clear by itself", `byTestID('broker-banner').hidden`, 30*time.Second)
 	a.do("POST", "/api/produce", map[string]any{"topic": topic, "values": []string{"after the outage"}}, 200, nil)
 	p.wait("the stream to carry on", `cell(1)?.dataset.kind === 'data' && byTestID('stream-status').dataset.state === 'open'`, 20*time.Second)

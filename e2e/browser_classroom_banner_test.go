@@ -2,12 +2,10 @@ package e2e
 
 import (
 	"fmt"
-	"net"
 	"net/http"
 	"testing"
 	"time"
 
-	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/web"
 )
 
@@ -20,27 +18,7 @@ import (
 func TestBrowserClassroomBrokerBanner(t *testing.T) {
 	t.Parallel()
 	chromium := chromiumPath(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	dir := t.TempDir()
-	startBroker := func() *cluster.Cluster {
-		t.Helper()
-		b, err := cluster.StartEmbedded(cluster.EmbeddedConfig{KafkaAddr: addr, DataDir: dir})
-		if err != nil {
-			t.Fatalf("start the broker at %s: %v", addr, err)
-		}
-		return b
-	}
-	broker := startBroker()
-	kafka, err := cluster.ConnectExternal([]string{addr})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(kafka.Close)
+	outage, kafka := newOutageBroker(t)
 	c := startClassroomOn(t, web.Access{Classroom: true}, kafka)
 	teacher := c.teacher()
 	topic := c.name("banner")
@@ -51,11 +29,10 @@ func TestBrowserClassroomBrokerBanner(t *testing.T) {
 	student.open("/topics/" + topic + "/partitions/0")
 	student.wait("the log on the student's page", `cell(0)?.dataset.kind === 'data' && byTestID('broker-banner').hidden && document.getElementById('app').dataset.role === 'student'`, 15*time.Second)
 
-	broker.Close()
+	outage.stop()
 	student.wait("the unreachable banner on the student's page", `!byTestID('broker-banner').hidden`, 20*time.Second)
 
-	broker = startBroker()
-	t.Cleanup(broker.Close)
+	outage.start()
 	student.wait("the banner to clear by itself", `byTestID('broker-banner').hidden`, 30*time.Second)
 	teacher.mustPost("/api/produce", fmt.Sprintf(`{"topic":%q,"values":["after the outage"]}`, topic), http.StatusOK)
 	student.wait("the student's stream to carry on", `cell(1)?.dataset.kind === 'data' && byTestID('stream-status').dataset.state === 'open'`, 20*time.Second)

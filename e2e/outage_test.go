@@ -1,0 +1,52 @@
+package e2e
+
+import (
+	"net"
+	"testing"
+
+	"github.com/offsetlab/offsetlab/internal/cluster"
+)
+
+// outageBroker is an embedded broker that Offset Lab reaches as an external
+// cluster at a fixed loopback address, so that a test can take it away and
+// bring it back at the same address with its data. Tests use it instead of
+// the shared real Kafka, which they must not stop.
+type outageBroker struct {
+	t      *testing.T
+	addr   string
+	dir    string
+	broker *cluster.Cluster
+}
+
+// newOutageBroker starts the broker and returns it with a connection to it
+// (closed when the test ends).
+func newOutageBroker(t *testing.T) (*outageBroker, *cluster.Cluster) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := &outageBroker{t: t, addr: ln.Addr().String(), dir: t.TempDir()}
+	ln.Close()
+	o.start()
+	t.Cleanup(func() { o.broker.Close() })
+	kafka, err := cluster.ConnectExternal([]string{o.addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(kafka.Close)
+	return o, kafka
+}
+
+// stop takes the broker away, as a crashed or unplugged broker would go.
+func (o *outageBroker) stop() { o.broker.Close() }
+
+// start (re)starts the broker at its address on its data directory.
+func (o *outageBroker) start() {
+	o.t.Helper()
+	b, err := cluster.StartEmbedded(cluster.EmbeddedConfig{KafkaAddr: o.addr, DataDir: o.dir})
+	if err != nil {
+		o.t.Fatalf("start the broker at %s: %v", o.addr, err)
+	}
+	o.broker = b
+}
