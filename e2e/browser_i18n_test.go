@@ -69,6 +69,17 @@ func TestBrowserDashboardKorean(t *testing.T) {
 		t.Fatalf("after 한국어: <html lang> = %q, want ko", l)
 	}
 	check("Korean", korean)
+	// The log view: the lanes' gutter title, a lane's reason, the counts
+	// and the LSO sentence (Kafka identifiers such as read_committed stay).
+	if got := textOf(".gutter .g-log"); got != "로그" {
+		t.Errorf("the log lane's title reads %q in Korean", got)
+	}
+	if got := textOf("[data-testid=lane-count-rc]"); !hasHangul(got) || !strings.Contains(got, "read_committed") {
+		t.Errorf("the read_committed count reads %q in Korean", got)
+	}
+	if got := textOf("[data-testid=lso-why]"); !hasHangul(got) {
+		t.Errorf("the LSO sentence reads %q in Korean", got)
+	}
 	if l := p.attr("lessons-panel", "lang"); l != "ko" {
 		t.Errorf("the masthead switch left the lessons panel in %q", l)
 	}

@@ -20,6 +20,7 @@
 
 import { api, apiPartition, fmt } from './api.js';
 import { EntryCache, PAGE } from './cache.js';
+import { onLanguage, t } from './i18n.js';
 
 const MAX_INFLIGHT = 3;
 const RETRY_MS = 2000;
@@ -30,6 +31,11 @@ const el = (tag, cls, text) => {
   if (text !== undefined) e.textContent = text;
   return e;
 };
+
+/** reasonText is a lane reason (an English code kept in data-reason) in the chosen language. */
+function reasonText(reason) {
+  return t('lane.reason.' + reason.replace(/ /g, '_'));
+}
 
 /** laneReason says why a consumer at an isolation level skips an offset, or '' when it receives it. */
 export function laneReason(e, lane, pointers) {
@@ -48,30 +54,30 @@ export function laneReason(e, lane, pointers) {
 }
 
 function valueText(e) {
-  if (e.kind === 'control') return e.marker ? e.marker : 'control record';
-  if (e.kind === 'gap') return 'no record';
-  if (e.value === null || e.value === undefined) return 'null value';
-  if (e.valueEncoding === 'base64') return 'binary: ' + e.value;
+  if (e.kind === 'control') return e.marker ? e.marker : t('cell.controlRecord');
+  if (e.kind === 'gap') return t('cell.noRecord');
+  if (e.value === null || e.value === undefined) return t('cell.nullValue');
+  if (e.valueEncoding === 'base64') return t('cell.binary', { value: e.value });
   return e.value + (e.valueTruncated ? '…' : '');
 }
 
 function tagText(e) {
-  if (e.kind === 'control') return 'marker';
-  if (e.kind === 'gap') return 'gap';
+  if (e.kind === 'control') return t('cell.marker');
+  if (e.kind === 'gap') return t('legend.gap');
   switch (e.txn) {
-    case 'committed': return '✓ committed';
-    case 'aborted': return '✗ aborted';
-    case 'open': return '… open';
-    default: return 'data';
+    case 'committed': return t('legend.committed');
+    case 'aborted': return t('legend.aborted');
+    case 'open': return t('legend.open');
+    default: return t('legend.data');
   }
 }
 
 /** describe is a cell's sentence for screen readers and the details panel. */
 export function describe(e) {
-  if (e.kind === 'control') return `${e.marker || 'control'} marker of producer ${e.producerId}, epoch ${e.producerEpoch}`;
-  if (e.kind === 'gap') return 'gap: no record at this offset';
-  const what = { committed: 'record in a committed transaction', aborted: 'record in an aborted transaction', open: 'record in a transaction that is still open' }[e.txn] || 'record written without a transaction';
-  return `${what}, value ${valueText(e)}`;
+  if (e.kind === 'control') return t('cell.describeMarker', { marker: e.marker || 'control', producer: e.producerId, epoch: e.producerEpoch });
+  if (e.kind === 'gap') return t('cell.describeGap');
+  const what = t({ committed: 'legend.committedSr', aborted: 'legend.abortedSr', open: 'cell.describeOpen' }[e.txn] || 'cell.describeNoTxn');
+  return t('cell.describe', { what, value: valueText(e) });
 }
 
 export class LogView {
@@ -117,6 +123,14 @@ export class LogView {
 
     this.bind();
     new ResizeObserver(() => this.layout()).observe(this.viewport);
+    // A language switch redraws every row, label and sentence.
+    onLanguage(() => {
+      const focused = this.viewport.contains(document.activeElement);
+      this.summaryKey = null;
+      this.clearRows();
+      this.render();
+      if (focused) this.focusActive();
+    });
   }
 
   // ---- state from the outside -------------------------------------------
@@ -295,7 +309,7 @@ export class LogView {
       span.append('read_', document.createElement('wbr'), rest);
       return span;
     };
-    gutter.append(el('span', 'g-top'), el('span', 'g-log', 'log'), laneLabel('g-rc', 'committed'), laneLabel('g-ru', 'uncommitted'));
+    gutter.append(el('span', 'g-top'), el('span', 'g-log', t('lane.log')), laneLabel('g-rc', 'committed'), laneLabel('g-ru', 'uncommitted'));
     const slots = el('div', 'slots');
     for (let i = 0; i < cols; i++) {
       const slot = el('div', 'slot');
@@ -377,7 +391,7 @@ export class LogView {
       m.get(value).push({ id, label, value });
     };
     const p = this.pointers;
-    add('logstart', 'log start', p.logStartOffset);
+    add('logstart', t('pointer.logStart'), p.logStartOffset);
     add('lso', 'LSO', p.lastStableOffset);
     add('hw', 'HW', p.highWatermark);
     for (const g of this.groups) add('group:' + g.group, g.group, g.committed);
@@ -412,21 +426,21 @@ export class LogView {
     const [off, val, pid, tag] = cell.children;
     off.textContent = fmt(offset);
     if (kind === 'next') {
-      val.textContent = 'next offset';
+      val.textContent = t('cell.next');
       pid.textContent = '';
-      tag.textContent = 'not written yet';
-      cell.setAttribute('aria-label', `Offset ${offset}: the next offset to be written (the high watermark)`);
+      tag.textContent = t('cell.notWritten');
+      cell.setAttribute('aria-label', t('cell.ariaNext', { offset }));
     } else if (!e) {
-      val.textContent = 'loading…';
+      val.textContent = t('cell.loading');
       pid.textContent = '';
       tag.textContent = '';
-      cell.setAttribute('aria-label', `Offset ${offset}: loading`);
+      cell.setAttribute('aria-label', t('cell.ariaLoading', { offset }));
     } else {
       val.textContent = valueText(e);
       pid.textContent = e.producerId >= 0 ? `pid ${shortId(e.producerId)} · e${e.producerEpoch}` + (e.sequence >= 0 ? ` · s${e.sequence}` : '') : '';
-      pid.title = e.producerId >= 0 ? `producer id ${e.producerId}, epoch ${e.producerEpoch}, sequence ${e.sequence}` : '';
+      pid.title = e.producerId >= 0 ? t('cell.pidTitle', { producer: e.producerId, epoch: e.producerEpoch, sequence: e.sequence }) : '';
       tag.textContent = tagText(e);
-      cell.setAttribute('aria-label', `Offset ${offset}: ${describe(e)}`);
+      cell.setAttribute('aria-label', t('cell.aria', { offset, what: describe(e) }));
     }
     this.fillLane(rc, 'rc', offset, kind, e);
     this.fillLane(ru, 'ru', offset, kind, e);
@@ -460,7 +474,7 @@ export class LogView {
     batch.dataset.base = base;
     batch.dataset.last = last;
     const rowStart = (offset - this.start) % this.cols === 0;
-    label.textContent = base !== last && (offset === base || rowStart) ? `batch ${fmt(base)}–${fmt(last)}` : '';
+    label.textContent = base !== last && (offset === base || rowStart) ? t('cell.batch', { from: fmt(base), to: fmt(last) }) : '';
   }
 
   fillLane(lane, which, offset, kind, e) {
@@ -476,8 +490,8 @@ export class LogView {
     const reason = laneReason(e, which, this.pointers);
     lane.dataset.received = String(reason === '');
     lane.dataset.reason = reason;
-    lane.textContent = reason === '' ? '✓' : reason;
-    lane.setAttribute('aria-label', reason === '' ? `${name} consumer receives offset ${offset}` : `${name} consumer skips offset ${offset}: ${reason}`);
+    lane.textContent = reason === '' ? '✓' : reasonText(reason);
+    lane.setAttribute('aria-label', reason === '' ? t('lane.receives', { name, offset }) : t('lane.skips', { name, offset, reason: reasonText(reason) }));
   }
 
   /** fixTabStop keeps exactly one cell in the tab order: the active one if visible. */
@@ -523,15 +537,15 @@ export class LogView {
     this.summaryKey = key;
     this.summary.replaceChildren();
     if (!p) {
-      this.why.textContent = this.topic ? 'Reading the partition…' : '';
+      this.why.textContent = this.topic ? t('log.reading') : '';
       this.why.dataset.state = '';
       return;
     }
     const items = [
-      { id: 'logstart', label: 'log start', value: p.logStartOffset },
+      { id: 'logstart', label: t('pointer.logStart'), value: p.logStartOffset },
       { id: 'lso', label: 'LSO', value: p.lastStableOffset },
       { id: 'hw', label: 'HW', value: p.highWatermark },
-      ...this.groups.map((g) => ({ id: 'group:' + g.group, label: 'group ' + g.group, value: g.committed })),
+      ...this.groups.map((g) => ({ id: 'group:' + g.group, label: t('pointer.group', { group: g.group }), value: g.committed })),
     ];
     for (const it of items) {
       const b = el('button', 'ptr', `${it.label} ${fmt(it.value)}`);
@@ -540,18 +554,17 @@ export class LogView {
       b.dataset.pointerSummary = it.id;
       b.dataset.value = it.value;
       b.dataset.kind = it.id.startsWith('group:') ? 'group' : it.id;
-      b.title = pointerTitle(it) + ' — click to show it in the log';
+      b.title = pointerTitle(it) + t('pointer.clickHint');
       b.addEventListener('click', () => this.jumpTo(it.value));
       this.summary.append(b);
     }
     if (p.lastStableOffset < p.highWatermark) {
       const holder = this.cache.get(p.lastStableOffset);
-      const who = holder && holder.producerId >= 0 ? ` (producer ${holder.producerId}, epoch ${holder.producerEpoch})` : '';
-      this.why.textContent = `An open transaction${who} holds the LSO at ${fmt(p.lastStableOffset)}: read_committed consumers wait. ` +
-        `They receive nothing from offset ${fmt(p.lastStableOffset)} on until its COMMIT or ABORT marker lands; read_uncommitted consumers already read up to the high watermark ${fmt(p.highWatermark)}.`;
+      const who = holder && holder.producerId >= 0 ? t('lso.who', { producer: holder.producerId, epoch: holder.producerEpoch }) : '';
+      this.why.textContent = t('lso.held', { who, lso: fmt(p.lastStableOffset), hw: fmt(p.highWatermark) });
       this.why.dataset.state = 'held';
     } else {
-      this.why.textContent = `LSO = HW = ${fmt(p.highWatermark)}: no transaction is open, so read_committed consumers can read everything written.`;
+      this.why.textContent = t('lso.stable', { hw: fmt(p.highWatermark) });
       this.why.dataset.state = 'stable';
     }
   }
@@ -561,11 +574,11 @@ export class LogView {
     const p = this.pointers;
     let from = this.start;
     let to = this.hw;
-    let where = 'the whole log';
+    let where = t('count.wholeLog');
     if (to - from > 2 * PAGE || !this.cache.complete(from, to)) {
       from = Math.max(this.start, this.start + r0 * this.cols);
       to = Math.min(this.hw, this.start + (r1 + 1) * this.cols);
-      where = 'on screen';
+      where = t('count.onScreen');
     }
     let rc = 0;
     let ru = 0;
@@ -578,10 +591,11 @@ export class LogView {
       if (laneReason(e, 'ru', p) === '') ru++;
     }
     const span = to - from;
-    const range = span > 0 ? `${fmt(from)}–${fmt(to - 1)}, ${where}` : 'no offsets yet';
+    const range = span > 0 ? `${fmt(from)}–${fmt(to - 1)}, ${where}` : t('count.none');
     const put = (node, name, n) => {
-      node.textContent = `${name} consumer receives ${fmt(n)} record${n === 1 ? '' : 's'} from ${fmt(span)} offset${span === 1 ? '' : 's'}` +
-        (name === 'read_uncommitted' ? ` (${range})` : '') + (known < span ? ', still loading' : '') + '.';
+      const key = `count.receives${n === 1 ? 'One' : 'Many'}${span === 1 ? 'One' : 'Many'}`; // English plurals
+      node.textContent = t(key, { name, n: fmt(n), span: fmt(span) }) +
+        (name === 'read_uncommitted' ? ` (${range})` : '') + (known < span ? t('count.loading') : '') + t('count.end');
       node.dataset.received = n;
       node.dataset.span = span;
     };
@@ -590,7 +604,7 @@ export class LogView {
     if (this.windowText) {
       const first = Math.max(this.start, this.start + r0 * this.cols);
       const last = Math.min(this.hw, this.start + (r1 + 1) * this.cols - 1);
-      this.windowText.textContent = `Showing offsets ${fmt(first)}–${fmt(last)} of ${fmt(this.start)}–${fmt(this.hw)}`;
+      this.windowText.textContent = t('log.window', { first: fmt(first), last: fmt(last), start: fmt(this.start), hw: fmt(this.hw) });
     }
   }
 
@@ -611,7 +625,7 @@ export class LogView {
     mm.setAttribute('aria-valuemin', String(this.start));
     mm.setAttribute('aria-valuemax', String(this.hw));
     mm.setAttribute('aria-valuenow', String(first));
-    mm.setAttribute('aria-valuetext', this.pointers ? `offset ${first} of ${this.start} to ${this.hw}` : 'empty');
+    mm.setAttribute('aria-valuetext', this.pointers ? t('log.minimapValue', { first, start: this.start, hw: this.hw }) : t('log.minimapEmpty'));
     // Pointer marks: where LSO, HW and the groups sit in the whole log.
     const marks = this.pointers ? [...this.flagMap().values()].flat() : [];
     while (this.marks.length < marks.length) {
@@ -827,8 +841,8 @@ function shortId(id) {
 }
 
 function pointerTitle(f) {
-  if (f.id === 'logstart') return `Log start offset ${f.value}: older offsets were deleted`;
-  if (f.id === 'lso') return `Last stable offset ${f.value}: read_committed consumers read up to here`;
-  if (f.id === 'hw') return `High watermark ${f.value}: the next offset to be written; read_uncommitted consumers read up to here`;
-  return `Consumer group ${f.label} committed offset ${f.value}: it resumes from here`;
+  if (f.id === 'logstart') return t('pointer.titleLogStart', { value: f.value });
+  if (f.id === 'lso') return t('pointer.titleLso', { value: f.value });
+  if (f.id === 'hw') return t('pointer.titleHw', { value: f.value });
+  return t('pointer.titleGroup', { group: f.id.slice('group:'.length), value: f.value });
 }
