@@ -6,6 +6,7 @@
 // second from GET /api/topics: what the broker reports, never made up.
 
 import { api } from './api.js';
+import { tr } from './i18n.js';
 
 const NODES_MS = 2000;
 const PLACEMENT_MS = 1000;
@@ -40,12 +41,12 @@ export function setupBrokers(app) {
       li.setAttribute('data-testid', 'broker-' + n.id);
       const label = document.createElement('span');
       label.className = 'broker-state';
-      label.textContent = (n.up ? '▲ up' : '▼ stopped') + ' · broker ' + n.id + ' · ' + n.address;
+      tr(label, n.up ? 'brokers.up' : 'brokers.down', { id: n.id, address: n.address });
       li.append(label);
       if (v.managed) {
         const b = document.createElement('button');
         b.type = 'button';
-        b.textContent = n.up ? 'Stop broker ' + n.id : 'Start broker ' + n.id;
+        tr(b, n.up ? 'brokers.stop' : 'brokers.start', { id: n.id });
         b.setAttribute('data-testid', (n.up ? 'broker-stop-' : 'broker-start-') + n.id);
         b.disabled = busy;
         b.addEventListener('click', () => act(n.id, n.up ? 'stop' : 'start'));
@@ -58,11 +59,11 @@ export function setupBrokers(app) {
   async function act(id, action) {
     busy = true;
     showError('');
-    status.textContent = (action === 'stop' ? 'Stopping' : 'Starting') + ' broker ' + id + '…';
+    tr(status, action === 'stop' ? 'brokers.stopping' : 'brokers.starting', { id });
     list.querySelectorAll('button').forEach((b) => { b.disabled = true; });
     try {
       render(await api('POST', `/api/brokers/${id}/${action}`));
-      status.textContent = 'Broker ' + id + (action === 'stop' ? ' stopped.' : ' started.');
+      tr(status, action === 'stop' ? 'brokers.stopped' : 'brokers.started', { id });
     } catch (err) {
       showError(err.message);
       status.textContent = '';
@@ -84,7 +85,7 @@ export function setupBrokers(app) {
   async function refreshPlacement() {
     const cur = app.current();
     if (!cur.hasTopic || !cur.topic) {
-      placement.textContent = 'Open a partition to see its leader, replicas and ISR.';
+      tr(placement, 'brokers.openPartition');
       return;
     }
     try {
@@ -92,11 +93,11 @@ export function setupBrokers(app) {
       const t = (v.topics || []).find((x) => x.name === cur.topic);
       const p = t && t.partitions.find((x) => x.partition === cur.partition);
       if (!p) {
-        placement.textContent = `${cur.topic}-${cur.partition}: not reported by the broker.`;
+        tr(placement, 'brokers.notReported', { partition: `${cur.topic}-${cur.partition}` });
         return;
       }
       const isr = [...p.isr].sort((a, b) => a - b);
-      placement.textContent = `${cur.topic}-${cur.partition} · Leader: ${p.leader} · Replicas: ${p.replicas.join(',')} · Isr: ${isr.join(',')}`;
+      tr(placement, 'brokers.placement', { partition: `${cur.topic}-${cur.partition}`, leader: p.leader, replicas: p.replicas.join(','), isr: isr.join(',') });
     } catch {
       // The broker banner reports an unreachable broker.
     }

@@ -67,6 +67,14 @@ export function tr(node, key, args) {
   return node;
 }
 
+/** plain sets node's text to a value that needs no translation (a name, a number) and unmarks it. */
+export function plain(node, text) {
+  delete node.dataset.i18n;
+  delete node.dataset.i18nArgs;
+  node.textContent = text;
+  return node;
+}
+
 /** trAttr sets an attribute to the translation of key and marks it. */
 export function trAttr(node, attr, key, args) {
   const specs = (node.dataset.i18nAttr || '').split(';').filter((s) => s && !s.startsWith(attr + ':'));

@@ -2,7 +2,7 @@
 // the API's sentence next to the control that caused an error.
 
 import { api, fmt } from './api.js';
-import { onLanguage, t, tr } from './i18n.js';
+import { onLanguage, plain, t, tr } from './i18n.js';
 
 const $ = (id) => document.getElementById(id);
 const enc = encodeURIComponent;
@@ -120,7 +120,7 @@ function seedPanel(app, processor) {
       await app.refreshTopics();
       await app.navigate(processor.output(), 0);
     } catch (err) {
-      status.textContent = '';
+      plain(status, '');
       showError(error, err);
       app.apiFailed(err);
     }
@@ -317,21 +317,22 @@ function coordinatorPanel(app) {
     const id = value('coord-id');
     if (!id || !active) return;
     try {
-      const t = await api('GET', `/api/transactions/${enc(id)}`);
-      fields.state.textContent = t.state;
-      fields.state.dataset.state = t.state;
-      fields.producer.textContent = `${t.producerId} · ${t.producerEpoch}`;
-      fields.timeout.textContent = `${fmt(t.timeoutMs)} ms`;
-      fields.partitions.textContent = (t.partitions || []).length ? t.partitions.join(', ') : 'none';
-      note.textContent = t.brokerNote || '';
-      note.hidden = !t.brokerNote;
+      const st = await api('GET', `/api/transactions/${enc(id)}`);
+      plain(fields.state, st.state);
+      fields.state.dataset.state = st.state;
+      fields.producer.textContent = `${st.producerId} · ${st.producerEpoch}`;
+      fields.timeout.textContent = `${fmt(st.timeoutMs)} ms`;
+      if ((st.partitions || []).length) plain(fields.partitions, st.partitions.join(', '));
+      else tr(fields.partitions, 'details.none');
+      note.textContent = st.brokerNote || '';
+      note.hidden = !st.brokerNote;
       showError(error, null);
     } catch (err) {
       if (err.status === 404) {
         active = false; // nothing to watch until the next action or Refresh
-        fields.state.textContent = 'unknown';
+        tr(fields.state, 'common.unknown');
         fields.state.dataset.state = '';
-        for (const f of [fields.producer, fields.timeout, fields.partitions]) f.textContent = '—';
+        for (const f of [fields.producer, fields.timeout, fields.partitions]) plain(f, '—');
         note.hidden = true;
       }
       showError(error, err);
@@ -363,7 +364,7 @@ function groupPanel(app) {
     if (!id || !active) return;
     try {
       const g = await api('GET', `/api/groups/${enc(id)}`);
-      state.textContent = `Group ${g.group}: ${g.state}, ${g.members} member${g.members === 1 ? '' : 's'}`;
+      tr(state, g.members === 1 ? 'group.stateOne' : 'group.state', { group: g.group, state: g.state, members: g.members });
       state.dataset.state = g.state;
       body.replaceChildren();
       for (const o of g.offsets || []) {
@@ -382,7 +383,7 @@ function groupPanel(app) {
     } catch (err) {
       if (err.status === 404) {
         active = false;
-        state.textContent = 'unknown';
+        tr(state, 'common.unknown');
         body.replaceChildren();
       }
       showError(error, err);
@@ -428,16 +429,16 @@ function producerPanel(app) {
     const loseAck = $('produce-lose-ack').checked;
     const twice = $('produce-double-send').checked;
     if (loseAck && twice) {
-      showError(error, new Error('Choose one fault at a time: “Lose the ACK” or “Send twice”.'));
+      showError(error, new Error(t('producer.oneFault')));
       return;
     }
     if (loseAck) body.fault = 'lose-ack';
     if (twice) body.fault = 'double-send';
     try {
       const out = await api('POST', '/api/produce', body);
-      const parts = out.results.map((r) => (r.error ? `“${r.value}” failed: ${r.error}` : r.offset === null ? `“${r.value}” sent, offset unknown (acks=0)` : `“${r.value}” at offset ${r.offset}`));
-      const who = out.producerId >= 0 ? ` Producer id ${out.producerId}, epoch ${out.producerEpoch}.` : ' No producer id: not idempotent.';
-      result.textContent = parts.join('; ') + '.' + who + (out.ackLost ? ' The ACK was lost and the producer retried.' : '');
+      const parts = out.results.map((r) => (r.error ? t('producer.failed', { value: r.value, error: r.error }) : r.offset === null ? t('producer.sentUnknown', { value: r.value }) : t('producer.at', { value: r.value, offset: r.offset })));
+      const who = out.producerId >= 0 ? t('producer.who', { producer: out.producerId, epoch: out.producerEpoch }) : t('producer.noPid');
+      result.textContent = parts.join('; ') + '.' + who + (out.ackLost ? t('producer.ackLost') : '');
       const cur = app.current();
       if (!cur.hasTopic || cur.topic !== body.topic) await app.navigate(body.topic, body.partition ?? 0);
     } catch (err) {
@@ -453,15 +454,15 @@ function topicsPanel(app) {
   const error = $('create-error');
   onSubmit(form, (button) => busy(button, async () => {
     showError(error, null);
-    status.textContent = '';
+    plain(status, '');
     const body = { name: value('create-name'), partitions: parseInt($('create-partitions').value, 10) || 1 };
     const rf = $('create-rf').value.trim();
     if (rf !== '') body.replicationFactor = Number(rf);
     try {
-      const t = await api('POST', '/api/topics', body);
-      status.textContent = `Created ${t.name} with ${t.partitions.length} partition(s).`;
+      const made = await api('POST', '/api/topics', body);
+      tr(status, 'topics.created', { name: made.name, count: made.partitions.length });
       await app.refreshTopics();
-      await app.navigate(t.name, 0);
+      await app.navigate(made.name, 0);
     } catch (err) {
       showError(error, err);
       app.apiFailed(err);

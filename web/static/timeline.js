@@ -1,9 +1,14 @@
 // timeline.js: the narrated events beside the log, newest first, bounded.
 
+import { tr, trAttr } from './i18n.js';
+
 const MAX_EVENTS = 60;
 
+// LABELS are the catalogue keys of the event badges (COMMIT and ABORT stay
+// as Kafka spells them). The narration itself comes from the server in
+// English (internal/live).
 const LABELS = {
-  write: 'WRITE', commit: 'COMMIT', abort: 'ABORT', crash: 'CRASH', fence: 'FENCE', info: 'INFO', warning: 'WARNING',
+  write: 'timeline.write', commit: 'timeline.commit', abort: 'timeline.abort', crash: 'timeline.crash', fence: 'timeline.fence', info: 'timeline.info', warning: 'timeline.warning',
 };
 
 export class Timeline {
@@ -25,7 +30,7 @@ export class Timeline {
     if (!this.list.children.length) {
       const li = document.createElement('li');
       li.className = 'ev empty';
-      li.textContent = 'Nothing has happened on this partition yet. Write something, or run the processor.';
+      tr(li, 'timeline.empty');
       this.list.append(li);
     }
   }
@@ -44,7 +49,8 @@ export class Timeline {
     head.className = 'ev-head';
     const badge = document.createElement('span');
     badge.className = 'ev-kind';
-    badge.textContent = LABELS[e.kind] || e.kind.toUpperCase();
+    if (LABELS[e.kind]) tr(badge, LABELS[e.kind]);
+    else badge.textContent = e.kind.toUpperCase();
     const time = document.createElement('time');
     const t = new Date(e.time);
     time.dateTime = e.time;
@@ -54,8 +60,8 @@ export class Timeline {
       const jump = document.createElement('button');
       jump.type = 'button';
       jump.className = 'ev-jump';
-      jump.textContent = `offset ${e.offset}`;
-      jump.title = `Show offset ${e.offset} in the log`;
+      tr(jump, 'timeline.offset', { offset: e.offset });
+      trAttr(jump, 'title', 'timeline.jump', { offset: e.offset });
       jump.addEventListener('click', () => this.onJump(e.offset));
       head.append(jump);
     }
