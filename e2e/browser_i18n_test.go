@@ -71,6 +71,9 @@ func TestBrowserDashboardKorean(t *testing.T) {
 	check("Korean", korean)
 	// The log view: the lanes' gutter title, a lane's reason, the counts
 	// and the LSO sentence (Kafka identifiers such as read_committed stay).
+	if got := textOf("[data-testid=log-name]"); got != "order-totals-tx-0" {
+		t.Errorf("the log's name reads %q after the switch, want order-totals-tx-0", got)
+	}
 	if got := textOf(".gutter .g-log"); got != "로그" {
 		t.Errorf("the log lane's title reads %q in Korean", got)
 	}

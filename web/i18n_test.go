@@ -10,12 +10,12 @@ import (
 )
 
 // keyUses finds the catalogue keys the templates and browser modules use:
-// data-i18n="key", data-i18n-attr="attr:key;...", @T("key"), tr("key") and
+// data-i18n="key", data-i18n-attr="attr:key;...", @T("key"), @TS("key"), tr("key") and
 // trf("key", ...) in templ/Go, and t('key'), tr(node, 'key'),
 // trAttr(node, 'attr', 'key') and span('key') in JavaScript.
 var keyUses = []*regexp.Regexp{
 	regexp.MustCompile(`data-i18n="([^"]+)"`),
-	regexp.MustCompile(`@T\("([^"]+)"\)`),
+	regexp.MustCompile(`@TS?\("([^"]+)"\)`),
 	regexp.MustCompile(`\btrf?\("([^"]+)"`),
 	regexp.MustCompile(`\bt\(\s*'([^']+)'`),
 	regexp.MustCompile(`\btr\([^,()]+(?:\([^()]*\))?,\s*'([^']+)'`),

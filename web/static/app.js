@@ -12,7 +12,7 @@ import { setupPanels } from './panels.js';
 import { setupLessons } from './lessons.js';
 import { setupClassroom } from './classroom.js';
 import { setupBrokers } from './brokers.js';
-import { setupI18n, t, tr } from './i18n.js';
+import { plain, setupI18n, t, tr } from './i18n.js';
 
 setupI18n();
 
@@ -168,7 +168,7 @@ async function navigate(topic, partition, opts = {}) {
   Object.assign(state, { topic, partition, hasTopic: true });
   if (opts.push !== false) history.pushState(null, '', partitionPath(topic, partition));
   document.title = `${topic}-${partition} · Offset Lab`;
-  $('log-name').textContent = `${topic}-${partition}`;
+  plain($('log-name'), `${topic}-${partition}`);
   $('problem').hidden = true;
   document.querySelector('.empty')?.remove();
   $('log-frame').hidden = false;
