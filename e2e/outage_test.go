@@ -1,7 +1,8 @@
 package e2e
 
 import (
-	"net"
+	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
@@ -19,16 +20,20 @@ type outageBroker struct {
 }
 
 // newOutageBroker starts the broker and returns it with a connection to it
-// (closed when the test ends).
+// (closed when the test ends). Its port lies below the kernel's ephemeral
+// range, so no listener of another test asking for port 0 can take it while
+// the broker is away.
 func newOutageBroker(t *testing.T) (*outageBroker, *cluster.Cluster) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	o := &outageBroker{t: t, dir: t.TempDir()}
+	for try := 0; o.broker == nil; try++ {
+		o.addr = fmt.Sprintf("127.0.0.1:%d", 20000+rand.IntN(12000))
+		b, err := cluster.StartEmbedded(cluster.EmbeddedConfig{KafkaAddr: o.addr, DataDir: o.dir})
+		if err != nil && try > 20 {
+			t.Fatalf("start a broker below the ephemeral port range: %v", err)
+		}
+		o.broker = b
 	}
-	o := &outageBroker{t: t, addr: ln.Addr().String(), dir: t.TempDir()}
-	ln.Close()
-	o.start()
 	t.Cleanup(func() { o.broker.Close() })
 	kafka, err := cluster.ConnectExternal([]string{o.addr})
 	if err != nil {
