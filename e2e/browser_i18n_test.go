@@ -64,6 +64,12 @@ func TestBrowserDashboardKorean(t *testing.T) {
 	check("English (default)", english)
 	p.screenshot("dashboard-en", 1280, 900, false)
 
+	// A transaction begun in English, narrated in English.
+	p.fill("txn-id", a.name("ko-tx"))
+	p.click("txn-begin")
+	p.wait("Begin", `byTestID('txn-status').dataset.step === 'begin'`, 30*time.Second)
+	p.wait("the begun transaction narrated in English", `[...document.querySelectorAll('[data-testid="event"][data-kind="info"] p')].some(e => e.dataset.key === 'narration.txn.begin' && e.textContent.startsWith('Transaction begun by transactional.id'))`, 10*time.Second)
+
 	p.click("ui-lang-ko")
 	if l := htmlLang(); l != "ko" {
 		t.Fatalf("after 한국어: <html lang> = %q, want ko", l)
@@ -94,6 +100,14 @@ func TestBrowserDashboardKorean(t *testing.T) {
 			t.Errorf("visible after switching to Korean, without Hangul: %q", u)
 		}
 	}
+	// The timeline's narration: the transaction begun in English before
+	// the switch now reads in Korean (Kafka identifiers stay), and the
+	// record sent after the switch is narrated in Korean as it arrives.
+	p.wait("the begun transaction narrated in Korean", `[...document.querySelectorAll('[data-testid="event"][data-kind="info"] p')].some(e => e.dataset.key === 'narration.txn.begin' && e.textContent.includes('트랜잭션을 시작했습니다') && e.textContent.includes('read_committed'))`, 5*time.Second)
+	p.fill("txn-value", "payment P-7")
+	p.click("txn-send")
+	p.wait("Send", `byTestID('txn-status').dataset.step === 'send'`, 30*time.Second)
+	p.wait("the sent record narrated in Korean", `[...document.querySelectorAll('[data-testid="event"][data-kind="write"] p')].some(e => e.dataset.key === 'narration.write.open' && e.textContent.includes("'payment P-7'") && e.textContent.includes('열린 트랜잭션'))`, 15*time.Second)
 	p.screenshot("dashboard-ko", 1280, 900, false)
 
 	p.open("/")
@@ -108,6 +122,7 @@ func TestBrowserDashboardKorean(t *testing.T) {
 		t.Fatalf("after EN: <html lang> = %q", l)
 	}
 	check("English again", english)
+	p.wait("the narration back in English", `[...document.querySelectorAll('[data-testid="event"][data-kind="info"] p')].some(e => e.dataset.key === 'narration.txn.begin' && e.textContent.startsWith('Transaction begun by transactional.id'))`, 5*time.Second)
 	if l := p.attr("lessons-panel", "lang"); l != "en" {
 		t.Errorf("after EN the lessons panel is %q", l)
 	}

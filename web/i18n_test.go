@@ -12,7 +12,10 @@ import (
 // keyUses finds the catalogue keys the templates and browser modules use:
 // data-i18n="key", data-i18n-attr="attr:key;...", @T("key"), @TS("key"), tr("key") and
 // trf("key", ...) in templ/Go, and t('key'), tr(node, 'key'),
-// trAttr(node, 'attr', 'key') and span('key') in JavaScript.
+// trAttr(node, 'attr', 'key') and span('key') in JavaScript, and any
+// quoted "narration.…" key: the timeline's sentences, which the server
+// names in live.Event.Key (internal/live, web/narration.go, the lesson
+// runner) as string literals.
 var keyUses = []*regexp.Regexp{
 	regexp.MustCompile(`data-i18n="([^"]+)"`),
 	regexp.MustCompile(`@TS?\("([^"]+)"\)`),
@@ -21,6 +24,7 @@ var keyUses = []*regexp.Regexp{
 	regexp.MustCompile(`\btr\([^,()]+(?:\([^()]*\))?,\s*'([^']+)'`),
 	regexp.MustCompile(`\btrAttr\([^,]+,\s*'[^']+',\s*'([^']+)'`),
 	regexp.MustCompile(`\bspan\(\s*'([^']+)'`),
+	regexp.MustCompile(`["'](narration\.[\w.]+)["']`),
 }
 
 var attrUse = regexp.MustCompile(`data-i18n-attr="([^"]+)"`)
@@ -56,7 +60,7 @@ func TestUICatalogue(t *testing.T) {
 	}
 
 	var files []string
-	for _, glob := range []string{"*.templ", "*.go", "static/*.js"} {
+	for _, glob := range []string{"*.templ", "*.go", "static/*.js", "../internal/live/*.go", "../internal/lessons/runner.go"} {
 		m, err := filepath.Glob(glob)
 		if err != nil {
 			t.Fatal(err)

@@ -65,10 +65,14 @@ func (s *Server) narrateStep(step string, st producer.SessionState) {
 		return
 	}
 	who := fmt.Sprintf("transactional.id %s (producer %d, epoch %d)", st.TransactionalID, st.ProducerID, st.ProducerEpoch)
+	// Key and Args: the same sentence in the UI catalogue (live.Event.Key).
+	args := map[string]string{"txid": st.TransactionalID, "producer": fmt.Sprint(st.ProducerID), "epoch": fmt.Sprint(st.ProducerEpoch)}
 	switch step {
 	case "begin":
-		s.deps.Live.Narrate(live.Event{Kind: live.EventInfo, Text: "Transaction begun by " + who + ". Its writes stay invisible to read_committed consumers until it commits."})
+		s.deps.Live.Narrate(live.Event{Kind: live.EventInfo, Text: "Transaction begun by " + who + ". Its writes stay invisible to read_committed consumers until it commits.",
+			Key: "narration.txn.begin", Args: args})
 	case "crash":
-		s.deps.Live.Narrate(live.Event{Kind: live.EventCrash, Text: "Process crashed before commit — no EndTxn was sent. The transaction of " + who + " stays Ongoing and holds the last stable offset back until a new producer with the same id fences it or transaction.timeout.ms (60 s) passes."})
+		s.deps.Live.Narrate(live.Event{Kind: live.EventCrash, Text: "Process crashed before commit — no EndTxn was sent. The transaction of " + who + " stays Ongoing and holds the last stable offset back until a new producer with the same id fences it or transaction.timeout.ms (60 s) passes.",
+			Key: "narration.txn.crash", Args: args})
 	}
 }

@@ -220,6 +220,15 @@ func TestRunnerLifecycle(t *testing.T) {
 	if !strings.HasPrefix(rec.events[0].Text, "Lesson 1 · step 1 of 7 — Create the topics.") {
 		t.Fatalf("first narration %q", rec.events[0].Text)
 	}
+	// Every narration carries both languages for the page (live.Event.Key).
+	for _, e := range rec.events {
+		if e.Key != "narration.lesson" || e.Args["en"] != e.Text || e.Args["ko"] == "" {
+			t.Fatalf("narration %+v: want key narration.lesson, args en = text and ko", e)
+		}
+	}
+	if ko := rec.events[0].Args["ko"]; !strings.HasPrefix(ko, "실습 1 · 7단계 중 1단계 — ") {
+		t.Fatalf("first narration in Korean %q", ko)
+	}
 }
 
 // TestReplicationLessonRefusedOnEmbedded: lesson 4 never pretends to have

@@ -575,10 +575,13 @@ func (rn *run) next(ctx context.Context) error {
 	step := &rn.lesson.Steps[i]
 	rn.running, rn.used = true, time.Now()
 	rn.steps[i].Status = StepRunning
-	title, say := rn.steps[i].Title.En, rn.steps[i].Narration.En
+	title, say := rn.steps[i].Title, rn.steps[i].Narration
 	rn.mu.Unlock()
 
-	rn.narrate(narrationKind(step.Do), fmt.Sprintf("Lesson %s · step %d of %d — %s. %s", rn.lesson.ID, i+1, len(rn.steps), title, say))
+	rn.narrate(narrationKind(step.Do), Text{
+		En: fmt.Sprintf("Lesson %s · step %d of %d — %s. %s", rn.lesson.ID, i+1, len(rn.steps), title.En, say.En),
+		Ko: fmt.Sprintf("실습 %s · %d단계 중 %d단계 — %s. %s", rn.lesson.ID, len(rn.steps), i+1, title.Ko, say.Ko),
+	})
 	stepCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), StepTimeout)
 	defer cancel()
 	obs, err := step.Do.run(stepContext{Context: stepCtx, run: rn, deps: &rn.runner.deps, expects: step.Expect})
@@ -591,7 +594,7 @@ func (rn *run) next(ctx context.Context) error {
 }
 
 // finish records the outcome of step i and returns what to narrate.
-func (rn *run) finish(i int, obs *observation, err error) []live.Event {
+func (rn *run) finish(i int, obs *observation, err error) []narration {
 	rn.mu.Lock()
 	defer rn.mu.Unlock()
 	rn.running, rn.used = false, time.Now()
@@ -607,19 +610,25 @@ func (rn *run) finish(i int, obs *observation, err error) []live.Event {
 	}
 	if errors.Is(err, ErrWaiting) {
 		st.Status, st.Error = StepPending, err.Error()
-		return []live.Event{{Kind: live.EventInfo, Text: fmt.Sprintf("Lesson %s · step %d waits: %s", rn.lesson.ID, i+1, err.Error())}}
+		return []narration{{live.EventInfo, Text{
+			En: fmt.Sprintf("Lesson %s · step %d waits: %s", rn.lesson.ID, i+1, err.Error()),
+			Ko: fmt.Sprintf("실습 %s · %d단계가 기다려요: %s", rn.lesson.ID, i+1, err.Error()),
+		}}}
 	}
 	if err != nil {
 		st.Status, st.Error = StepFailed, err.Error()
 		rn.failed = fmt.Sprintf("step %d: %s", i+1, err.Error())
-		return []live.Event{{Kind: live.EventWarning, Text: fmt.Sprintf("Lesson %s · step %d failed: %s", rn.lesson.ID, i+1, err.Error())}}
+		return []narration{{live.EventWarning, Text{
+			En: fmt.Sprintf("Lesson %s · step %d failed: %s", rn.lesson.ID, i+1, err.Error()),
+			Ko: fmt.Sprintf("실습 %s · %d단계가 실패했어요: %s", rn.lesson.ID, i+1, err.Error()),
+		}}}
 	}
 	st.Status, st.Error = StepDone, ""
 	rn.cursor++
 	if len(st.Expectations) == 0 {
 		return nil
 	}
-	var checks []string
+	var checks, checksKo []string
 	kind := live.EventInfo
 	for j := range st.Expectations {
 		c := &st.Expectations[j]
@@ -629,8 +638,12 @@ func (rn *run) finish(i int, obs *observation, err error) []live.Event {
 			kind = live.EventWarning
 		}
 		checks = append(checks, fmt.Sprintf("%s: expected %s — observed %s %s", c.Text.En, c.Expected, c.Observed, mark(c.OK)))
+		checksKo = append(checksKo, fmt.Sprintf("%s: 예상 %s — 관찰 %s %s", c.Text.Ko, c.Expected, c.Observed, mark(c.OK)))
 	}
-	return []live.Event{{Kind: kind, Text: fmt.Sprintf("Lesson %s · step %d checked: %s.", rn.lesson.ID, i+1, strings.Join(checks, "; "))}}
+	return []narration{{kind, Text{
+		En: fmt.Sprintf("Lesson %s · step %d checked: %s.", rn.lesson.ID, i+1, strings.Join(checks, "; ")),
+		Ko: fmt.Sprintf("실습 %s · %d단계 확인: %s.", rn.lesson.ID, i+1, strings.Join(checksKo, "; ")),
+	}}}
 }
 
 func mark(ok bool) string {
@@ -658,9 +671,20 @@ func narrationKind(a Action) string {
 	return live.EventInfo
 }
 
-func (rn *run) narrate(kind, msg string) {
+// narration is a sentence for the timeline and its icon.
+type narration struct {
+	Kind string
+	Text Text
+}
+
+// narrate tells the timeline msg. The lessons have their own catalogue
+// (messages_ko.go), so the runner writes the sentence in both languages
+// itself: the event carries Key "narration.lesson" (the UI catalogue's
+// "{text}") with Args "en" and "ko", and the page shows the one of its
+// language (web/static/timeline.js); Text stays the English sentence.
+func (rn *run) narrate(kind string, msg Text) {
 	if n := rn.runner.deps.Narrator; n != nil {
-		n.Narrate(live.Event{Kind: kind, Text: msg})
+		n.Narrate(live.Event{Kind: kind, Text: msg.En, Key: "narration.lesson", Args: map[string]string{"en": msg.En, "ko": msg.Ko}})
 	}
 }
 

@@ -67,4 +67,15 @@ type Event struct {
 	Partition int32  `json:"partition"`
 	// Offset points at the cell the event is about, if any.
 	Offset *int64 `json:"offset,omitempty"`
+	// Key and Args let the page show the sentence in the viewer's
+	// language: Key names a sentence of the UI catalogue
+	// (web/static/i18n/{en,ko}.json, "narration." keys) whose {placeholders}
+	// Args fills. An arg named "<name>Key" holds a catalogue key that the
+	// page translates and fills in as {<name>} (a null or binary value,
+	// say). The lesson runner's events carry Key "narration.lesson" and
+	// Args "en" and "ko": the sentence already written in each language.
+	// Text stays the English sentence, for API clients and as the page's
+	// fallback when it does not know Key.
+	Key  string            `json:"key,omitempty"`
+	Args map[string]string `json:"args,omitempty"`
 }

@@ -18,9 +18,9 @@ const maxWriteEvents = 3
 // before is the state viewers had, to tell new offsets from resolved ones.
 func narrate(key feedKey, changed []inspect.Entry, before map[int64]inspect.Entry) []Event {
 	now := time.Now()
-	ev := func(kind string, offset int64, text string) Event {
+	ev := func(kind string, offset int64, s sentence) Event {
 		o := offset
-		return Event{Time: now, Kind: kind, Topic: key.topic, Partition: key.partition, Offset: &o, Text: text}
+		return Event{Time: now, Kind: kind, Topic: key.topic, Partition: key.partition, Offset: &o, Text: s.text, Key: s.key, Args: s.args}
 	}
 	var writes, markers []inspect.Entry
 	resolved := map[int64][]int64{} // producer id -> offsets that left "open"
@@ -38,7 +38,11 @@ func narrate(key feedKey, changed []inspect.Entry, before map[int64]inspect.Entr
 	var out []Event
 	if len(writes) > maxWriteEvents {
 		first, last := writes[0].Offset, writes[len(writes)-1].Offset
-		out = append(out, ev(EventWrite, first, fmt.Sprintf("%d records written at offsets %d–%d of %s-%d.", len(writes), first, last, key.topic, key.partition)))
+		out = append(out, ev(EventWrite, first, sentence{
+			text: fmt.Sprintf("%d records written at offsets %d–%d of %s-%d.", len(writes), first, last, key.topic, key.partition),
+			key:  "narration.writes",
+			args: map[string]string{"count": fmt.Sprint(len(writes)), "first": fmt.Sprint(first), "last": fmt.Sprint(last), "log": fmt.Sprintf("%s-%d", key.topic, key.partition)},
+		}))
 	} else {
 		for _, w := range writes {
 			out = append(out, ev(EventWrite, w.Offset, describeWrite(w)))
@@ -78,37 +82,79 @@ func previousMarker(markers []inspect.Entry, m inspect.Entry) int64 {
 	return prev
 }
 
-func describeWrite(e inspect.Entry) string {
+// sentence is a narrated sentence in English (text) and as a key of the
+// UI catalogue with its arguments, for the page to show in the viewer's
+// language (see Event.Key). The keys are string literals so the catalogue
+// test (web/i18n_test.go) finds them.
+type sentence struct {
+	text string
+	key  string
+	args map[string]string
+}
+
+func describeWrite(e inspect.Entry) sentence {
 	what := fmt.Sprintf("Offset %d: %s written", e.Offset, quoteValue(e))
-	if !e.Transactional {
-		return what + " without a transaction — final at once: consumers at both isolation levels receive it."
+	args := map[string]string{"offset": fmt.Sprint(e.Offset)}
+	switch {
+	case e.Value == nil:
+		args["valueKey"] = "narration.value.null"
+	case e.ValueEncoding == inspect.EncodingBase64:
+		args["valueKey"] = "narration.value.binary"
+	default:
+		args["value"] = quoteValue(e)
 	}
+	if !e.Transactional {
+		return sentence{what + " without a transaction — final at once: consumers at both isolation levels receive it.", "narration.write.plain", args}
+	}
+	args["producer"], args["epoch"] = fmt.Sprint(e.ProducerID), fmt.Sprint(e.ProducerEpoch)
 	who := fmt.Sprintf("producer %d, epoch %d", e.ProducerID, e.ProducerEpoch)
 	switch e.Txn {
 	case inspect.TxnCommitted:
-		return what + " inside a transaction (" + who + ") that is already committed."
+		return sentence{what + " inside a transaction (" + who + ") that is already committed.", "narration.write.committed", args}
 	case inspect.TxnAborted:
-		return what + " inside a transaction (" + who + ") that is already aborted."
+		return sentence{what + " inside a transaction (" + who + ") that is already aborted.", "narration.write.aborted", args}
 	default:
-		return what + " inside an open transaction (" + who + "): read_committed consumers wait at the last stable offset until its marker arrives."
+		return sentence{what + " inside an open transaction (" + who + "): read_committed consumers wait at the last stable offset until its marker arrives.", "narration.write.open", args}
 	}
 }
 
-func describeMarker(ev func(string, int64, string) Event, m inspect.Entry, resolved []int64) Event {
+func describeMarker(ev func(string, int64, sentence) Event, m inspect.Entry, resolved []int64) Event {
 	who := fmt.Sprintf("producer %d, epoch %d", m.ProducerID, m.ProducerEpoch)
 	list := offsetList(resolved)
+	args := map[string]string{"offset": fmt.Sprint(m.Offset), "producer": fmt.Sprint(m.ProducerID), "epoch": fmt.Sprint(m.ProducerEpoch)}
+	if len(resolved) > 0 {
+		args["offsets"] = joinOffsets(resolved)
+	}
+	// The key says how many records the marker resolved: none, one
+	// ("Offset 2") or several ("Offsets 2, 4").
 	if m.Marker == inspect.MarkerAbort {
-		text := fmt.Sprintf("Offset %d: ABORT marker (%s). It occupies an offset of its own.", m.Offset, who)
+		s := sentence{fmt.Sprintf("Offset %d: ABORT marker (%s). It occupies an offset of its own.", m.Offset, who), "narration.abort", args}
 		if list != "" {
-			text += fmt.Sprintf(" %s aborted: still in the log, but read_committed consumers skip it.", list)
+			s.text += fmt.Sprintf(" %s aborted: still in the log, but read_committed consumers skip it.", list)
+			s.key = "narration.abort.one"
+			if len(resolved) > 1 {
+				s.key = "narration.abort.many"
+			}
 		}
-		return ev(EventAbort, m.Offset, text)
+		return ev(EventAbort, m.Offset, s)
 	}
-	text := fmt.Sprintf("Offset %d: COMMIT marker (%s). It occupies an offset of its own.", m.Offset, who)
+	s := sentence{fmt.Sprintf("Offset %d: COMMIT marker (%s). It occupies an offset of its own.", m.Offset, who), "narration.commit", args}
 	if list != "" {
-		text += fmt.Sprintf(" %s committed: read_committed consumers receive it now.", list)
+		s.text += fmt.Sprintf(" %s committed: read_committed consumers receive it now.", list)
+		s.key = "narration.commit.one"
+		if len(resolved) > 1 {
+			s.key = "narration.commit.many"
+		}
 	}
-	return ev(EventCommit, m.Offset, text)
+	return ev(EventCommit, m.Offset, s)
+}
+
+func joinOffsets(offsets []int64) string {
+	parts := make([]string, len(offsets))
+	for i, o := range offsets {
+		parts[i] = fmt.Sprint(o)
+	}
+	return strings.Join(parts, ", ")
 }
 
 func offsetList(offsets []int64) string {
@@ -118,11 +164,7 @@ func offsetList(offsets []int64) string {
 	case 1:
 		return fmt.Sprintf("Offset %d", offsets[0])
 	}
-	parts := make([]string, len(offsets))
-	for i, o := range offsets {
-		parts[i] = fmt.Sprint(o)
-	}
-	return "Offsets " + strings.Join(parts, ", ")
+	return "Offsets " + joinOffsets(offsets)
 }
 
 func quoteValue(e inspect.Entry) string {

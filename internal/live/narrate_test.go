@@ -1,6 +1,8 @@
 package live
 
 import (
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -70,4 +72,79 @@ func TestNarrateMarkers(t *testing.T) {
 			t.Errorf("%s: markers claimed records of other transactions: %q", tt.name, all)
 		}
 	}
+}
+
+// TestNarrateKeys: every narrated sentence names its catalogue key
+// (web/static/i18n, "narration.") and the arguments that fill it.
+func TestNarrateKeys(t *testing.T) {
+	t.Parallel()
+	key := feedKey{"order-totals-tx", 0}
+	plain := data(0, -1, inspect.TxnNone)
+	null := data(1, -1, inspect.TxnNone)
+	null.Value = nil
+	open := data(2, 7, inspect.TxnOpen)
+	open.ProducerEpoch = 3
+	events := narrate(key, []inspect.Entry{plain, null, open}, map[int64]inspect.Entry{})
+	want := []struct {
+		key  string
+		args map[string]string
+	}{
+		{"narration.write.plain", map[string]string{"offset": "0", "value": "'v'"}},
+		{"narration.write.plain", map[string]string{"offset": "1", "valueKey": "narration.value.null"}},
+		{"narration.write.open", map[string]string{"offset": "2", "value": "'v'", "producer": "7", "epoch": "3"}},
+	}
+	check := func(name string, got []Event, want []struct {
+		key  string
+		args map[string]string
+	}) {
+		t.Helper()
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d events, want %d: %+v", name, len(got), len(want), got)
+		}
+		for i, w := range want {
+			if got[i].Key != w.key || !maps.Equal(got[i].Args, w.args) {
+				t.Errorf("%s: event %d has key %q args %v, want %q %v (text %q)", name, i, got[i].Key, got[i].Args, w.key, w.args, got[i].Text)
+			}
+			if got[i].Text == "" {
+				t.Errorf("%s: event %d lost its English text", name, i)
+			}
+		}
+	}
+	check("writes", events, want)
+
+	// A marker with no, one and several resolved records.
+	markers := narrate(key, []inspect.Entry{
+		marker(3, 7, inspect.MarkerCommit),
+		data(4, 8, inspect.TxnAborted), marker(5, 8, inspect.MarkerAbort),
+	}, map[int64]inspect.Entry{})
+	markers = slices.DeleteFunc(markers, func(e Event) bool { return e.Kind == EventWrite })
+	check("markers", markers, []struct {
+		key  string
+		args map[string]string
+	}{
+		{"narration.commit", map[string]string{"offset": "3", "producer": "7", "epoch": "0"}},
+		{"narration.abort.one", map[string]string{"offset": "5", "producer": "8", "epoch": "0", "offsets": "4"}},
+	})
+	// 6 and 7 were seen open and are resolved now, 8 is new.
+	many := narrate(key, []inspect.Entry{data(6, 7, inspect.TxnCommitted), data(7, 7, inspect.TxnCommitted), data(8, 7, inspect.TxnCommitted), marker(9, 7, inspect.MarkerCommit)},
+		map[int64]inspect.Entry{6: data(6, 7, inspect.TxnOpen), 7: data(7, 7, inspect.TxnOpen)})
+	many = slices.DeleteFunc(many, func(e Event) bool { return e.Kind == EventWrite })
+	check("marker resolving several", many, []struct {
+		key  string
+		args map[string]string
+	}{
+		{"narration.commit.many", map[string]string{"offset": "9", "producer": "7", "epoch": "0", "offsets": "6, 7, 8"}},
+	})
+
+	// A burst is summarised in one sentence.
+	var burst []inspect.Entry
+	for o := int64(10); o < 15; o++ {
+		burst = append(burst, data(o, -1, inspect.TxnNone))
+	}
+	check("burst", narrate(key, burst, map[int64]inspect.Entry{}), []struct {
+		key  string
+		args map[string]string
+	}{
+		{"narration.writes", map[string]string{"count": "5", "first": "10", "last": "14", "log": "order-totals-tx-0"}},
+	})
 }

@@ -1,15 +1,34 @@
 // timeline.js: the narrated events beside the log, newest first, bounded.
 
-import { tr, trAttr } from './i18n.js';
+import { has, language, onLanguage, t, tr, trAttr } from './i18n.js';
 
 const MAX_EVENTS = 60;
 
 // LABELS are the catalogue keys of the event badges (COMMIT and ABORT stay
-// as Kafka spells them). The narration itself comes from the server in
-// English (internal/live).
+// as Kafka spells them). The narration comes from the server as an English
+// sentence (text) and, mostly, a catalogue key with arguments (key, args;
+// see live.Event), shown in the current language by narration().
 const LABELS = {
   write: 'timeline.write', commit: 'timeline.commit', abort: 'timeline.abort', crash: 'timeline.crash', fence: 'timeline.fence', info: 'timeline.info', warning: 'timeline.warning',
 };
+
+/**
+ * narration is an event's sentence in the current language: the catalogue
+ * sentence event.key with event.args filled in, where an arg named
+ * "<name>Key" is itself a catalogue key, translated and filled in as
+ * {<name>}. The lesson runner's events ("narration.lesson") carry the
+ * sentence already written per language, as args.en and args.ko. An event
+ * without a key the catalogue knows shows its English text.
+ */
+export function narration(e) {
+  if (!e.key || !has(e.key)) return e.text;
+  const args = { ...(e.args || {}) };
+  if (e.key === 'narration.lesson') return t(e.key, { text: args[language()] || args.en || e.text });
+  for (const [k, v] of Object.entries(e.args || {})) {
+    if (k.endsWith('Key') && has(v)) args[k.slice(0, -3)] = t(v);
+  }
+  return t(e.key, args);
+}
 
 export class Timeline {
   /**
@@ -20,6 +39,15 @@ export class Timeline {
     this.list = list;
     this.onJump = onJump;
     this.seen = new Set();
+    // events maps each narrated paragraph to its event, to re-render it
+    // on a language switch.
+    this.events = new WeakMap();
+    onLanguage(() => {
+      for (const p of this.list.querySelectorAll('.ev > p')) {
+        const e = this.events.get(p);
+        if (e) p.textContent = narration(e);
+      }
+    });
   }
 
   /** reset replaces the timeline with a snapshot's recent events. */
@@ -66,7 +94,9 @@ export class Timeline {
       head.append(jump);
     }
     const text = document.createElement('p');
-    text.textContent = e.text;
+    text.textContent = narration(e);
+    if (e.key) text.dataset.key = e.key;
+    this.events.set(text, e);
     li.append(head, text);
     this.list.prepend(li);
     while (this.list.children.length > MAX_EVENTS) {
