@@ -108,6 +108,24 @@ func TestBrowserDashboardKorean(t *testing.T) {
 	p.click("txn-send")
 	p.wait("Send", `byTestID('txn-status').dataset.step === 'send'`, 30*time.Second)
 	p.wait("the sent record narrated in Korean", `[...document.querySelectorAll('[data-testid="event"][data-kind="write"] p')].some(e => e.dataset.key === 'narration.write.open' && e.textContent.includes("'payment P-7'") && e.textContent.includes('열린 트랜잭션'))`, 15*time.Second)
+
+	// The API's error sentences: a validation error shows in Korean next
+	// to the control (the API's "code" and "args"; Kafka identifiers
+	// stay), follows a language switch, and a missing topic too.
+	p.fill("produce-acks", "1")
+	p.click("produce-idempotent")
+	p.click("produce-submit")
+	p.wait("the idempotence error in Korean", `(() => { const e = byTestID('produce-error'); return !e.hidden && e.dataset.i18n === 'error.idempotenceNeedsAcksAll' && e.textContent.includes('멱등성에는 acks=all이 필요합니다') && e.textContent.includes('acks=1'); })()`, 10*time.Second)
+	p.click("ui-lang-en")
+	p.wait("the idempotence error in English", `byTestID('produce-error').textContent.startsWith('idempotence requires acks=all: enable.idempotence=true cannot be combined with acks=1')`, 5*time.Second)
+	p.click("ui-lang-ko")
+	p.wait("the idempotence error in Korean again", `byTestID('produce-error').textContent.includes('멱등성에는 acks=all이 필요합니다')`, 5*time.Second)
+	p.click("produce-idempotent")
+	p.fill("produce-acks", "all")
+	missing := a.name("ko-missing")
+	p.fill("produce-topic", missing)
+	p.click("produce-submit")
+	p.wait("the missing topic in Korean", `(() => { const e = byTestID('produce-error'); return !e.hidden && e.dataset.i18n === 'error.unknownTopic' && e.textContent === '토픽 "`+missing+`"이(가) 없습니다.'; })()`, 10*time.Second)
 	p.screenshot("dashboard-ko", 1280, 900, false)
 
 	p.open("/")

@@ -76,14 +76,14 @@ func (s *Server) partitionParams(r *http.Request) (string, int32, error) {
 	topic := chi.URLParam(r, "topic")
 	p, err := strconv.ParseInt(chi.URLParam(r, "partition"), 10, 32)
 	if err != nil || p < 0 {
-		return "", 0, badRequest(fmt.Sprintf("partition %q must be a whole number, 0 or more", chi.URLParam(r, "partition")))
+		return "", 0, badRequest(fmt.Sprintf("partition %q must be a whole number, 0 or more", chi.URLParam(r, "partition")), "error.partitionNotNumber", "partition", chi.URLParam(r, "partition"))
 	}
 	t, err := s.deps.Cluster.Topic(r.Context(), topic)
 	if err != nil {
 		return "", 0, err
 	}
 	if int(p) >= len(t.Partitions) {
-		return "", 0, &apiError{status: http.StatusNotFound, msg: fmt.Sprintf("topic %q has %d partition(s); partition %d does not exist", topic, len(t.Partitions), p)}
+		return "", 0, keyedError(http.StatusNotFound, fmt.Sprintf("topic %q has %d partition(s); partition %d does not exist", topic, len(t.Partitions), p), "error.unknownPartition", "topic", topic, "count", strconv.Itoa(len(t.Partitions)), "partition", strconv.FormatInt(p, 10))
 	}
 	return topic, int32(p), nil
 }
@@ -94,7 +94,7 @@ func windowParams(r *http.Request) (int64, int, error) {
 	if v := r.URL.Query().Get("from"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 {
-			return 0, 0, badRequest(fmt.Sprintf("from=%q must be an offset, 0 or more", v))
+			return 0, 0, badRequest(fmt.Sprintf("from=%q must be an offset, 0 or more", v), "error.fromInvalid", "from", v)
 		}
 		from = n
 	}
@@ -102,7 +102,7 @@ func windowParams(r *http.Request) (int64, int, error) {
 	if v := r.URL.Query().Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
-			return 0, 0, badRequest(fmt.Sprintf("limit=%q must be a whole number, 1 or more", v))
+			return 0, 0, badRequest(fmt.Sprintf("limit=%q must be a whole number, 1 or more", v), "error.limitInvalid", "limit", v)
 		}
 		limit = min(n, inspect.MaxLimit)
 	}
@@ -140,7 +140,7 @@ func (s *Server) getRecords(w http.ResponseWriter, r *http.Request) {
 		iso = inspect.ReadCommitted
 	case inspect.ReadCommitted, inspect.ReadUncommitted:
 	default:
-		s.writeError(w, r, badRequest(fmt.Sprintf("isolation=%q: use read_committed or read_uncommitted", string(iso))))
+		s.writeError(w, r, badRequest(fmt.Sprintf("isolation=%q: use read_committed or read_uncommitted", string(iso)), "error.isolationInvalid", "isolation", string(iso)))
 		return
 	}
 	from, limit, err := windowParams(r)
@@ -191,7 +191,7 @@ func parseAcks(raw json.RawMessage) (producer.Acks, error) {
 	case "all", "-1":
 		return producer.AcksAll, nil
 	}
-	return "", badRequest(fmt.Sprintf("acks must be \"0\", \"1\" or \"all\", not %s", string(raw)))
+	return "", badRequest(fmt.Sprintf("acks must be \"0\", \"1\" or \"all\", not %s", string(raw)), "error.acksInvalidRaw", "acks", string(raw))
 }
 
 func (s *Server) produce(w http.ResponseWriter, r *http.Request) {
@@ -223,7 +223,7 @@ func (s *Server) produce(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if body.Partition != nil && int(*body.Partition) >= len(t.Partitions) {
-		s.writeError(w, r, &apiError{status: http.StatusNotFound, msg: fmt.Sprintf("topic %q has %d partition(s); partition %d does not exist", body.Topic, len(t.Partitions), *body.Partition)})
+		s.writeError(w, r, keyedError(http.StatusNotFound, fmt.Sprintf("topic %q has %d partition(s); partition %d does not exist", body.Topic, len(t.Partitions), *body.Partition), "error.unknownPartition", "topic", body.Topic, "count", strconv.Itoa(len(t.Partitions)), "partition", strconv.Itoa(int(*body.Partition))))
 		return
 	}
 	out, err := s.deps.Producer.Produce(r.Context(), req)

@@ -60,7 +60,7 @@ func (s *Server) brokerAction(w http.ResponseWriter, r *http.Request) {
 	id := chi.URLParam(r, "id")
 	action := chi.URLParam(r, "action")
 	if action != "stop" && action != "start" {
-		writeJSON(w, http.StatusNotFound, map[string]string{"error": fmt.Sprintf("brokers can be stopped or started, not %q", action)})
+		writeErrorBody(w, http.StatusNotFound, fmt.Sprintf("brokers can be stopped or started, not %q", action), "error.brokerActionUnknown", "action", action)
 		return
 	}
 	if s.deps.Brokers == nil {
@@ -69,7 +69,7 @@ func (s *Server) brokerAction(w http.ResponseWriter, r *http.Request) {
 	}
 	n, err := strconv.Atoi(id)
 	if err != nil {
-		s.writeError(w, r, badRequest(fmt.Sprintf("broker id %q is not a number", id)))
+		s.writeError(w, r, badRequest(fmt.Sprintf("broker id %q is not a number", id), "error.brokerIdNotNumber", "id", id))
 		return
 	}
 	if !s.allowFault(w, r) {

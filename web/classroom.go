@@ -371,14 +371,14 @@ func (s *Server) guardWrites(next http.Handler) http.Handler {
 			return
 		}
 		if roleOf(r) != teacherRole {
-			writeJSON(w, http.StatusForbidden, map[string]string{"error": "This is the student view of a classroom: only the teacher can change anything here. You can still watch, scroll and select offsets."})
+			writeErrorBody(w, http.StatusForbidden, "This is the student view of a classroom: only the teacher can change anything here. You can still watch, scroll and select offsets.", "error.studentView")
 			return
 		}
 		if s.access.Classroom {
 			sess := sessionOf(r)
 			got := r.Header.Get(csrfHeader)
 			if sess == nil || got == "" || subtle.ConstantTimeCompare([]byte(got), []byte(sess.csrf)) != 1 {
-				writeJSON(w, http.StatusForbidden, map[string]string{"error": "This request did not come from the teacher's page (its CSRF token is missing or stale). Reload the page and try again."})
+				writeErrorBody(w, http.StatusForbidden, "This request did not come from the teacher's page (its CSRF token is missing or stale). Reload the page and try again.", "error.csrf")
 				return
 			}
 		}
@@ -389,7 +389,7 @@ func (s *Server) guardWrites(next http.Handler) http.Handler {
 		case <-r.Context().Done():
 			return
 		case <-wait.C:
-			writeJSON(w, http.StatusConflict, map[string]string{"error": "Another action is still running (from another tab?); try again when it has finished."})
+			writeErrorBody(w, http.StatusConflict, "Another action is still running (from another tab?); try again when it has finished.", "error.actionBusy")
 			return
 		}
 		defer func() { <-s.actions }()
@@ -571,7 +571,8 @@ func (s *Server) allowFault(w http.ResponseWriter, r *http.Request) bool {
 		return true
 	}
 	w.Header().Set("Retry-After", "1")
-	writeJSON(w, http.StatusTooManyRequests, map[string]string{"error": "Too many fault actions in a row: at most " +
-		strconv.Itoa(int(faultRate)) + " a second (" + strconv.Itoa(faultBurst) + " at once). Wait a second and try again."})
+	writeErrorBody(w, http.StatusTooManyRequests, "Too many fault actions in a row: at most "+
+		strconv.Itoa(int(faultRate))+" a second ("+strconv.Itoa(faultBurst)+" at once). Wait a second and try again.",
+		"error.faultRate", "rate", strconv.Itoa(int(faultRate)), "burst", strconv.Itoa(faultBurst))
 	return false
 }

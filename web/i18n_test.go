@@ -15,7 +15,9 @@ import (
 // trAttr(node, 'attr', 'key') and span('key') in JavaScript, and any
 // quoted "narration.…" key: the timeline's sentences, which the server
 // names in live.Event.Key (internal/live, web/narration.go, the lesson
-// runner) as string literals.
+// runner) as string literals, and any quoted "error.…" key: the API's
+// error sentences, which the server names in its error answers' "code"
+// (internal/producer, internal/cluster and web; see internal/uikey).
 var keyUses = []*regexp.Regexp{
 	regexp.MustCompile(`data-i18n="([^"]+)"`),
 	regexp.MustCompile(`@TS?\("([^"]+)"\)`),
@@ -25,6 +27,7 @@ var keyUses = []*regexp.Regexp{
 	regexp.MustCompile(`\btrAttr\([^,]+,\s*'[^']+',\s*'([^']+)'`),
 	regexp.MustCompile(`\bspan\(\s*'([^']+)'`),
 	regexp.MustCompile(`["'](narration\.[\w.]+)["']`),
+	regexp.MustCompile(`["'](error\.[\w.]+)["']`),
 }
 
 var attrUse = regexp.MustCompile(`data-i18n-attr="([^"]+)"`)
@@ -60,7 +63,7 @@ func TestUICatalogue(t *testing.T) {
 	}
 
 	var files []string
-	for _, glob := range []string{"*.templ", "*.go", "static/*.js", "../internal/live/*.go", "../internal/lessons/runner.go"} {
+	for _, glob := range []string{"*.templ", "*.go", "static/*.js", "../internal/live/*.go", "../internal/lessons/runner.go", "../internal/producer/*.go", "../internal/cluster/*.go"} {
 		m, err := filepath.Glob(glob)
 		if err != nil {
 			t.Fatal(err)

@@ -42,7 +42,7 @@ func xmlEscape(s string) string {
 // teacher to project. The join URL is no secret; 404 outside classroom mode.
 func (s *Server) joinQR(w http.ResponseWriter, r *http.Request) {
 	if !s.access.Classroom || s.joinURL == "" {
-		writeJSON(w, http.StatusNotFound, map[string]string{"error": "there is no join URL: classroom mode is off"})
+		writeErrorBody(w, http.StatusNotFound, "there is no join URL: classroom mode is off", "error.noJoinURL")
 		return
 	}
 	svg, err := qrSVG(s.joinURL)

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -82,10 +83,10 @@ func (s *Server) Handler() http.Handler {
 		r.Get("/brokers", s.getBrokers)
 		r.Post("/brokers/{id}/{action}", s.brokerAction)
 		r.NotFound(func(w http.ResponseWriter, r *http.Request) {
-			writeJSON(w, http.StatusNotFound, map[string]string{"error": "no such API endpoint: " + r.Method + " " + r.URL.Path})
+			writeErrorBody(w, http.StatusNotFound, "no such API endpoint: "+r.Method+" "+r.URL.Path, "error.noEndpoint", "method", r.Method, "path", r.URL.Path)
 		})
 		r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
-			writeJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": r.Method + " is not allowed on " + r.URL.Path})
+			writeErrorBody(w, http.StatusMethodNotAllowed, r.Method+" is not allowed on "+r.URL.Path, "error.methodNotAllowed", "method", r.Method, "path", r.URL.Path)
 		})
 	})
 	return r
@@ -140,7 +141,7 @@ func checkSameOrigin(r *http.Request) error {
 func limitBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength > MaxBodyBytes {
-			writeJSON(w, http.StatusRequestEntityTooLarge, map[string]string{"error": fmt.Sprintf("the request body is larger than %d bytes", MaxBodyBytes)})
+			writeErrorBody(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the request body is larger than %d bytes", MaxBodyBytes), "error.bodyTooLarge", "max", strconv.Itoa(MaxBodyBytes))
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
@@ -157,19 +158,19 @@ func decodeJSON(r *http.Request, v any) error {
 		var typeErr *json.UnmarshalTypeError
 		switch {
 		case errors.As(err, &tooBig):
-			return &apiError{status: http.StatusRequestEntityTooLarge, msg: fmt.Sprintf("the request body is larger than %d bytes", MaxBodyBytes)}
+			return keyedError(http.StatusRequestEntityTooLarge, fmt.Sprintf("the request body is larger than %d bytes", MaxBodyBytes), "error.bodyTooLarge", "max", strconv.Itoa(MaxBodyBytes))
 		case errors.Is(err, io.EOF):
-			return badRequest("the request body is empty; send a JSON object")
+			return badRequest("the request body is empty; send a JSON object", "error.bodyEmpty")
 		case errors.As(err, &syntax), errors.Is(err, io.ErrUnexpectedEOF):
-			return badRequest("the request body is not valid JSON: " + err.Error())
+			return badRequest("the request body is not valid JSON: "+err.Error(), "error.bodyNotJSON", "detail", err.Error())
 		case errors.As(err, &typeErr):
-			return badRequest(fmt.Sprintf("field %q must be a JSON %s", typeErr.Field, typeErr.Type.Kind()))
+			return badRequest(fmt.Sprintf("field %q must be a JSON %s", typeErr.Field, typeErr.Type.Kind()), "error.fieldType", "field", typeErr.Field, "type", typeErr.Type.Kind().String())
 		default:
-			return badRequest("the request body could not be read as JSON: " + err.Error())
+			return badRequest("the request body could not be read as JSON: "+err.Error(), "error.bodyUnreadable", "detail", err.Error())
 		}
 	}
 	if dec.More() {
-		return badRequest("the request body must hold a single JSON object")
+		return badRequest("the request body must hold a single JSON object", "error.bodySingleObject")
 	}
 	return nil
 }

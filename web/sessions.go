@@ -49,7 +49,7 @@ func (s *Server) transactionStep(w http.ResponseWriter, r *http.Request) {
 		}
 		st, err = s.deps.Sessions.Crash(ctx, id)
 	default:
-		s.writeError(w, r, &apiError{status: http.StatusNotFound, msg: fmt.Sprintf("unknown transaction step %q: use begin, send, commit, abort or crash", step)})
+		s.writeError(w, r, keyedError(http.StatusNotFound, fmt.Sprintf("unknown transaction step %q: use begin, send, commit, abort or crash", step), "error.unknownTxnStep", "step", step))
 		return
 	}
 	if err != nil {

@@ -37,6 +37,10 @@ type kindError struct {
 	kind error
 	msg  string
 	err  error
+	// key and args name the same sentence in the UI catalogue
+	// (web/static/i18n, "error." keys; see internal/uikey).
+	key  string
+	args map[string]string
 }
 
 func (e *kindError) Error() string {
@@ -48,8 +52,13 @@ func (e *kindError) Error() string {
 func (e *kindError) Is(target error) bool { return target == e.kind }
 func (e *kindError) Unwrap() error        { return e.err }
 
-func errorf(kind error, format string, args ...any) error {
-	return &kindError{kind: kind, msg: fmt.Sprintf(format, args...)}
+// MessageKey names the catalogue sentence (see internal/uikey).
+func (e *kindError) MessageKey() (string, map[string]string) { return e.key, e.args }
+
+// keyf is a kind's error with a sentence, the catalogue key of that
+// sentence and its placeholders' values.
+func keyf(kind error, key string, kv map[string]string, format string, args ...any) error {
+	return &kindError{kind: kind, msg: fmt.Sprintf(format, args...), key: key, args: kv}
 }
 
 // IsUnavailable reports whether err means the brokers could not be reached
@@ -67,13 +76,13 @@ var legalTopic = regexp.MustCompile(`^[a-zA-Z0-9._-]{1,249}$`)
 // ValidateTopicName applies Kafka's rules for topic names.
 func ValidateTopicName(name string) error {
 	if name == "" {
-		return errorf(ErrInvalid, "a topic name is required")
+		return keyf(ErrInvalid, "error.topicNameRequired", nil, "a topic name is required")
 	}
 	if name == "." || name == ".." {
-		return errorf(ErrInvalid, "topic name %q is not allowed", name)
+		return keyf(ErrInvalid, "error.topicNameNotAllowed", map[string]string{"name": name}, "topic name %q is not allowed", name)
 	}
 	if !legalTopic.MatchString(name) {
-		return errorf(ErrInvalid, "topic name %q is not valid: use at most 249 letters, digits, '.', '_' or '-'", name)
+		return keyf(ErrInvalid, "error.topicNameInvalid", map[string]string{"name": name}, "topic name %q is not valid: use at most 249 letters, digits, '.', '_' or '-'", name)
 	}
 	return nil
 }
@@ -113,7 +122,7 @@ func (c *Cluster) Topic(ctx context.Context, name string) (TopicInfo, error) {
 		return TopicInfo{}, err
 	}
 	if len(topics) == 0 {
-		return TopicInfo{}, errorf(ErrUnknownTopic, "topic %q does not exist", name)
+		return TopicInfo{}, keyf(ErrUnknownTopic, "error.unknownTopic", map[string]string{"topic": name}, "topic %q does not exist", name)
 	}
 	return topics[0], nil
 }
@@ -202,10 +211,10 @@ func (c *Cluster) CreateTopic(ctx context.Context, spec TopicSpec) (TopicInfo, e
 		return TopicInfo{}, err
 	}
 	if spec.Partitions < 0 || spec.Partitions > 1000 {
-		return TopicInfo{}, errorf(ErrInvalid, "partitions must be between 1 and 1000, not %d", spec.Partitions)
+		return TopicInfo{}, keyf(ErrInvalid, "error.partitionsRange", map[string]string{"n": strconv.Itoa(int(spec.Partitions))}, "partitions must be between 1 and 1000, not %d", spec.Partitions)
 	}
 	if spec.ReplicationFactor < 0 {
-		return TopicInfo{}, errorf(ErrInvalid, "replicationFactor must be 1 or more, not %d", spec.ReplicationFactor)
+		return TopicInfo{}, keyf(ErrInvalid, "error.replicationFactorRange", map[string]string{"n": strconv.Itoa(int(spec.ReplicationFactor))}, "replicationFactor must be 1 or more, not %d", spec.ReplicationFactor)
 	}
 	partitions, rf := spec.Partitions, spec.ReplicationFactor
 	if partitions == 0 {
@@ -224,7 +233,7 @@ func (c *Cluster) CreateTopic(ctx context.Context, spec TopicSpec) (TopicInfo, e
 	}
 	switch {
 	case errors.Is(err, kerr.TopicAlreadyExists):
-		return TopicInfo{}, errorf(ErrTopicExists, "topic %q already exists", spec.Name)
+		return TopicInfo{}, keyf(ErrTopicExists, "error.topicExists", map[string]string{"topic": spec.Name}, "topic %q already exists", spec.Name)
 	case errors.Is(err, kerr.InvalidReplicationFactor), errors.Is(err, kerr.InvalidPartitions),
 		errors.Is(err, kerr.InvalidConfig), errors.Is(err, kerr.InvalidTopicException),
 		errors.Is(err, kerr.InvalidRequest), errors.Is(err, kerr.PolicyViolation):
@@ -232,7 +241,7 @@ func (c *Cluster) CreateTopic(ctx context.Context, spec TopicSpec) (TopicInfo, e
 		if resp.ErrMessage != "" {
 			msg += " (" + resp.ErrMessage + ")"
 		}
-		return TopicInfo{}, errorf(ErrInvalid, "the broker refused to create %q: %s", spec.Name, msg)
+		return TopicInfo{}, keyf(ErrInvalid, "error.topicCreateRefused", map[string]string{"topic": spec.Name, "detail": msg}, "the broker refused to create %q: %s", spec.Name, msg)
 	case err != nil:
 		return TopicInfo{}, fmt.Errorf("cluster: create topic %s: %w", spec.Name, err)
 	}
@@ -295,7 +304,7 @@ type GroupInfo struct {
 // them. A group with no members and no offsets is ErrUnknownGroup.
 func (c *Cluster) Group(ctx context.Context, group string) (GroupInfo, error) {
 	if group == "" {
-		return GroupInfo{}, errorf(ErrInvalid, "a group name is required")
+		return GroupInfo{}, keyf(ErrInvalid, "error.groupRequired", nil, "a group name is required")
 	}
 	var d kadm.DescribedGroup
 	err := kretry.Do(ctx, func() error {
@@ -354,7 +363,7 @@ func (c *Cluster) Group(ctx context.Context, group string) (GroupInfo, error) {
 		return a.Topic < b.Topic || a.Topic == b.Topic && a.Partition < b.Partition
 	})
 	if (info.State == "" || info.State == "Dead") && info.Members == 0 && len(info.Offsets) == 0 {
-		return GroupInfo{}, errorf(ErrUnknownGroup, "consumer group %q has no members and no committed offsets", group)
+		return GroupInfo{}, keyf(ErrUnknownGroup, "error.unknownGroup", map[string]string{"group": group}, "consumer group %q has no members and no committed offsets", group)
 	}
 	return info, nil
 }
@@ -378,7 +387,7 @@ type TransactionInfo struct {
 // Transaction describes a transactional.id at its coordinator, verbatim.
 func (c *Cluster) Transaction(ctx context.Context, id string) (TransactionInfo, error) {
 	if id == "" {
-		return TransactionInfo{}, errorf(ErrInvalid, "a transactional id is required")
+		return TransactionInfo{}, keyf(ErrInvalid, "error.transactionalIdRequired", nil, "a transactional id is required")
 	}
 	var d kadm.DescribedTransaction
 	found := false
@@ -394,7 +403,7 @@ func (c *Cluster) Transaction(ctx context.Context, id string) (TransactionInfo, 
 		return TransactionInfo{}, c.transactionErr(id, err)
 	}
 	if !found {
-		return TransactionInfo{}, errorf(ErrUnknownTransaction, "transactional id %q is unknown to the coordinator", id)
+		return TransactionInfo{}, keyf(ErrUnknownTransaction, "error.unknownTransaction", map[string]string{"id": id}, "transactional id %q is unknown to the coordinator", id)
 	}
 	info := TransactionInfo{
 		TransactionalID: id,
@@ -423,7 +432,7 @@ func (c *Cluster) Transaction(ctx context.Context, id string) (TransactionInfo, 
 
 func (c *Cluster) transactionErr(id string, err error) error {
 	if errors.Is(err, kerr.TransactionalIDNotFound) {
-		return errorf(ErrUnknownTransaction, "transactional id %q is unknown to the coordinator", id)
+		return keyf(ErrUnknownTransaction, "error.unknownTransaction", map[string]string{"id": id}, "transactional id %q is unknown to the coordinator", id)
 	}
 	return fmt.Errorf("cluster: describe transaction %s: %w", id, err)
 }

@@ -55,19 +55,19 @@ func (c RunConfig) Validate() error {
 	switch c.Mode {
 	case AtMostOnce, Plain, Transactional:
 	default:
-		return invalid(fmt.Sprintf("unknown processor mode %q: use \"at-most-once\", \"plain\" or \"tx\"", string(c.Mode)))
+		return invalid(fmt.Sprintf("unknown processor mode %q: use \"at-most-once\", \"plain\" or \"tx\"", string(c.Mode)), "error.processorModeUnknown", "mode", string(c.Mode))
 	}
 	if c.Input == "" || c.Output == "" {
-		return invalid("the processor needs an input and an output topic")
+		return invalid("the processor needs an input and an output topic", "error.processorNeedsTopics")
 	}
 	if c.Group == "" {
-		return invalid("the processor needs a consumer group")
+		return invalid("the processor needs a consumer group", "error.processorNeedsGroup")
 	}
 	if c.Mode == Transactional && c.TransactionalID == "" {
-		return invalid("tx mode needs a transactionalId: a fixed name the restarted process reuses")
+		return invalid("tx mode needs a transactionalId: a fixed name the restarted process reuses", "error.processorTxNeedsId")
 	}
 	if c.Mode != Transactional && c.TransactionalID != "" {
-		return invalid("a transactionalId only makes sense in tx mode")
+		return invalid("a transactionalId only makes sense in tx mode", "error.processorIdOnlyTx")
 	}
 	return nil
 }

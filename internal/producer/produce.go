@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -44,30 +45,30 @@ type Request struct {
 // Validate reports a request no producer could carry out.
 func (r Request) Validate() error {
 	if r.Topic == "" {
-		return invalid("a topic is required")
+		return invalid("a topic is required", "error.topicRequired")
 	}
 	if len(r.Values) == 0 {
-		return invalid("give at least one value to produce")
+		return invalid("give at least one value to produce", "error.valuesRequired")
 	}
 	if len(r.Values) > MaxValues {
-		return invalid(fmt.Sprintf("at most %d values can be produced in one call, not %d", MaxValues, len(r.Values)))
+		return invalid(fmt.Sprintf("at most %d values can be produced in one call, not %d", MaxValues, len(r.Values)), "error.tooManyValues", "max", strconv.Itoa(MaxValues), "count", strconv.Itoa(len(r.Values)))
 	}
 	for _, v := range r.Values {
 		if len(v) > MaxValueBytes {
-			return invalid(fmt.Sprintf("a value may be at most %d bytes; one is %d bytes", MaxValueBytes, len(v)))
+			return invalid(fmt.Sprintf("a value may be at most %d bytes; one is %d bytes", MaxValueBytes, len(v)), "error.valueTooLarge", "max", strconv.Itoa(MaxValueBytes), "size", strconv.Itoa(len(v)))
 		}
 	}
 	if r.Partition != nil && *r.Partition < 0 {
-		return invalid("partition must be 0 or more")
+		return invalid("partition must be 0 or more", "error.partitionNegative")
 	}
 	switch r.Fault {
 	case NoFault, DoubleSend:
 	case LoseAck:
 		if r.Profile.acks() == AcksNone {
-			return invalid("with acks=0 the broker sends no ACK, so there is no ACK to lose: choose acks=1 or all")
+			return invalid("with acks=0 the broker sends no ACK, so there is no ACK to lose: choose acks=1 or all", "error.loseAckWithAcks0")
 		}
 	default:
-		return invalid(fmt.Sprintf("unknown fault %q: use \"lose-ack\" or \"double-send\"", string(r.Fault)))
+		return invalid(fmt.Sprintf("unknown fault %q: use \"lose-ack\" or \"double-send\"", string(r.Fault)), "error.unknownFault", "fault", string(r.Fault))
 	}
 	return r.Profile.Validate()
 }

@@ -41,13 +41,13 @@ func (p Profile) Validate() error {
 	switch p.Acks {
 	case "", AcksNone, AcksLeader, AcksAll:
 	default:
-		return invalid(fmt.Sprintf("acks must be \"0\", \"1\" or \"all\", not %q", string(p.Acks)))
+		return invalid(fmt.Sprintf("acks must be \"0\", \"1\" or \"all\", not %q", string(p.Acks)), "error.acksInvalid", "acks", string(p.Acks))
 	}
 	if p.TransactionalID != "" && p.Idempotent != nil && !*p.Idempotent {
-		return invalid("a transactional producer needs idempotence: transactional.id requires enable.idempotence=true")
+		return invalid("a transactional producer needs idempotence: transactional.id requires enable.idempotence=true", "error.transactionalNeedsIdempotence")
 	}
 	if p.idempotent() && p.acks() != AcksAll {
-		return invalid(fmt.Sprintf("idempotence requires acks=all: enable.idempotence=true cannot be combined with acks=%s, because the broker could not guarantee that a retried batch is stored once", p.acks()))
+		return invalid(fmt.Sprintf("idempotence requires acks=all: enable.idempotence=true cannot be combined with acks=%s, because the broker could not guarantee that a retried batch is stored once", p.acks()), "error.idempotenceNeedsAcksAll", "acks", string(p.acks()))
 	}
 	return nil
 }

@@ -74,7 +74,7 @@ type SessionState struct {
 // missing, with that transaction.timeout.ms; zero only looks it up.
 func (s *Sessions) get(id string, timeout time.Duration) (*session, error) {
 	if id == "" {
-		return nil, invalid("a transactional id is required")
+		return nil, invalid("a transactional id is required", "error.transactionalIdRequired")
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -82,7 +82,7 @@ func (s *Sessions) get(id string, timeout time.Duration) (*session, error) {
 		return sess, nil
 	}
 	if timeout <= 0 {
-		return nil, fmt.Errorf("%w: transactional id %q has no producer here; press Begin first", ErrNoSession, id)
+		return nil, stateErr(ErrNoSession, fmt.Sprintf("transactional id %q has no producer here; press Begin first", id), nil, "error.sessionMissing", "id", id)
 	}
 	conns := newConnections(false)
 	opts := append(append([]kgo.Opt{}, s.base...), Profile{Acks: AcksAll, TransactionalID: id}.clientOpts()...)
@@ -125,7 +125,7 @@ func (s *Sessions) Begin(ctx context.Context, id string) (SessionState, error) {
 // producer is created (its first Begin); later Begins keep it.
 func (s *Sessions) BeginTimeout(ctx context.Context, id string, timeout time.Duration) (SessionState, error) {
 	if timeout <= 0 {
-		return SessionState{}, invalid("transaction.timeout.ms must be positive")
+		return SessionState{}, invalid("transaction.timeout.ms must be positive", "error.txnTimeoutPositive")
 	}
 	sess, err := s.get(id, timeout)
 	if err != nil {
@@ -134,7 +134,7 @@ func (s *Sessions) BeginTimeout(ctx context.Context, id string, timeout time.Dur
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
 	if sess.inTxn {
-		return SessionState{}, fmt.Errorf("%w: a transaction of %s is already open; commit or abort it first", ErrSessionState, id)
+		return SessionState{}, stateErr(ErrSessionState, fmt.Sprintf("a transaction of %s is already open; commit or abort it first", id), nil, "error.txnAlreadyOpen", "id", id)
 	}
 	if _, _, err := sess.client.ProducerID(ctx); err != nil {
 		s.drop(sess)
@@ -152,7 +152,7 @@ func (s *Sessions) BeginTimeout(ctx context.Context, id string, timeout time.Dur
 func (s *Sessions) Send(ctx context.Context, id string, req Request) (SessionState, error) {
 	req.Profile = Profile{Acks: AcksAll, TransactionalID: id}
 	if req.Fault != NoFault {
-		return SessionState{}, invalid("faults are not available inside a step-by-step transaction")
+		return SessionState{}, invalid("faults are not available inside a step-by-step transaction", "error.txnNoFaults")
 	}
 	if err := req.Validate(); err != nil {
 		return SessionState{}, err
@@ -164,7 +164,7 @@ func (s *Sessions) Send(ctx context.Context, id string, req Request) (SessionSta
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
 	if !sess.inTxn {
-		return SessionState{}, fmt.Errorf("%w: press Begin before Send", ErrSessionState)
+		return SessionState{}, stateErr(ErrSessionState, "press Begin before Send", nil, "error.txnSendBeforeBegin")
 	}
 	var results []Result
 	fenced := false
@@ -207,7 +207,7 @@ func (s *Sessions) End(ctx context.Context, id string, commit bool) (SessionStat
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
 	if !sess.inTxn {
-		return SessionState{}, fmt.Errorf("%w: no transaction of %s is open; press Begin first", ErrSessionState, id)
+		return SessionState{}, stateErr(ErrSessionState, fmt.Sprintf("no transaction of %s is open; press Begin first", id), nil, "error.txnNotOpen", "id", id)
 	}
 	how := kgo.TryAbort
 	if commit {
@@ -216,7 +216,7 @@ func (s *Sessions) End(ctx context.Context, id string, commit bool) (SessionStat
 	if err := sess.client.EndTransaction(ctx, how); err != nil {
 		if isFenced(err) {
 			s.retire(sess)
-			return SessionState{}, fmt.Errorf("%w: a newer producer with transactional.id %s fenced this one, so it can neither commit nor abort: %w", ErrFenced, id, err)
+			return SessionState{}, stateErr(ErrFenced, fmt.Sprintf("a newer producer with transactional.id %s fenced this one, so it can neither commit nor abort", id), err, "error.txnFenced", "id", id, "detail", err.Error())
 		}
 		return SessionState{}, fmt.Errorf("producer: end transaction %s: %w", id, err)
 	}

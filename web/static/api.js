@@ -1,17 +1,44 @@
 // api.js: fetch() wrappers for Offset Lab's JSON API. Every failure becomes
 // an ApiError carrying the API's own sentence, so a panel can show it next
-// to the control that caused it.
+// to the control that caused it. The API's error answers also name the
+// sentence in the UI catalogue (code, with args for its {placeholders});
+// errorText() shows it in the viewer's language, else the English sentence.
+
+import { has, plain, t, tr } from './i18n.js';
 
 // csrfToken is the teacher session's token in classroom mode (a meta tag
 // only the teacher's page carries); state-changing calls send it back.
 const csrfToken = document.querySelector('meta[name="csrf-token"]')?.content || '';
 
-/** ApiError is a failed API call: status 0 means the server did not answer. */
+/**
+ * ApiError is a failed API call: status 0 means the server did not answer.
+ * message is the API's English sentence; code and args, when the API sent
+ * them, name the same sentence in the UI catalogue ("error." keys).
+ */
 export class ApiError extends Error {
-  constructor(status, message) {
+  constructor(status, message, code, args) {
     super(message);
     this.status = status;
+    if (code) this.code = code;
+    if (args) this.args = args;
   }
+}
+
+/** errorText is an error's sentence in the current language, else its English message. */
+export function errorText(err) {
+  if (!err) return '';
+  if (err.code && has(err.code)) return t(err.code, err.args);
+  return err.message || String(err);
+}
+
+/**
+ * showErrorText puts err's sentence into node: a catalogue sentence is
+ * marked (tr) so a language switch re-renders it; an English-only one is
+ * plain text.
+ */
+export function showErrorText(node, err) {
+  if (err && err.code && has(err.code)) return tr(node, err.code, err.args);
+  return plain(node, err ? err.message || String(err) : '');
 }
 
 /**
@@ -33,7 +60,7 @@ export async function api(method, path, body, signal) {
     res = await fetch(path, init);
   } catch (err) {
     if (err.name === 'AbortError') throw err;
-    throw new ApiError(0, 'The Offset Lab server did not answer (' + err.message + '). Is it still running?');
+    throw new ApiError(0, 'The Offset Lab server did not answer (' + err.message + '). Is it still running?', 'error.noAnswer', { detail: err.message });
   }
   const text = await res.text();
   let data = null;
@@ -45,8 +72,12 @@ export async function api(method, path, body, signal) {
     }
   }
   if (!res.ok) {
-    const msg = data && typeof data.error === 'string' ? data.error : `The server answered ${res.status} ${res.statusText}.`;
-    throw new ApiError(res.status, msg);
+    if (data && typeof data.error === 'string') {
+      const code = typeof data.code === 'string' ? data.code : undefined;
+      const args = data.args && typeof data.args === 'object' ? data.args : undefined;
+      throw new ApiError(res.status, data.error, code, args);
+    }
+    throw new ApiError(res.status, `The server answered ${res.status} ${res.statusText}.`, 'error.status', { status: res.status, statusText: res.statusText });
   }
   return data;
 }

@@ -3,7 +3,7 @@
 // position and the selected offset), connects the live stream to the log
 // view and the timeline, and shows the broker banner.
 
-import { api, partitionPath } from './api.js';
+import { api, errorText, partitionPath } from './api.js';
 import { LogView } from './logview.js';
 import { Stream } from './stream.js';
 import { Timeline } from './timeline.js';
@@ -45,7 +45,7 @@ async function pollCluster() {
     reach.why = c.error ? `(${c.error})` : '';
   } catch (err) {
     reach.cluster = false;
-    reach.why = err.message;
+    reach.why = errorText(err);
   }
   setBanner();
 }
@@ -133,7 +133,7 @@ async function checkTopic() {
     if (err.message.startsWith('Topic ') && t0) tr(problem, 'problem.partitionMissing', t0);
     else {
       delete problem.dataset.i18n;
-      problem.textContent = err.message + ' ' + t('problem.createHint');
+      problem.textContent = errorText(err) + ' ' + t('problem.createHint');
     }
     problem.hidden = false;
   }

@@ -5,7 +5,7 @@
 // shows the current partition's leader, replicas and ISR, polled every
 // second from GET /api/topics: what the broker reports, never made up.
 
-import { api } from './api.js';
+import { api, showErrorText } from './api.js';
 import { tr } from './i18n.js';
 
 const NODES_MS = 2000;
@@ -26,9 +26,9 @@ export function setupBrokers(app) {
   const placement = document.getElementById('placement');
   let busy = false;
 
-  function showError(msg) {
-    error.hidden = !msg;
-    error.textContent = msg || '';
+  function showError(err) {
+    error.hidden = !err;
+    showErrorText(error, err || null);
   }
 
   function render(v) {
@@ -65,7 +65,7 @@ export function setupBrokers(app) {
       render(await api('POST', `/api/brokers/${id}/${action}`));
       tr(status, action === 'stop' ? 'brokers.stopped' : 'brokers.started', { id });
     } catch (err) {
-      showError(err.message);
+      showError(err);
       status.textContent = '';
     } finally {
       busy = false;
@@ -78,7 +78,7 @@ export function setupBrokers(app) {
     try {
       render(await api('GET', '/api/brokers'));
     } catch (err) {
-      showError(err.message);
+      showError(err);
     }
   }
 

@@ -6,7 +6,7 @@
 // localStorage and the run in sessionStorage, and opens the log of the
 // topic a step concerns.
 
-import { api } from './api.js';
+import { api, errorText } from './api.js';
 import { initialLanguage, onLanguage, setLanguage } from './i18n.js';
 
 const RUN_KEY = 'offsetlab.lessonRun';
@@ -101,7 +101,7 @@ export function setupLessons(app) {
   }
 
   function showError(err) {
-    error.textContent = err ? err.message || String(err) : '';
+    error.textContent = err ? errorText(err) : '';
     error.hidden = !err;
   }
 

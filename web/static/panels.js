@@ -1,7 +1,7 @@
 // panels.js: the control panels. Each form calls the JSON API and shows
 // the API's sentence next to the control that caused an error.
 
-import { api, fmt } from './api.js';
+import { api, fmt, showErrorText } from './api.js';
 import { onLanguage, plain, t, tr } from './i18n.js';
 
 const $ = (id) => document.getElementById(id);
@@ -10,13 +10,16 @@ const POLL_MS = 3000;
 
 const SEED_ORDERS = ['O-1 2x15000', 'O-2 1x42000', 'O-3 3x9000'];
 
+// showError shows err next to its control: an API error in the current
+// language when the catalogue knows its code (re-rendered on a switch),
+// else its English sentence.
 function showError(node, err) {
   if (!err) {
     node.hidden = true;
-    node.textContent = '';
+    plain(node, '');
     return;
   }
-  node.textContent = err.message || String(err);
+  showErrorText(node, err);
   node.hidden = false;
 }
 
