@@ -27,7 +27,9 @@ func newOutageBroker(t *testing.T) (*outageBroker, *cluster.Cluster) {
 	t.Helper()
 	o := &outageBroker{t: t, dir: t.TempDir()}
 	for try := 0; o.broker == nil; try++ {
-		o.addr = fmt.Sprintf("127.0.0.1:%d", 20000+rand.IntN(12000))
+		// 12000-19999: below the ephemeral range, and apart from the
+		// Kafka harness's 20000 and up.
+		o.addr = fmt.Sprintf("127.0.0.1:%d", 12000+rand.IntN(8000))
 		b, err := cluster.StartEmbedded(cluster.EmbeddedConfig{KafkaAddr: o.addr, DataDir: o.dir})
 		if err != nil && try > 20 {
 			t.Fatalf("start a broker below the ephemeral port range: %v", err)

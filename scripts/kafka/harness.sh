@@ -560,6 +560,11 @@ cmd_start() {
 		if ((fresh)); then
 			# never served: forget it, so a retry in DIR formats anew (new ports)
 			rm -rf "$WORKDIR"/node-*/data "$WORKDIR/cluster.env" "$WORKDIR/pids"
+			# a port taken between our check and the JVM's bind: once more, with new ports
+			if [[ -z "${OFFSETLAB_KAFKA_RETRIED:-}" ]] && grep -qs "Address already in use" "$WORKDIR"/node-*/server.log; then
+				log "a port was taken before a broker could bind it; starting again with new ports"
+				OFFSETLAB_KAFKA_RETRIED=1 exec "$SELF" start "$shape" "$WORKDIR"
+			fi
 		fi
 		die "the $SHAPE cluster in $WORKDIR did not come up (logs: $WORKDIR/node-*/server.log)"
 	fi

@@ -19,6 +19,7 @@ that needs no tagged fields).
 
 import json
 import os
+import random
 import socket
 import struct
 import sys
@@ -185,11 +186,29 @@ def cmd_wait(args):
 
 
 def cmd_free_ports(n):
-    socks = []
+    """Prints n distinct free ports below the kernel's ephemeral range.
+
+    A port from bind(0) is ephemeral: between this check and the JVM's own
+    bind, any process asking for port 0 (a test's listener, an outgoing
+    connection) may be handed the same port. Ports below the ephemeral
+    range are never handed out that way, so only a process choosing ports
+    as we do could collide.
+    """
+    low, high = 20000, ephemeral_low() - 1
+    rng = random.SystemRandom()
+    socks, seen = [], set()
     try:
-        for _ in range(n):
+        while len(socks) < n:
+            port = rng.randint(low, high)
+            if port in seen:
+                continue
+            seen.add(port)
             s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            s.bind(("127.0.0.1", 0))
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                s.close()
+                continue
             socks.append(s)
         for s in socks:
             print(s.getsockname()[1])
@@ -197,6 +216,14 @@ def cmd_free_ports(n):
         for s in socks:
             s.close()
     return 0
+
+
+def ephemeral_low():
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            return int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
 
 
 def main(argv):
