@@ -64,7 +64,10 @@ func (s *Server) brokerAction(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if s.deps.Brokers == nil {
-		writeJSON(w, http.StatusConflict, map[string]string{"error": "Offset Lab does not run these brokers, so it cannot " + action + " them.", "hint": s.brokersHint(id)})
+		writeJSON(w, http.StatusConflict, map[string]any{
+			"error": "Offset Lab does not run these brokers, so it cannot " + action + " them.",
+			"code":  "error.brokersNotManaged." + action, "hint": s.brokersHint(id),
+		})
 		return
 	}
 	n, err := strconv.Atoi(id)
@@ -81,7 +84,7 @@ func (s *Server) brokerAction(w http.ResponseWriter, r *http.Request) {
 		err = s.deps.Brokers.StartNode(r.Context(), n)
 	}
 	if errors.Is(err, localkafka.ErrUnknownNode) {
-		writeJSON(w, http.StatusNotFound, map[string]string{"error": err.Error()})
+		writeErrorBody(w, http.StatusNotFound, err.Error(), "error.brokerUnknown", "id", id)
 		return
 	}
 	if err != nil {

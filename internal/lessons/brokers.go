@@ -162,7 +162,8 @@ func (a StopFollowers) run(sc stepContext) (*observation, error) {
 	}
 	if !ok {
 		if sc.deps.Brokers == nil {
-			return obs, errorf(ErrWaiting, "The ISR of %s is still %s. Stop the two followers yourself: %s — then press Next again.", topic, joinIDs(q.ISR), obs.command)
+			return obs, keyf(ErrWaiting, "error.lessonWaitStop", []string{"topic", topic, "isr", joinIDs(q.ISR), "command", obs.command},
+				"The ISR of %s is still %s. Stop the two followers yourself: %s — then press Next again.", topic, joinIDs(q.ISR), obs.command)
 		}
 		return obs, fmt.Errorf("the ISR of %s is still %s %s after the followers stopped", topic, joinIDs(q.ISR), "30 s")
 	}
@@ -222,7 +223,8 @@ func (a StartFollowers) run(sc stepContext) (*observation, error) {
 		return obs, err
 	}
 	if !ok && sc.deps.Brokers == nil {
-		return obs, errorf(ErrWaiting, "The ISR of %s is still %s. Start the followers again: %s — then press Next again.", topic, joinIDs(q.ISR), obs.command)
+		return obs, keyf(ErrWaiting, "error.lessonWaitStart", []string{"topic", topic, "isr", joinIDs(q.ISR), "command", obs.command},
+			"The ISR of %s is still %s. Start the followers again: %s — then press Next again.", topic, joinIDs(q.ISR), obs.command)
 	}
 	sc.run.mu.Lock()
 	sc.run.memory.stopped = nil

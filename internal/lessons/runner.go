@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -100,17 +101,32 @@ var (
 	ErrOver = errors.New("lesson run over")
 )
 
-// kindError carries a sentence for people and a kind for errors.Is.
+// kindError carries a sentence for people, a kind for errors.Is, and the
+// UI catalogue key (web/static/i18n) that says the same in each language.
 type kindError struct {
 	kind error
 	msg  string
+	key  string
+	args map[string]string
 }
 
 func (e *kindError) Error() string        { return e.msg }
 func (e *kindError) Is(target error) bool { return target == e.kind }
 
-func errorf(kind error, format string, args ...any) error {
-	return &kindError{kind: kind, msg: fmt.Sprintf(format, args...)}
+// MessageKey implements uikey.Keyed.
+func (e *kindError) MessageKey() (string, map[string]string) { return e.key, e.args }
+
+// keyf is an error of kind with its catalogue key and placeholder values
+// (name, value pairs) and its English sentence.
+func keyf(kind error, key string, kv []string, format string, args ...any) error {
+	e := &kindError{kind: kind, msg: fmt.Sprintf(format, args...), key: key}
+	if len(kv) > 0 {
+		e.args = make(map[string]string, len(kv)/2)
+		for i := 0; i+1 < len(kv); i += 2 {
+			e.args[kv[i]] = kv[i+1]
+		}
+	}
+	return e
 }
 
 // Limits of a Runner.
@@ -210,7 +226,7 @@ func (r *Runner) lesson(id string) (*Lesson, error) {
 	for i, l := range r.lessons {
 		ids[i] = l.ID
 	}
-	return nil, errorf(ErrUnknownLesson, "there is no lesson %q; the lessons are %s", id, strings.Join(ids, ", "))
+	return nil, keyf(ErrUnknownLesson, "error.lessonUnknown", []string{"id", id, "ids", strings.Join(ids, ", ")}, "there is no lesson %q; the lessons are %s", id, strings.Join(ids, ", "))
 }
 
 // Start begins a run of lesson id with fresh names, its cursor on the
@@ -221,7 +237,7 @@ func (r *Runner) Start(id string) (RunState, error) {
 		return RunState{}, err
 	}
 	if why := unavailable(l, r.deps.Cluster.Mode()); why != "" {
-		return RunState{}, errorf(ErrUnavailable, "%s", text(why).En)
+		return RunState{}, keyf(ErrUnavailable, "", nil, "%s", text(why).En) // GET /api/lessons carries the reason in both languages
 	}
 	rn := &run{id: "r" + randomHex(6), lesson: l, runner: r, used: time.Now()}
 	rn.reset()
@@ -262,7 +278,7 @@ func (r *Runner) get(id string) (*run, error) {
 	defer r.mu.Unlock()
 	rn, ok := r.runs[id]
 	if !ok {
-		return nil, errorf(ErrUnknownRun, "there is no lesson run %q (runs are kept in memory; the newest %d survive). Start the lesson again.", id, MaxRuns)
+		return nil, keyf(ErrUnknownRun, "error.lessonRunUnknown", []string{"id", id, "max", strconv.Itoa(MaxRuns)}, "there is no lesson run %q (runs are kept in memory; the newest %d survive). Start the lesson again.", id, MaxRuns)
 	}
 	return rn, nil
 }
@@ -285,7 +301,7 @@ func (r *Runner) Next(ctx context.Context, id string) (RunState, error) {
 		return RunState{}, err
 	}
 	if !rn.stepMu.TryLock() {
-		return RunState{}, errorf(ErrBusy, "a step of this lesson run is still running; wait for it to finish")
+		return RunState{}, keyf(ErrBusy, "error.lessonBusy", nil, "a step of this lesson run is still running; wait for it to finish")
 	}
 	defer rn.stepMu.Unlock()
 	if err := rn.next(ctx); err != nil {
@@ -302,7 +318,7 @@ func (r *Runner) Finish(ctx context.Context, id string) (RunState, error) {
 		return RunState{}, err
 	}
 	if !rn.stepMu.TryLock() {
-		return RunState{}, errorf(ErrBusy, "a step of this lesson run is still running; wait for it to finish")
+		return RunState{}, keyf(ErrBusy, "error.lessonBusy", nil, "a step of this lesson run is still running; wait for it to finish")
 	}
 	defer rn.stepMu.Unlock()
 	for !rn.over() && ctx.Err() == nil {
@@ -321,7 +337,7 @@ func (r *Runner) Reset(id string) (RunState, error) {
 		return RunState{}, err
 	}
 	if !rn.stepMu.TryLock() {
-		return RunState{}, errorf(ErrBusy, "a step of this lesson run is still running; reset it when the step is done")
+		return RunState{}, keyf(ErrBusy, "error.lessonBusyReset", nil, "a step of this lesson run is still running; reset it when the step is done")
 	}
 	defer rn.stepMu.Unlock()
 	rn.closeProcesses()
@@ -565,11 +581,11 @@ func (rn *run) next(ctx context.Context) error {
 	rn.mu.Lock()
 	if rn.failed != "" {
 		rn.mu.Unlock()
-		return errorf(ErrOver, "this lesson run stopped at a failed step (%s); press Reset to start it over with fresh topics", rn.failed)
+		return keyf(ErrOver, "error.lessonFailed", []string{"step", rn.failed}, "this lesson run stopped at a failed step (%s); press Reset to start it over with fresh topics", rn.failed)
 	}
 	if rn.cursor >= len(rn.steps) {
 		rn.mu.Unlock()
-		return errorf(ErrOver, "this lesson run is finished; press Reset to run it again with fresh topics")
+		return keyf(ErrOver, "error.lessonFinished", nil, "this lesson run is finished; press Reset to run it again with fresh topics")
 	}
 	i := rn.cursor
 	step := &rn.lesson.Steps[i]
