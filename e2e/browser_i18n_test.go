@@ -126,6 +126,8 @@ func TestBrowserDashboardKorean(t *testing.T) {
 	p.fill("produce-topic", missing)
 	p.click("produce-submit")
 	p.wait("the missing topic in Korean", `(() => { const e = byTestID('produce-error'); return !e.hidden && e.dataset.i18n === 'error.unknownTopic' && e.textContent === '토픽 "`+missing+`"이(가) 없습니다.'; })()`, 10*time.Second)
+	p.click("processor-crash")
+	p.wait("the processor's log in Korean, in the seed's own words", `(() => { const l = byTestID('processor-run-log'); return !!l && l.textContent.includes("offset 1 O-2 처리, order-totals-tx에 'O-2 total=42000' 씀") && l.textContent.includes('O-2: offset을 트랜잭션에 넣은 뒤 commit_transaction 전에 프로세스 종료'); })()`, 30*time.Second)
 	p.screenshot("dashboard-ko", 1280, 900, false)
 
 	p.open("/")

@@ -28,6 +28,7 @@ var keyUses = []*regexp.Regexp{
 	regexp.MustCompile(`\bspan\(\s*'([^']+)'`),
 	regexp.MustCompile(`["'](narration\.[\w.]+)["']`),
 	regexp.MustCompile(`["'](error\.[\w.]+)["']`),
+	regexp.MustCompile(`["'](processor\.log\.[\w.]+)["']`),
 }
 
 var attrUse = regexp.MustCompile(`data-i18n-attr="([^"]+)"`)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -76,12 +77,22 @@ func (c RunConfig) Validate() error {
 type RunResult struct {
 	// Log holds the lines processor.py would print, in the seed's shape.
 	Log []string `json:"log"`
+	// LogKeys names, line for line, the UI catalogue sentence of each Log
+	// line (web/static/i18n, "processor.log.*") and its values, so the
+	// page can print the run in the viewer's language; Log stays English.
+	LogKeys []LogLine `json:"logKeys,omitempty"`
 	// Crashed reports that the run ended in the injected crash.
 	Crashed bool `json:"crashed"`
 	// ProducerID and ProducerEpoch are the transactional producer's
 	// identity in tx mode (-1 otherwise).
 	ProducerID    int64 `json:"producerId"`
 	ProducerEpoch int16 `json:"producerEpoch"`
+}
+
+// LogLine is one processor log line as a catalogue key and its values.
+type LogLine struct {
+	Key  string            `json:"key"`
+	Args map[string]string `json:"args,omitempty"`
 }
 
 // Processor runs the order processor against one cluster.
@@ -142,10 +153,17 @@ type run struct {
 	res *RunResult
 }
 
-func (r *run) logf(format string, args ...any) {
+// say appends a log line: its English text and its catalogue key with
+// values (name, value pairs).
+func (r *run) say(key string, kv []string, format string, args ...any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	line := LogLine{Key: key, Args: make(map[string]string, len(kv)/2)}
+	for i := 0; i+1 < len(kv); i += 2 {
+		line.Args[kv[i]] = kv[i+1]
+	}
 	r.res.Log = append(r.res.Log, fmt.Sprintf(format, args...))
+	r.res.LogKeys = append(r.res.LogKeys, line)
 }
 
 // Level and Log make run a kgo.Logger that surfaces the coordinator's
@@ -156,7 +174,8 @@ func (r *run) Level() kgo.LogLevel { return kgo.LogLevelDebug }
 // Log implements kgo.Logger.
 func (r *run) Log(_ kgo.LogLevel, msg string, _ ...any) {
 	if strings.HasPrefix(msg, "InitProducerID failed with CONCURRENT_TRANSACTIONS") {
-		r.logf("init_transactions: the coordinator answered CONCURRENT_TRANSACTIONS (it is still aborting the previous transaction of %s): retrying", r.cfg.TransactionalID)
+		r.say("processor.log.retry", []string{"id", r.cfg.TransactionalID},
+			"init_transactions: the coordinator answered CONCURRENT_TRANSACTIONS (it is still aborting the previous transaction of %s): retrying", r.cfg.TransactionalID)
 	}
 }
 
@@ -175,7 +194,8 @@ func (r *run) process(ctx context.Context) error {
 		return err
 	}
 	if start >= end {
-		r.logf("nothing to process: group %s is at offset %d, the end of %s-%d", r.cfg.Group, start, r.cfg.Input, inputPartition)
+		r.say("processor.log.nothing", []string{"group", r.cfg.Group, "offset", strconv.FormatInt(start, 10), "input", r.cfg.Input, "partition", strconv.Itoa(int(inputPartition))},
+			"nothing to process: group %s is at offset %d, the end of %s-%d", r.cfg.Group, start, r.cfg.Input, inputPartition)
 		return nil
 	}
 	r.client.AddConsumePartitions(map[string]map[int32]kgo.Offset{
@@ -275,7 +295,8 @@ func (r *run) handle(ctx context.Context, rec *kgo.Record, topicID [16]byte) (bo
 			return false, err
 		}
 		if crashHere {
-			r.crash(fmt.Sprintf("%s: process killed while processing; offset %d was already committed, so %s will never be processed", order.ID, rec.Offset+1, order.ID))
+			r.crash("processor.log.crashAtMostOnce", []string{"order", order.ID, "next", strconv.FormatInt(rec.Offset+1, 10)},
+				"%s: process killed while processing; offset %d was already committed, so %s will never be processed", order.ID, rec.Offset+1, order.ID)
 			return true, nil
 		}
 		return false, r.write(ctx, rec, order, perr)
@@ -284,7 +305,7 @@ func (r *run) handle(ctx context.Context, rec *kgo.Record, topicID [16]byte) (bo
 			return false, err
 		}
 		if crashHere {
-			r.crash(fmt.Sprintf("%s: process killed before the offset commit", order.ID))
+			r.crash("processor.log.crashPlain", []string{"order", order.ID}, "%s: process killed before the offset commit", order.ID)
 			return true, nil
 		}
 		return false, r.commit(ctx, rec.Offset+1)
@@ -299,7 +320,8 @@ func (r *run) handle(ctx context.Context, rec *kgo.Record, topicID [16]byte) (bo
 			return false, r.abort(ctx, err)
 		}
 		if crashHere {
-			r.crash(fmt.Sprintf("%s: process killed after its offsets were added to the transaction, before commit_transaction: no EndTxn was sent", order.ID))
+			r.crash("processor.log.crashTx", []string{"order", order.ID},
+				"%s: process killed after its offsets were added to the transaction, before commit_transaction: no EndTxn was sent", order.ID)
 			return true, nil
 		}
 		if err := r.client.EndTransaction(ctx, kgo.TryCommit); err != nil {
@@ -316,14 +338,15 @@ func (r *run) handle(ctx context.Context, rec *kgo.Record, topicID [16]byte) (bo
 // the seed's line.
 func (r *run) write(ctx context.Context, rec *kgo.Record, order Order, perr error) error {
 	if perr != nil {
-		r.logf("offset %d skipped: %v", rec.Offset, perr)
+		r.say("processor.log.skipped", []string{"offset", strconv.FormatInt(rec.Offset, 10), "error", perr.Error()}, "offset %d skipped: %v", rec.Offset, perr)
 		return nil
 	}
 	out := &kgo.Record{Topic: r.cfg.Output, Value: []byte(order.Total())}
 	if err := r.client.ProduceSync(ctx, out).FirstErr(); err != nil {
 		return fmt.Errorf("processor: write %s to %s: %w", order.Total(), r.cfg.Output, err)
 	}
-	r.logf("offset %d %s processed, wrote '%s' to %s", rec.Offset, order.ID, order.Total(), r.cfg.Output)
+	r.say("processor.log.processed", []string{"offset", strconv.FormatInt(rec.Offset, 10), "order", order.ID, "total", order.Total(), "output", r.cfg.Output},
+		"offset %d %s processed, wrote '%s' to %s", rec.Offset, order.ID, order.Total(), r.cfg.Output)
 	return nil
 }
 
@@ -400,8 +423,8 @@ func (r *run) abort(ctx context.Context, cause error) error {
 // crash makes the process die as SIGKILL would: every connection drops at
 // once and no further request leaves, so the broker sees no EndTxn, no
 // offset commit and no LeaveGroup.
-func (r *run) crash(line string) {
-	r.logf("%s", line)
+func (r *run) crash(key string, kv []string, format string, args ...any) {
+	r.say(key, kv, format, args...)
 	r.res.Crashed = true
 	r.conns.Kill()
 	// Close releases the client's goroutines; its dials all fail now.

@@ -2,7 +2,7 @@
 // the API's sentence next to the control that caused an error.
 
 import { api, fmt, showErrorText } from './api.js';
-import { onLanguage, plain, t, tr } from './i18n.js';
+import { has, onLanguage, plain, span, t, tr } from './i18n.js';
 
 const $ = (id) => document.getElementById(id);
 const enc = encodeURIComponent;
@@ -227,8 +227,16 @@ function processorPanel(app, coordinator, group) {
     const key = `processor.runHead${body.crashAt ? 'Crash' : ''}${res.crashed ? 'Crashed' : 'Finished'}${res.producerId >= 0 ? 'Who' : ''}`;
     tr(head, key, args);
     const lines = document.createElement('pre');
-    if ((res.log || []).length) lines.textContent = res.log.join('\n');
-    else tr(lines, 'processor.nothing');
+    if ((res.log || []).length) {
+      // Each line in the viewer's language when the server named its
+      // sentence (logKeys), else the English line as processor.py prints it.
+      res.log.forEach((text, i) => {
+        if (i > 0) lines.append('\n');
+        const k = (res.logKeys || [])[i];
+        if (k && has(k.key)) lines.append(span(k.key, k.args || {}));
+        else lines.append(text);
+      });
+    } else tr(lines, 'processor.nothing');
     li.append(head, lines);
     log.prepend(li);
   };
