@@ -42,15 +42,6 @@ func TestErrorCodes(t *testing.T) {
 	_, sendBeforeBegin := sessions.Send(ctx, "errors-tx", producer.Request{Topic: "t", Values: []string{"v"}})
 
 	cat := uiCatalogue()
-	placeholder := regexp.MustCompile(`\{\w+\}`)
-	fill := func(s string, args map[string]string) string {
-		return placeholder.ReplaceAllStringFunc(s, func(m string) string {
-			if v, ok := args[m[1:len(m)-1]]; ok {
-				return v
-			}
-			return m
-		})
-	}
 	s := New(Deps{}, nil)
 	for _, tt := range []struct {
 		name   string
@@ -114,4 +105,18 @@ func TestErrorCodes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// placeholder matches a catalogue sentence's {name}.
+var placeholder = regexp.MustCompile(`\{\w+\}`)
+
+// fill puts args into a catalogue sentence's {placeholders}, leaving
+// unknown ones as they are.
+func fill(s string, args map[string]string) string {
+	return placeholder.ReplaceAllStringFunc(s, func(m string) string {
+		if v, ok := args[m[1:len(m)-1]]; ok {
+			return v
+		}
+		return m
+	})
 }

@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"regexp"
 	"testing"
 	"time"
 
@@ -41,15 +40,6 @@ func TestProcessorLogKeys(t *testing.T) {
 		{Mode: producer.AtMostOnce, Input: "orders", Output: "lost", Group: "g-amo", CrashAt: "O-1"},
 	}
 	cat := uiCatalogue()
-	placeholder := regexp.MustCompile(`\{\w+\}`)
-	fill := func(s string, args map[string]string) string {
-		return placeholder.ReplaceAllStringFunc(s, func(m string) string {
-			if v, ok := args[m[1:len(m)-1]]; ok {
-				return v
-			}
-			return m
-		})
-	}
 	seen := map[string]bool{}
 	for _, cfg := range runs {
 		res, err := p.Run(ctx, cfg)

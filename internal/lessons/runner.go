@@ -296,53 +296,55 @@ func (r *Runner) State(id string) (RunState, error) {
 // whose action fails stops the run (Reset starts it over); a check that
 // does not hold is reported with ok=false, and the run goes on.
 func (r *Runner) Next(ctx context.Context, id string) (RunState, error) {
-	rn, err := r.get(id)
-	if err != nil {
-		return RunState{}, err
-	}
-	if !rn.stepMu.TryLock() {
-		return RunState{}, keyf(ErrBusy, "error.lessonBusy", nil, "a step of this lesson run is still running; wait for it to finish")
-	}
-	defer rn.stepMu.Unlock()
-	if err := rn.next(ctx); err != nil {
-		return RunState{}, err
-	}
-	return rn.state(), nil
+	return r.exclusive(id, errBusy, func(rn *run) error { return rn.next(ctx) })
 }
 
 // Finish does every remaining step, stopping at a failed one, or between
 // steps once ctx ends (the run then waits at its cursor).
 func (r *Runner) Finish(ctx context.Context, id string) (RunState, error) {
-	rn, err := r.get(id)
-	if err != nil {
-		return RunState{}, err
-	}
-	if !rn.stepMu.TryLock() {
-		return RunState{}, keyf(ErrBusy, "error.lessonBusy", nil, "a step of this lesson run is still running; wait for it to finish")
-	}
-	defer rn.stepMu.Unlock()
-	for !rn.over() && ctx.Err() == nil {
-		if err := rn.next(ctx); err != nil {
-			return RunState{}, err
+	return r.exclusive(id, errBusy, func(rn *run) error {
+		for !rn.over() && ctx.Err() == nil {
+			if err := rn.next(ctx); err != nil {
+				return err
+			}
 		}
-	}
-	return rn.state(), nil
+		return nil
+	})
 }
 
 // Reset starts the run over: new names (so fresh topics), cursor on the
 // first step, its producers closed as a stopped application's would be.
 func (r *Runner) Reset(id string) (RunState, error) {
+	return r.exclusive(id, errBusyReset, func(rn *run) error {
+		rn.closeProcesses()
+		rn.reset()
+		return nil
+	})
+}
+
+// exclusive runs fn on run id while no other step of it runs, and returns
+// the run's state after; busy makes the error for a run already stepping.
+func (r *Runner) exclusive(id string, busy func() error, fn func(*run) error) (RunState, error) {
 	rn, err := r.get(id)
 	if err != nil {
 		return RunState{}, err
 	}
 	if !rn.stepMu.TryLock() {
-		return RunState{}, keyf(ErrBusy, "error.lessonBusyReset", nil, "a step of this lesson run is still running; reset it when the step is done")
+		return RunState{}, busy()
 	}
 	defer rn.stepMu.Unlock()
-	rn.closeProcesses()
-	rn.reset()
+	if err := fn(rn); err != nil {
+		return RunState{}, err
+	}
 	return rn.state(), nil
+}
+
+func errBusy() error {
+	return keyf(ErrBusy, "error.lessonBusy", nil, "a step of this lesson run is still running; wait for it to finish")
+}
+
+func errBusyReset() error {
+	return keyf(ErrBusy, "error.lessonBusyReset", nil, "a step of this lesson run is still running; reset it when the step is done")
 }
 
 // Close ends every run's transactional sessions and forgets the runs.
