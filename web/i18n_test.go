@@ -43,7 +43,6 @@ func TestUICatalogue(t *testing.T) {
 	if len(en) == 0 {
 		t.Fatal("empty English catalogue")
 	}
-	placeholder := regexp.MustCompile(`\{\w+\}`)
 	for _, pair := range [][2]string{{"en", "ko"}, {"ko", "en"}} {
 		for k, v := range cat[pair[0]] {
 			other, ok := cat[pair[1]][k]
