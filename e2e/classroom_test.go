@@ -19,10 +19,6 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
-	"github.com/offsetlab/offsetlab/internal/inspect"
-	"github.com/offsetlab/offsetlab/internal/lessons"
-	"github.com/offsetlab/offsetlab/internal/live"
-	"github.com/offsetlab/offsetlab/internal/producer"
 	"github.com/offsetlab/offsetlab/web"
 )
 
@@ -49,31 +45,9 @@ func startClassroom(t *testing.T, access web.Access) *classroom {
 // startClassroomOn is startClassroom over a cluster the test owns.
 func startClassroomOn(t *testing.T, access web.Access, kafka *cluster.Cluster) *classroom {
 	t.Helper()
-	inspector := inspect.New(kafka.Client(), kafka.ClientOpts()...)
-	hub := live.NewHub(inspector, web.LiveGroups(kafka), live.Config{Logger: testLogger()})
-	t.Cleanup(hub.Close)
-	sessions := producer.NewSessions(kafka.ClientOpts())
-	t.Cleanup(sessions.Close)
-	runner := lessons.New(lessons.Deps{
-		Cluster:     kafka,
-		Log:         inspector,
-		Producer:    producer.New(kafka.ClientOpts()),
-		Processor:   producer.NewProcessor(kafka.ClientOpts()),
-		NewSessions: func() lessons.Sessions { return producer.NewSessions(kafka.ClientOpts()) },
-		Narrator:    hub,
-	})
-	t.Cleanup(runner.Close)
 	ts := httptest.NewUnstartedServer(nil)
 	access.ListenAddr = ts.Listener.Addr().String()
-	srv := web.New(web.Deps{
-		Cluster:   kafka,
-		Log:       inspector,
-		Producer:  producer.New(kafka.ClientOpts()),
-		Processor: producer.NewProcessor(kafka.ClientOpts()),
-		Live:      hub,
-		Sessions:  sessions,
-		Lessons:   runner,
-	}, testLogger(), web.WithAccess(access))
+	srv := web.New(serverDeps(t, kafka, nil), testLogger(), web.WithAccess(access))
 	ts.Config.Handler = srv.Handler()
 	ts.Start()
 	t.Cleanup(ts.Close)

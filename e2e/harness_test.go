@@ -16,8 +16,9 @@ import (
 	"testing"
 	"time"
 
-	wiring "github.com/offsetlab/offsetlab/internal/app"
 	"github.com/offsetlab/offsetlab/internal/cluster"
+	"github.com/offsetlab/offsetlab/internal/lab"
+	"github.com/offsetlab/offsetlab/internal/lessons"
 	"github.com/offsetlab/offsetlab/internal/localkafka"
 	"github.com/offsetlab/offsetlab/web"
 )
@@ -76,12 +77,26 @@ func startAppOn(t *testing.T, kind brokerKind, kafka *cluster.Cluster, local ...
 	if len(local) > 0 {
 		managed = local[0]
 	}
-	services := wiring.Assemble(kafka, managed, testLogger())
-	t.Cleanup(services.Close)
-	srv := web.New(services.Deps, testLogger())
+	srv := web.New(serverDeps(t, kafka, managed), testLogger())
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(ts.Close)
 	return &app{t: t, url: ts.URL, kind: kind, kafka: kafka, suffix: randomSuffix(t)}
+}
+
+// serverDeps wires the lab and the lesson runner over kafka as cmd/server
+// does; local, if not nil, is the cluster the server runs (--local-kafka).
+// Both close when the test ends, the runner first.
+func serverDeps(t *testing.T, kafka *cluster.Cluster, local *localkafka.Cluster) web.Deps {
+	t.Helper()
+	cfg := lab.Config{Cluster: kafka, Logger: testLogger()}
+	if local != nil {
+		cfg.Brokers = local
+	}
+	l := lab.New(cfg)
+	t.Cleanup(l.Close)
+	runner := lessons.New(l)
+	t.Cleanup(runner.Close)
+	return web.Deps{Lab: l, Lessons: runner}
 }
 
 // testLogger logs the server's messages to stderr when OFFSETLAB_TEST_LOG

@@ -8,9 +8,12 @@ import (
 	"net/http"
 	"path"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/go-chi/chi/v5"
+
+	"github.com/offsetlab/offsetlab/internal/catalog"
 )
 
 // staticFiles are the page's ES modules and stylesheet, compiled into the
@@ -19,15 +22,17 @@ import (
 //go:embed static
 var staticFiles embed.FS
 
-// assetSet is the embedded static tree and its version: the first 12 hex
-// digits of a SHA-256 over every file's name and content. The version is
-// part of each asset's URL (/static/{version}/app.js), so browsers may keep
-// an asset forever and a new build is fetched at once. One version for the
-// whole tree keeps the modules' relative imports (./log.js) on the same
-// versioned path.
+// assetSet is the embedded static tree, the catalogue files under i18n/
+// (internal/catalog, the same sentences the server speaks), and their
+// version: the first 12 hex digits of a SHA-256 over every file's name and
+// content. The version is part of each asset's URL (/static/{version}/app.js,
+// /static/{version}/i18n/ko.json), so browsers may keep an asset forever
+// and a new build is fetched at once. One version for the whole tree keeps
+// the modules' relative imports (./log.js) on the same versioned path.
 type assetSet struct {
 	version string
 	files   fs.FS
+	i18n    fs.FS
 }
 
 // staticAssets hashes the embedded tree once, on first use; the result
@@ -46,8 +51,8 @@ var staticAssets = sync.OnceValue(func() assetSet {
 	})
 	sort.Strings(names)
 	h := sha256.New()
-	for _, name := range names {
-		b, err := fs.ReadFile(sub, name)
+	hash := func(fsys fs.FS, name string) {
+		b, err := fs.ReadFile(fsys, name)
 		if err != nil {
 			panic(err)
 		}
@@ -56,7 +61,13 @@ var staticAssets = sync.OnceValue(func() assetSet {
 		h.Write(b)
 		h.Write([]byte{0})
 	}
-	return assetSet{version: hex.EncodeToString(h.Sum(nil))[:12], files: sub}
+	for _, name := range names {
+		hash(sub, name)
+	}
+	for _, lang := range catalog.Languages() {
+		hash(catalog.FS(), string(lang)+".json")
+	}
+	return assetSet{version: hex.EncodeToString(h.Sum(nil))[:12], files: sub, i18n: catalog.FS()}
 })
 
 // assetURL is the versioned URL of a static file, e.g. "app.js".
@@ -71,7 +82,11 @@ func assetURL(name string) string {
 func (s *Server) static(w http.ResponseWriter, r *http.Request) {
 	assets := staticAssets()
 	name := path.Clean(chi.URLParam(r, "*"))
-	if info, err := fs.Stat(assets.files, name); err != nil || info.IsDir() {
+	files := assets.files
+	if lang, ok := strings.CutPrefix(name, "i18n/"); ok {
+		files, name = assets.i18n, lang
+	}
+	if info, err := fs.Stat(files, name); err != nil || info.IsDir() {
 		http.NotFound(w, r)
 		return
 	}
@@ -80,5 +95,5 @@ func (s *Server) static(w http.ResponseWriter, r *http.Request) {
 	} else {
 		w.Header().Set("Cache-Control", "no-cache")
 	}
-	http.ServeFileFS(w, r, assets.files, name)
+	http.ServeFileFS(w, r, files, name)
 }

@@ -1,96 +1,66 @@
 package web
 
 import (
-	"context"
-	"errors"
-	"fmt"
 	"net/http"
 	"strconv"
 
-	"github.com/go-chi/chi/v5"
-
-	"github.com/offsetlab/offsetlab/internal/cluster"
+	"github.com/offsetlab/offsetlab/internal/catalog"
+	"github.com/offsetlab/offsetlab/internal/lab"
 	"github.com/offsetlab/offsetlab/internal/localkafka"
+	"github.com/offsetlab/offsetlab/internal/problem"
 )
 
-// BrokerControl stops and starts the brokers when the dashboard runs them
-// itself (--local-kafka); *localkafka.Cluster is one.
-type BrokerControl interface {
-	Nodes(ctx context.Context) ([]localkafka.Node, error)
-	StopNode(ctx context.Context, id int) error
-	StartNode(ctx context.Context, id int) error
-}
-
-// brokersView is GET /api/brokers.
+// brokersView is GET /api/brokers: the nodes when the server runs them,
+// else how to stop one by hand (hint, and hintCode/hintArgs naming it in
+// the catalogue).
 type brokersView struct {
-	// Managed is true when the dashboard runs the brokers and can stop
-	// and start them; Hint then is empty.
-	Managed bool              `json:"managed"`
-	Nodes   []localkafka.Node `json:"nodes"`
-	Hint    string            `json:"hint,omitempty"`
+	Managed  bool              `json:"managed"`
+	Nodes    []localkafka.Node `json:"nodes"`
+	Hint     string            `json:"hint,omitempty"`
+	HintCode string            `json:"hintCode,omitempty"`
+	HintArgs catalog.Args      `json:"hintArgs,omitempty"`
 }
 
-// brokersHint says how to stop a broker the dashboard does not run.
-func (s *Server) brokersHint(id string) string {
-	if s.deps.Cluster.Mode() == cluster.Embedded {
-		return "The embedded broker is a single broker without replication: there is nothing to stop. Run Offset Lab with --local-kafka triple (needs Java 17+) to let it run three real brokers, or --brokers with a three-broker cluster."
+func viewBrokers(b lab.BrokersStatus) brokersView {
+	v := brokersView{Managed: b.Managed, Nodes: b.Nodes}
+	if !b.Hint.IsZero() {
+		v.Hint, v.HintCode, v.HintArgs = b.Hint.String(), b.Hint.Key, b.Hint.Args
 	}
-	svc := "kafka-2 kafka-3"
-	if id != "" {
-		svc = "kafka-" + id
-	}
-	return "Offset Lab does not run these brokers, so it cannot stop them. With compose.triple.yaml: docker compose -f compose.triple.yaml stop " + svc + " (and start " + svc + " again); or run Offset Lab with --local-kafka triple."
+	return v
 }
 
 func (s *Server) getBrokers(w http.ResponseWriter, r *http.Request) {
-	if s.deps.Brokers == nil {
-		writeJSON(w, http.StatusOK, brokersView{Nodes: []localkafka.Node{}, Hint: s.brokersHint("")})
-		return
-	}
-	nodes, err := s.deps.Brokers.Nodes(r.Context())
+	b, err := s.deps.Lab.BrokerStatus(r.Context())
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, brokersView{Managed: true, Nodes: nodes})
+	writeJSON(w, http.StatusOK, viewBrokers(b))
 }
 
 // brokerAction is POST /api/brokers/{id}/stop|start.
 func (s *Server) brokerAction(w http.ResponseWriter, r *http.Request) {
-	id := chi.URLParam(r, "id")
-	action := chi.URLParam(r, "action")
+	id, action := pathParam(r, "id"), pathParam(r, "action")
 	if action != "stop" && action != "start" {
-		writeErrorBody(w, http.StatusNotFound, fmt.Sprintf("brokers can be stopped or started, not %q", action), "error.brokerActionUnknown", "action", action)
-		return
-	}
-	if s.deps.Brokers == nil {
-		writeJSON(w, http.StatusConflict, map[string]any{
-			"error": "Offset Lab does not run these brokers, so it cannot " + action + " them.",
-			"code":  "error.brokersNotManaged." + action, "hint": s.brokersHint(id),
-		})
+		s.writeError(w, r, problem.New(problem.NotFound, "error.brokerActionUnknown", "action", action))
 		return
 	}
 	n, err := strconv.Atoi(id)
 	if err != nil {
-		s.writeError(w, r, badRequest(fmt.Sprintf("broker id %q is not a number", id), "error.brokerIdNotNumber", "id", id))
+		s.writeError(w, r, problem.New(problem.Invalid, "error.brokerIdNotNumber", "id", id))
 		return
 	}
 	if !s.allowFault(w, r) {
 		return
 	}
 	if action == "stop" {
-		err = s.deps.Brokers.StopNode(r.Context(), n)
+		err = s.deps.Lab.StopBroker(r.Context(), n)
 	} else {
-		err = s.deps.Brokers.StartNode(r.Context(), n)
-	}
-	if errors.Is(err, localkafka.ErrUnknownNode) {
-		writeErrorBody(w, http.StatusNotFound, err.Error(), "error.brokerUnknown", "id", id)
-		return
+		err = s.deps.Lab.StartBroker(r.Context(), n)
 	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	s.log.Info("broker "+action, "node", n)
 	s.getBrokers(w, r)
 }

@@ -9,13 +9,23 @@ import (
 	"testing"
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
+	"github.com/offsetlab/offsetlab/internal/lab"
 	"github.com/offsetlab/offsetlab/internal/localkafka"
 )
 
-type externalCluster struct{ Cluster }
-
-func (externalCluster) Mode() cluster.Mode { return cluster.External }
-func (externalCluster) Brokers() []string  { return []string{"127.0.0.1:19092"} }
+// externalLab is a Lab over a real cluster the test never reaches (the
+// broker endpoints need none), with brokers the server runs, if given.
+func externalLab(t *testing.T, brokers lab.Brokers) *lab.Lab {
+	t.Helper()
+	c, err := cluster.ConnectExternal([]string{"127.0.0.1:19092"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	l := lab.New(lab.Config{Cluster: c, Brokers: brokers})
+	t.Cleanup(l.Close)
+	return l
+}
 
 // fakeBrokers records stops and starts of three nodes.
 type fakeBrokers struct{ up map[int]bool }
@@ -48,7 +58,7 @@ func call(t *testing.T, h http.Handler, method, path string) (int, map[string]an
 }
 
 func TestBrokersUnmanaged(t *testing.T) {
-	h := New(Deps{Cluster: externalCluster{}}, nil).Handler()
+	h := New(Deps{Lab: externalLab(t, nil)}, nil).Handler()
 	code, v := call(t, h, "GET", "/api/brokers")
 	if code != 200 || v["managed"] != false || !strings.Contains(v["hint"].(string), "docker compose -f compose.triple.yaml stop kafka-2 kafka-3") {
 		t.Fatalf("GET /api/brokers: %d %v", code, v)
@@ -61,7 +71,8 @@ func TestBrokersUnmanaged(t *testing.T) {
 
 func TestBrokersManaged(t *testing.T) {
 	f := &fakeBrokers{up: map[int]bool{1: true, 2: true, 3: true}}
-	h := New(Deps{Cluster: externalCluster{}, Brokers: f}, nil).Handler()
+	l := externalLab(t, f)
+	h := New(Deps{Lab: l}, nil).Handler()
 	code, v := call(t, h, "POST", "/api/brokers/2/stop")
 	if code != 200 || v["managed"] != true || f.up[2] {
 		t.Fatalf("POST stop: %d %v", code, v)
@@ -80,7 +91,7 @@ func TestBrokersManaged(t *testing.T) {
 		t.Fatalf("unknown action: %d", code)
 	}
 	// A student of a classroom may not stop brokers.
-	hc := New(Deps{Cluster: externalCluster{}, Brokers: f}, nil, WithAccess(Access{Classroom: true})).Handler()
+	hc := New(Deps{Lab: l}, nil, WithAccess(Access{Classroom: true})).Handler()
 	if code, _ := call(t, hc, "POST", "/api/brokers/2/stop"); code != http.StatusForbidden || !f.up[2] {
 		t.Fatalf("student stop: %d", code)
 	}

@@ -14,7 +14,6 @@ import (
 
 	"rsc.io/qr"
 
-	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/internal/producer"
 )
 
@@ -163,19 +162,20 @@ func atoi(s string) int {
 	return n
 }
 
-// overlapCluster, overlapProcessor and overlapSessions record how many of
-// their calls run at once.
-type overlapCluster struct {
-	Cluster
+// overlapLab records how many of its state changes run at once.
+type overlapLab struct {
+	Lab
+	*overlap
 }
 
-func (overlapCluster) Mode() cluster.Mode { return cluster.Embedded }
-func (overlapCluster) Brokers() []string  { return []string{"127.0.0.1:9092"} }
-func (overlapCluster) Topic(_ context.Context, name string) (cluster.TopicInfo, error) {
-	return cluster.TopicInfo{Name: name, Partitions: []cluster.PartitionInfo{{}}}, nil
+func (l overlapLab) RunProcessor(context.Context, producer.RunConfig) (*producer.RunResult, error) {
+	defer l.enter()()
+	return &producer.RunResult{}, nil
 }
-func (overlapCluster) Transaction(context.Context, string) (cluster.TransactionInfo, error) {
-	return cluster.TransactionInfo{State: "Empty"}, nil
+
+func (l overlapLab) Begin(_ context.Context, _, id string, _ time.Duration) (producer.SessionState, error) {
+	defer l.enter()()
+	return producer.SessionState{TransactionalID: id}, nil
 }
 
 type overlap struct {
@@ -194,29 +194,12 @@ func (o *overlap) enter() func() {
 	return func() { o.now.Add(-1) }
 }
 
-type overlapProcessor struct{ *overlap }
-
-func (p overlapProcessor) Run(context.Context, producer.RunConfig) (*producer.RunResult, error) {
-	defer p.enter()()
-	return &producer.RunResult{}, nil
-}
-
-type overlapSessions struct {
-	Sessions
-	*overlap
-}
-
-func (s overlapSessions) Begin(_ context.Context, id string) (producer.SessionState, error) {
-	defer s.enter()()
-	return producer.SessionState{TransactionalID: id}, nil
-}
-
 // TestWritesSerialised: processor runs and transaction steps sent at once
 // (two teacher tabs clicking) run one after the other, never interleaved.
 func TestWritesSerialised(t *testing.T) {
 	t.Parallel()
 	o := &overlap{}
-	s := New(Deps{Cluster: overlapCluster{}, Processor: overlapProcessor{o}, Sessions: overlapSessions{overlap: o}}, nil)
+	s := New(Deps{Lab: overlapLab{overlap: o}}, nil)
 	h := s.Handler()
 	var wg sync.WaitGroup
 	codes := make(chan int, 10)

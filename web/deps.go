@@ -2,79 +2,58 @@ package web
 
 import (
 	"context"
+	"time"
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/internal/inspect"
+	"github.com/offsetlab/offsetlab/internal/lab"
+	"github.com/offsetlab/offsetlab/internal/lessons"
 	"github.com/offsetlab/offsetlab/internal/live"
 	"github.com/offsetlab/offsetlab/internal/producer"
 )
 
-// Cluster is what the API needs to know about the brokers.
-type Cluster interface {
+// Lab is what the API and the pages do and read, each a use case of
+// internal/lab; *lab.Lab is one.
+type Lab interface {
 	Mode() cluster.Mode
 	Brokers() []string
-	Ping(ctx context.Context) error
+	Status(ctx context.Context) lab.ClusterStatus
+
 	Topics(ctx context.Context) ([]cluster.TopicInfo, error)
 	Topic(ctx context.Context, name string) (cluster.TopicInfo, error)
 	CreateTopic(ctx context.Context, spec cluster.TopicSpec) (cluster.TopicInfo, error)
-	Group(ctx context.Context, group string) (cluster.GroupInfo, error)
+	Log(ctx context.Context, topic string, partition int32, from int64, limit int) (*inspect.Log, error)
+	Records(ctx context.Context, topic string, partition int32, iso inspect.Isolation, from int64, limit int) ([]inspect.Record, error)
+	Watch(ctx context.Context, topic string, partition int32) (*live.Subscription, error)
+	Group(ctx context.Context, name string) (cluster.GroupInfo, error)
 	Transaction(ctx context.Context, id string) (cluster.TransactionInfo, error)
-	PartitionGroups(ctx context.Context, topic string, partition int32) ([]cluster.PartitionGroupOffset, error)
-}
 
-// Live streams watched partitions to viewers.
-type Live interface {
-	Subscribe(topic string, partition int32) (*live.Subscription, error)
-	Narrate(e live.Event)
-}
-
-// LiveGroups adapts the cluster's group offsets for the live hub.
-func LiveGroups(c Cluster) live.GroupSource {
-	return live.GroupSourceFunc(func(ctx context.Context, topic string, partition int32) ([]live.GroupOffset, error) {
-		groups, err := c.PartitionGroups(ctx, topic, partition)
-		out := make([]live.GroupOffset, len(groups))
-		for i, g := range groups {
-			out[i] = live.GroupOffset{Group: g.Group, Committed: g.Committed}
-		}
-		return out, err
-	})
-}
-
-// LogReader reads partitions offset by offset and as consumers see them.
-type LogReader interface {
-	ReadLog(ctx context.Context, topic string, partition int32, from int64, limit int) (*inspect.Log, error)
-	ReadRecords(ctx context.Context, topic string, partition int32, iso inspect.Isolation, from int64, limit int) ([]inspect.Record, error)
-}
-
-// Producer produces records with chosen settings and faults.
-type Producer interface {
 	Produce(ctx context.Context, req producer.Request) (*producer.Outcome, error)
+	RunProcessor(ctx context.Context, cfg producer.RunConfig) (*producer.RunResult, error)
+	Begin(ctx context.Context, process, id string, timeout time.Duration) (producer.SessionState, error)
+	Send(ctx context.Context, process, id string, req producer.Request) (producer.SessionState, error)
+	End(ctx context.Context, process, id string, commit bool) (producer.SessionState, error)
+	Crash(ctx context.Context, process, id string) (producer.SessionState, error)
+
+	BrokerStatus(ctx context.Context) (lab.BrokersStatus, error)
+	StopBroker(ctx context.Context, id int) error
+	StartBroker(ctx context.Context, id int) error
 }
 
-// Processor runs the seeds' order processor.
-type Processor interface {
-	Run(ctx context.Context, cfg producer.RunConfig) (*producer.RunResult, error)
+// Lessons runs guided lessons; *lessons.Runner is one.
+type Lessons interface {
+	List() []lessons.Summary
+	Start(id string) (lessons.RunState, error)
+	State(id string) (lessons.RunState, error)
+	Current() string
+	Next(ctx context.Context, id string) (lessons.RunState, error)
+	Finish(ctx context.Context, id string) (lessons.RunState, error)
+	Reset(id string) (lessons.RunState, error)
 }
 
-// Sessions are step-by-step transactional producers.
-type Sessions interface {
-	Begin(ctx context.Context, id string) (producer.SessionState, error)
-	Send(ctx context.Context, id string, req producer.Request) (producer.SessionState, error)
-	End(ctx context.Context, id string, commit bool) (producer.SessionState, error)
-	Crash(ctx context.Context, id string) (producer.SessionState, error)
-}
-
-// Deps are the domain services the web layer drives.
+// Deps are the services the web layer drives.
 type Deps struct {
-	Cluster   Cluster
-	Log       LogReader
-	Producer  Producer
-	Processor Processor
-	Live      Live
-	Sessions  Sessions
+	Lab Lab
 	// Lessons may be nil: the lesson endpoints then answer 404.
 	Lessons Lessons
-	// Brokers is nil unless the dashboard runs the brokers itself
-	// (--local-kafka): only then can the API stop and start them.
-	Brokers BrokerControl
 }

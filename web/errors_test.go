@@ -3,13 +3,17 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
-	"regexp"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/offsetlab/offsetlab/internal/catalog"
 	"github.com/offsetlab/offsetlab/internal/cluster"
+	"github.com/offsetlab/offsetlab/internal/problem"
 	"github.com/offsetlab/offsetlab/internal/producer"
 )
 
@@ -30,18 +34,17 @@ func TestErrorCodes(t *testing.T) {
 
 	yes := true
 	_, unknownTopic := c.Topic(ctx, "no-such-topic")
-	sessions := producer.NewSessions(c.ClientOpts())
+	sessions := producer.NewSessions(c.ClientOpts(), producer.SessionLimits{})
 	t.Cleanup(sessions.Close)
-	_, noSession := sessions.Send(ctx, "errors-tx", producer.Request{Topic: "t", Values: []string{"v"}})
+	_, noSession := sessions.Send(ctx, "errors-tx", producer.Request{Topic: "t", Values: producer.Values("v")})
 	if _, err := sessions.Begin(ctx, "errors-tx"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := sessions.End(ctx, "errors-tx", false); err != nil {
 		t.Fatal(err)
 	}
-	_, sendBeforeBegin := sessions.Send(ctx, "errors-tx", producer.Request{Topic: "t", Values: []string{"v"}})
+	_, sendBeforeBegin := sessions.Send(ctx, "errors-tx", producer.Request{Topic: "t", Values: producer.Values("v")})
 
-	cat := uiCatalogue()
 	s := New(Deps{}, nil)
 	for _, tt := range []struct {
 		name   string
@@ -55,8 +58,9 @@ func TestErrorCodes(t *testing.T) {
 		{"unknown topic", unknownTopic, http.StatusNotFound, "error.unknownTopic", map[string]string{"topic": "no-such-topic"}},
 		{"send without a session", noSession, http.StatusConflict, "error.sessionMissing", map[string]string{"id": "errors-tx"}},
 		{"send before begin", sendBeforeBegin, http.StatusConflict, "error.txnSendBeforeBegin", nil},
-		{"web bad request", badRequest(`broker id "x" is not a number`, "error.brokerIdNotNumber", "id", "x"), http.StatusBadRequest, "error.brokerIdNotNumber", map[string]string{"id": "x"}},
-		{"broker unreachable", cluster.ErrBrokerUnavailable, http.StatusServiceUnavailable, "error.brokerUnavailable", map[string]string{"detail": cluster.ErrBrokerUnavailable.Error()}},
+		{"web bad request", problem.New(problem.Invalid, "error.brokerIdNotNumber", "id", "x"), http.StatusBadRequest, "error.brokerIdNotNumber", map[string]string{"id": "x"}},
+		{"broker unreachable", problem.BrokerUnreachable(errors.New("dial tcp 127.0.0.1:1: connection refused")), http.StatusServiceUnavailable, "error.brokerUnavailable", map[string]string{"detail": "dial tcp 127.0.0.1:1: connection refused"}},
+		{"a plain network error is the broker unreachable", &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}, http.StatusServiceUnavailable, "error.brokerUnavailable", map[string]string{"detail": "dial tcp: connection refused"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.err == nil {
@@ -89,34 +93,15 @@ func TestErrorCodes(t *testing.T) {
 			if body.Error != tt.err.Error() && tt.status < 500 {
 				t.Errorf("error %q, want the domain's sentence %q", body.Error, tt.err.Error())
 			}
-			en, ok := cat["en"][body.Code]
-			if !ok {
-				t.Fatalf("code %q is not in en.json", body.Code)
+			if !catalog.Has(body.Code) {
+				t.Fatalf("code %q is not in the catalogue", body.Code)
 			}
-			if got := fill(en, body.Args); got != body.Error {
+			if got := catalog.Text(catalog.English, body.Code, body.Args); got != body.Error {
 				t.Errorf("en.json's %q filled in is\n%q, the API's sentence is\n%q", body.Code, got, body.Error)
 			}
-			ko, ok := cat["ko"][body.Code]
-			if !ok {
-				t.Fatalf("code %q is not in ko.json", body.Code)
-			}
-			if got := fill(ko, body.Args); placeholder.MatchString(got) || got == body.Error {
+			if got := catalog.Text(catalog.Korean, body.Code, body.Args); strings.Contains(got, "{") || got == body.Error {
 				t.Errorf("ko.json's %q filled in is %q", body.Code, got)
 			}
 		})
 	}
-}
-
-// placeholder matches a catalogue sentence's {name}.
-var placeholder = regexp.MustCompile(`\{\w+\}`)
-
-// fill puts args into a catalogue sentence's {placeholders}, leaving
-// unknown ones as they are.
-func fill(s string, args map[string]string) string {
-	return placeholder.ReplaceAllStringFunc(s, func(m string) string {
-		if v, ok := args[m[1:len(m)-1]]; ok {
-			return v
-		}
-		return m
-	})
 }

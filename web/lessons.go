@@ -1,29 +1,17 @@
 package web
 
 import (
-	"context"
 	"net/http"
 
-	"github.com/go-chi/chi/v5"
-
 	"github.com/offsetlab/offsetlab/internal/lessons"
+	"github.com/offsetlab/offsetlab/internal/problem"
 )
-
-// Lessons runs guided lessons; *lessons.Runner is one.
-type Lessons interface {
-	List() []lessons.Summary
-	Start(id string) (lessons.RunState, error)
-	State(id string) (lessons.RunState, error)
-	Next(ctx context.Context, id string) (lessons.RunState, error)
-	Finish(ctx context.Context, id string) (lessons.RunState, error)
-	Reset(id string) (lessons.RunState, error)
-}
 
 // lessonsEnabled answers 404 when the server was built without a lesson
 // runner.
 func (s *Server) lessonsEnabled(w http.ResponseWriter, r *http.Request) bool {
 	if s.deps.Lessons == nil {
-		s.writeError(w, r, &apiError{status: http.StatusNotFound, msg: "guided lessons are not enabled on this server"})
+		s.writeError(w, r, problem.New(problem.NotFound, "error.lessonsDisabled"))
 		return false
 	}
 	return true
@@ -34,7 +22,7 @@ func (s *Server) listLessons(w http.ResponseWriter, r *http.Request) {
 	if !s.lessonsEnabled(w, r) {
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"lessons": s.deps.Lessons.List()})
+	writeJSON(w, http.StatusOK, map[string]any{"lessons": s.deps.Lessons.List(), "current": s.deps.Lessons.Current()})
 }
 
 // startLesson is POST /api/lessons/{lesson}/runs: a new run, nothing done yet.
@@ -42,7 +30,7 @@ func (s *Server) startLesson(w http.ResponseWriter, r *http.Request) {
 	if !s.lessonsEnabled(w, r) {
 		return
 	}
-	st, err := s.deps.Lessons.Start(chi.URLParam(r, "lesson"))
+	st, err := s.deps.Lessons.Start(pathParam(r, "lesson"))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -55,7 +43,7 @@ func (s *Server) getLessonRun(w http.ResponseWriter, r *http.Request) {
 	if !s.lessonsEnabled(w, r) {
 		return
 	}
-	st, err := s.deps.Lessons.State(chi.URLParam(r, "run"))
+	st, err := s.deps.Lessons.State(pathParam(r, "run"))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -68,12 +56,12 @@ func (s *Server) stepLessonRun(w http.ResponseWriter, r *http.Request) {
 	if !s.lessonsEnabled(w, r) {
 		return
 	}
-	id, ctx := chi.URLParam(r, "run"), r.Context()
+	id, ctx := pathParam(r, "run"), r.Context()
 	var (
 		st  lessons.RunState
 		err error
 	)
-	switch chi.URLParam(r, "action") {
+	switch action := pathParam(r, "action"); action {
 	case "next":
 		st, err = s.deps.Lessons.Next(ctx, id)
 	case "finish":
@@ -81,7 +69,7 @@ func (s *Server) stepLessonRun(w http.ResponseWriter, r *http.Request) {
 	case "reset":
 		st, err = s.deps.Lessons.Reset(id)
 	default:
-		err = &apiError{status: http.StatusNotFound, msg: "unknown lesson action " + chi.URLParam(r, "action") + ": use next, finish or reset"}
+		err = problem.New(problem.NotFound, "error.lessonActionUnknown", "action", action)
 	}
 	if err != nil {
 		s.writeError(w, r, err)

@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -10,9 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-chi/chi/v5"
-
-	"github.com/offsetlab/offsetlab/internal/cluster"
+	"github.com/offsetlab/offsetlab/internal/lessons"
+	"github.com/offsetlab/offsetlab/internal/problem"
 )
 
 // Seed 000's names (LESSONS.md): the forms start with them so that a
@@ -55,6 +53,9 @@ type dashboardView struct {
 	Classroom bool
 	JoinURL   string
 	CSRFToken string
+
+	// Lessons are the lessons panel's picker entries.
+	Lessons []lessons.Summary
 }
 
 // Teacher reports whether the page is the teacher's, with every control.
@@ -135,25 +136,25 @@ func (s *Server) home(w http.ResponseWriter, r *http.Request) {
 // of one partition with every control.
 func (s *Server) partitionPage(w http.ResponseWriter, r *http.Request) {
 	v := s.baseView(r.Context())
-	topic := chi.URLParam(r, "topic")
-	p, err := strconv.ParseInt(chi.URLParam(r, "partition"), 10, 32)
+	topic := pathParam(r, "topic")
+	p, err := strconv.ParseInt(pathParam(r, "partition"), 10, 32)
 	if err != nil || p < 0 {
-		v.setProblem("problem.badPartition", "partition", strconv.Quote(chi.URLParam(r, "partition")))
+		v.setProblem("problem.badPartition", "partition", strconv.Quote(pathParam(r, "partition")))
 		s.renderDashboard(w, r, http.StatusBadRequest, v)
 		return
 	}
 	v.Topic, v.Partition = topic, int32(p)
 	status := http.StatusOK
-	switch t, err := s.deps.Cluster.Topic(r.Context(), topic); {
+	switch t, err := s.deps.Lab.Topic(r.Context(), topic); {
 	case err == nil && int(p) < len(t.Partitions):
 		v.HasTopic = true
 	case err == nil:
 		v.setProblem("problem.noPartition", "topic", strconv.Quote(topic), "count", strconv.Itoa(len(t.Partitions)), "partition", strconv.FormatInt(p, 10))
 		status = http.StatusNotFound
-	case cluster.IsUnavailable(err) || v.Unreachable:
+	case problem.Unreachable(err) || v.Unreachable:
 		// Show the page anyway: the stream connects once the broker is back.
 		v.HasTopic = true
-	case errors.Is(err, cluster.ErrUnknownTopic), errors.Is(err, cluster.ErrInvalid):
+	case problem.KindOf(err) == problem.NotFound, problem.KindOf(err) == problem.Invalid:
 		if roleOf(r) == teacherRole {
 			v.setProblem("problem.noTopicTeacher", "topic", strconv.Quote(topic))
 		} else {
@@ -169,10 +170,13 @@ func (s *Server) partitionPage(w http.ResponseWriter, r *http.Request) {
 
 // baseView fills in the cluster and the topic picker.
 func (s *Server) baseView(ctx context.Context) dashboardView {
-	v := dashboardView{Mode: string(s.deps.Cluster.Mode()), KafkaAddr: strings.Join(s.deps.Cluster.Brokers(), ",")}
+	v := dashboardView{Mode: string(s.deps.Lab.Mode()), KafkaAddr: strings.Join(s.deps.Lab.Brokers(), ",")}
+	if s.deps.Lessons != nil {
+		v.Lessons = s.deps.Lessons.List()
+	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	topics, err := s.deps.Cluster.Topics(ctx)
+	topics, err := s.deps.Lab.Topics(ctx)
 	if err != nil {
 		s.log.Warn("page: list topics", "err", err)
 		v.Unreachable = true
@@ -210,7 +214,7 @@ func (s *Server) recentPartition(ctx context.Context, options []topicOption) (st
 			continue
 		}
 		probes++
-		l, err := s.deps.Log.ReadLog(ctx, o.Topic, o.Partition, o.HighWatermark-1, 1)
+		l, err := s.deps.Lab.Log(ctx, o.Topic, o.Partition, o.HighWatermark-1, 1)
 		if err != nil || len(l.Entries) == 0 {
 			continue
 		}

@@ -14,47 +14,43 @@ import (
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/internal/inspect"
+	"github.com/offsetlab/offsetlab/internal/problem"
 )
 
-// pageCluster is the part of a cluster the pages read: topics, one topic,
-// and whether the broker answers.
-type pageCluster struct {
-	Cluster // nil: the pages must not call anything else
-	topics  []cluster.TopicInfo
-	down    bool
+// pageLab is the part of the lab the pages read: topics, one topic,
+// whether the broker answers, and the last write of each topic (ReadLog
+// answers one entry with that timestamp).
+type pageLab struct {
+	Lab       // nil: the pages must not call anything else
+	topics    []cluster.TopicInfo
+	down      bool
+	lastWrite map[string]time.Time
 }
 
-func (c *pageCluster) Mode() cluster.Mode { return cluster.Embedded }
-func (c *pageCluster) Brokers() []string  { return []string{"127.0.0.1:9092"} }
+func (c *pageLab) Mode() cluster.Mode { return cluster.Embedded }
+func (c *pageLab) Brokers() []string  { return []string{"127.0.0.1:9092"} }
 
-func (c *pageCluster) Topics(context.Context) ([]cluster.TopicInfo, error) {
+func (c *pageLab) Topics(context.Context) ([]cluster.TopicInfo, error) {
 	if c.down {
-		return nil, fmt.Errorf("%w: dial tcp: connection refused", cluster.ErrBrokerUnavailable)
+		return nil, problem.BrokerUnreachable(errors.New("dial tcp: connection refused"))
 	}
 	return c.topics, nil
 }
 
-func (c *pageCluster) Topic(_ context.Context, name string) (cluster.TopicInfo, error) {
+func (c *pageLab) Topic(_ context.Context, name string) (cluster.TopicInfo, error) {
 	if c.down {
-		return cluster.TopicInfo{}, fmt.Errorf("%w: dial tcp: connection refused", cluster.ErrBrokerUnavailable)
+		return cluster.TopicInfo{}, problem.BrokerUnreachable(errors.New("dial tcp: connection refused"))
 	}
 	for _, t := range c.topics {
 		if t.Name == name {
 			return t, nil
 		}
 	}
-	return cluster.TopicInfo{}, fmt.Errorf("%w: topic %q does not exist", cluster.ErrUnknownTopic, name)
+	return cluster.TopicInfo{}, problem.UnknownTopic(name)
 }
 
-// pageLog answers ReadLog with one entry whose timestamp is the topic's
-// last write.
-type pageLog struct {
-	LogReader
-	lastWrite map[string]time.Time
-}
-
-func (l *pageLog) ReadLog(_ context.Context, topic string, partition int32, from int64, _ int) (*inspect.Log, error) {
-	ts, ok := l.lastWrite[topic]
+func (c *pageLab) Log(_ context.Context, topic string, partition int32, from int64, _ int) (*inspect.Log, error) {
+	ts, ok := c.lastWrite[topic]
 	if !ok {
 		return nil, errors.New("no data")
 	}
@@ -113,7 +109,7 @@ func TestPages(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := New(Deps{Cluster: &pageCluster{topics: tt.topics, down: tt.down}, Log: &pageLog{lastWrite: lastWrite}}, nil)
+			srv := New(Deps{Lab: &pageLab{topics: tt.topics, down: tt.down, lastWrite: lastWrite}}, nil)
 			rec := httptest.NewRecorder()
 			srv.Handler().ServeHTTP(rec, httptest.NewRequest("GET", tt.path, nil))
 			if rec.Code != tt.status {
@@ -160,7 +156,7 @@ func checkStrictPage(t *testing.T, rec *httptest.ResponseRecorder, body string) 
 
 func TestStaticAssets(t *testing.T) {
 	t.Parallel()
-	srv := New(Deps{Cluster: &pageCluster{}}, nil)
+	srv := New(Deps{Lab: &pageLab{}}, nil)
 	v := staticAssets().version
 	tests := []struct {
 		path, status, contentType, cache, body string

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"rsc.io/qr"
+
+	"github.com/offsetlab/offsetlab/internal/problem"
 )
 
 // qrSVG draws text as a QR code (error correction level M) in SVG: one
@@ -42,7 +44,7 @@ func xmlEscape(s string) string {
 // teacher to project. The join URL is no secret; 404 outside classroom mode.
 func (s *Server) joinQR(w http.ResponseWriter, r *http.Request) {
 	if !s.access.Classroom || s.joinURL == "" {
-		writeErrorBody(w, http.StatusNotFound, "there is no join URL: classroom mode is off", "error.noJoinURL")
+		refuse(w, problem.NotFound, "error.noJoinURL")
 		return
 	}
 	svg, err := qrSVG(s.joinURL)

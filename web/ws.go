@@ -23,13 +23,27 @@ const maxResnapshots = 3
 // moves, group offsets, broker status and narration (see package live).
 // coder/websocket refuses a handshake whose Origin is not this host.
 func (s *Server) watchPartition(w http.ResponseWriter, r *http.Request) {
-	topic, partition, err := s.partitionParams(r)
+	topic, partition, err := partitionParams(r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
+	release, ok := s.viewers.admit(w, r)
+	if !ok {
+		return
+	}
+	defer release()
+	// The first subscription before the handshake, so that a refusal
+	// (too many partitions watched) is an ordinary error answer.
+	sub, err := s.deps.Lab.Watch(r.Context(), topic, partition)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	clearDeadlines(w)
 	conn, err := websocket.Accept(w, r, nil)
 	if err != nil {
+		sub.Close()
 		s.log.Info("websocket refused", "err", err)
 		return
 	}
@@ -39,13 +53,15 @@ func (s *Server) watchPartition(w http.ResponseWriter, r *http.Request) {
 	ctx := conn.CloseRead(context.Background())
 
 	for range maxResnapshots + 1 {
-		sub, err := s.deps.Live.Subscribe(topic, partition)
-		if err != nil {
-			conn.Close(websocket.StatusGoingAway, "server shutting down")
-			return
+		if sub == nil {
+			if sub, err = s.deps.Lab.Watch(ctx, topic, partition); err != nil {
+				conn.Close(websocket.StatusTryAgainLater, "the server cannot watch this partition now")
+				return
+			}
 		}
 		lagged, err := pump(ctx, conn, sub)
 		sub.Close()
+		sub = nil
 		if err != nil || !lagged {
 			return
 		}

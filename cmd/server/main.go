@@ -20,8 +20,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/offsetlab/offsetlab/internal/app"
 	"github.com/offsetlab/offsetlab/internal/cluster"
+	"github.com/offsetlab/offsetlab/internal/lab"
+	"github.com/offsetlab/offsetlab/internal/lessons"
 	"github.com/offsetlab/offsetlab/internal/localkafka"
 	"github.com/offsetlab/offsetlab/web"
 )
@@ -138,17 +139,23 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	defer kafka.Close()
 
-	services := app.Assemble(kafka, local, log)
-	defer services.Close()
+	labCfg := lab.Config{Cluster: kafka, Logger: log}
+	if local != nil {
+		labCfg.Brokers = local // only a running cluster may become the interface value
+	}
+	l := lab.New(labCfg)
+	defer l.Close()
+	runner := lessons.New(l)
+	defer runner.Close() // before the lab: it ends its processes through it
 
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.addr, err)
 	}
-	srv := web.New(services.Deps, log, web.WithAccess(web.Access{
+	srv := web.New(web.Deps{Lab: l, Lessons: runner}, log, web.WithAccess(web.Access{
 		Classroom: cfg.classroom, ListenAddr: ln.Addr().String(), AllowedHosts: cfg.allowedHosts, JoinURL: cfg.joinURL,
 	}))
-	httpServer := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	httpServer := srv.HTTPServer()
 	log.Info("Offset Lab dashboard listening", "url", "http://"+ln.Addr().String())
 	if cfg.classroom {
 		log.Info("classroom mode: students open the join URL and get a read-only view", "joinURL", srv.JoinURL())

@@ -22,6 +22,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/offsetlab/offsetlab/internal/problem"
 )
 
 // Mode says which kind of broker a Cluster talks to.
@@ -130,7 +132,7 @@ func StartEmbedded(cfg EmbeddedConfig) (*Cluster, error) {
 
 // ConnectExternal connects to a real Kafka cluster. It does not fail when
 // the brokers are unreachable at start: requests fail later with
-// ErrBrokerUnavailable and succeed once the brokers are back.
+// problem.Unavailable errors and succeed once the brokers are back.
 func ConnectExternal(brokers []string) (*Cluster, error) {
 	var clean []string
 	for _, b := range brokers {
@@ -186,7 +188,7 @@ func (c *Cluster) Admin() *kadm.Client { return c.admin }
 // Ping checks that at least one broker answers within ctx.
 func (c *Cluster) Ping(ctx context.Context) error {
 	if err := c.client.Ping(ctx); err != nil {
-		return fmt.Errorf("%w: %v", ErrBrokerUnavailable, err)
+		return problem.BrokerUnreachable(err)
 	}
 	return nil
 }
@@ -205,9 +207,6 @@ func (c *Cluster) Close() {
 		}
 	})
 }
-
-// ErrBrokerUnavailable reports that no broker answered.
-var ErrBrokerUnavailable = errors.New("the Kafka broker is not reachable")
 
 // slogLogger adapts slog to kfake's logger, passing on warnings and errors.
 type slogLogger struct{ l *slog.Logger }

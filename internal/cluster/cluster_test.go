@@ -2,12 +2,13 @@ package cluster
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/offsetlab/offsetlab/internal/problem"
 )
 
 func startEmbedded(t *testing.T) *Cluster {
@@ -91,8 +92,8 @@ func TestValidateTopicName(t *testing.T) {
 		if (err == nil) != tt.ok {
 			t.Errorf("ValidateTopicName(%q) = %v, want ok=%v", tt.name, err, tt.ok)
 		}
-		if err != nil && !errors.Is(err, ErrInvalid) {
-			t.Errorf("ValidateTopicName(%q) error %v is not ErrInvalid", tt.name, err)
+		if err != nil && problem.KindOf(err) != problem.Invalid {
+			t.Errorf("ValidateTopicName(%q) error %v is not Invalid", tt.name, err)
 		}
 	}
 }

@@ -3,12 +3,13 @@ package inspect
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/offsetlab/offsetlab/internal/problem"
 )
 
 func TestBrokerUnavailable(t *testing.T) {
@@ -28,8 +29,8 @@ func TestBrokerUnavailable(t *testing.T) {
 		"ReadRecords": func() error { _, err := ins.ReadRecords(ctx, testTopic, 0, ReadCommitted, 0, 10); return err },
 	}
 	for name, call := range calls {
-		if err := call(); !errors.Is(err, ErrBrokerUnavailable) {
-			t.Errorf("%s: got %v, want ErrBrokerUnavailable", name, err)
+		if err := call(); problem.KindOf(err) != problem.Unavailable {
+			t.Errorf("%s: got %v, want a broker-unreachable error", name, err)
 		}
 	}
 }
@@ -38,8 +39,8 @@ func TestReadRecordsInvalidIsolation(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	_, err := e.ins.ReadRecords(context.Background(), testTopic, 0, "read_everything", 0, 10)
-	if !errors.Is(err, ErrInvalidIsolation) {
-		t.Errorf("got %v, want ErrInvalidIsolation", err)
+	if !problem.Is(err, "error.isolationInvalid") {
+		t.Errorf("got %v, want an invalid-isolation error", err)
 	}
 }
 

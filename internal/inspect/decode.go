@@ -13,6 +13,8 @@ import (
 	"github.com/klauspost/compress/s2"
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
+
+	"github.com/offsetlab/offsetlab/internal/problem"
 )
 
 // Record batch attributes (Kafka's DefaultRecordBatch, magic 2).
@@ -40,6 +42,15 @@ const DefaultMaxDecompressedBytes = 32 << 20
 // header, an unknown codec, data that does not decompress, or records that
 // overrun the batch.
 var ErrCorruptBatch = errors.New("corrupt record batch")
+
+// asProblem turns a corrupt batch into the Kafka problem the caller shows;
+// other errors pass as they are.
+func asProblem(err error) error {
+	if errors.Is(err, ErrCorruptBatch) {
+		return problem.Wrap(err, problem.Kafka, "error.corruptBatch", "detail", err.Error())
+	}
+	return err
+}
 
 var codecNames = [...]string{"none", "gzip", "snappy", "lz4", "zstd"}
 

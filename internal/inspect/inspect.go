@@ -26,34 +26,21 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"net"
-	"syscall"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/kversion"
 	"github.com/twmb/franz-go/pkg/sasl"
+
+	"github.com/offsetlab/offsetlab/internal/problem"
 )
 
-// Domain errors. Errors returned by the Inspector wrap these (test with
-// errors.Is) together with the broker's own error.
-var (
-	// ErrUnknownTopic reports that the cluster has no topic of that name.
-	ErrUnknownTopic = errors.New("unknown topic")
-	// ErrUnknownPartition reports that the topic exists but has no
-	// partition of that number.
-	ErrUnknownPartition = errors.New("unknown partition")
-	// ErrBrokerUnavailable reports that the broker could not be reached
-	// (refused or dropped connection, dial timeout), as opposed to a
-	// broker answering with an error.
-	ErrBrokerUnavailable = errors.New("broker unreachable")
-	// ErrInvalidIsolation reports an isolation level other than
-	// read_committed and read_uncommitted.
-	ErrInvalidIsolation = errors.New("invalid isolation level")
-)
+// Errors: the Inspector returns internal/problem errors — the shared
+// unknown topic, unknown partition and broker unreachable ones, and a
+// Kafka error for a batch it cannot decode (ErrCorruptBatch is its cause).
 
 // Default sizes of an Inspector.
 const (
@@ -160,7 +147,7 @@ func (i *Inspector) locate(ctx context.Context, topic string, partition int32) (
 	t := resp.Topics[0]
 	if err := kerr.ErrorForCode(t.ErrorCode); err != nil {
 		if errors.Is(err, kerr.UnknownTopicOrPartition) || errors.Is(err, kerr.InvalidTopicException) || errors.Is(err, kerr.UnknownTopicID) {
-			return ref, fmt.Errorf("inspect: metadata %s: %w: %w", ref, ErrUnknownTopic, err)
+			return ref, problem.UnknownTopic(topic)
 		}
 		return ref, fmt.Errorf("inspect: metadata %s: %w", ref, err)
 	}
@@ -178,24 +165,17 @@ func (i *Inspector) locate(ctx context.Context, topic string, partition int32) (
 		ref.leader = p.Leader
 		return ref, nil
 	}
-	return ref, fmt.Errorf("inspect: metadata %s: topic has %d partitions: %w", ref, len(t.Partitions), ErrUnknownPartition)
+	return ref, problem.UnknownPartition(topic, len(t.Partitions), partition)
 }
 
-// requestErr wraps a failed request, marking network failures.
+// requestErr wraps a failed request, marking network failures as the
+// broker being unreachable.
 func requestErr(what string, ref partitionRef, err error) error {
-	if unreachable(err) {
-		return fmt.Errorf("inspect: %s %s: %w: %w", what, ref, ErrBrokerUnavailable, err)
+	err = fmt.Errorf("inspect: %s %s: %w", what, ref, err)
+	if problem.Unreachable(err) {
+		return problem.BrokerUnreachable(err)
 	}
-	return fmt.Errorf("inspect: %s %s: %w", what, ref, err)
-}
-
-func unreachable(err error) bool {
-	var opErr *net.OpError
-	return errors.As(err, &opErr) ||
-		errors.Is(err, syscall.ECONNREFUSED) ||
-		errors.Is(err, syscall.ECONNRESET) ||
-		errors.Is(err, io.EOF) ||
-		errors.Is(err, io.ErrUnexpectedEOF)
+	return err
 }
 
 // leaderMoved reports partition errors after which fresh metadata may help.

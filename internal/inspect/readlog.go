@@ -33,8 +33,8 @@ const firstFetchBytes = 16 << 10
 // window, and what is still unknown is "open". ReadCommitted and
 // ReadUncommitted then follow from the outcome and the Log's pointers.
 //
-// Errors wrap ErrUnknownTopic, ErrUnknownPartition, ErrBrokerUnavailable or
-// ErrCorruptBatch where they apply.
+// Errors are problem errors: an unknown topic or partition, an unreachable
+// broker, or a batch it cannot decode (ErrCorruptBatch, as a Kafka error).
 func (i *Inspector) ReadLog(ctx context.Context, topic string, partition int32, from int64, limit int) (*Log, error) {
 	limit = clampLimit(limit)
 	ref, err := i.locate(ctx, topic, partition)
@@ -58,7 +58,7 @@ func (i *Inspector) ReadLog(ctx context.Context, topic string, partition int32, 
 	}
 	w := newWindow(from, end, ptrs, i.codecs)
 	if err := i.fill(ctx, &ref, w); err != nil {
-		return nil, err
+		return nil, asProblem(err)
 	}
 	log.Entries = w.finish()
 	return log, nil

@@ -1,8 +1,9 @@
 package inspect
 
 import (
-	"errors"
 	"testing"
+
+	"github.com/offsetlab/offsetlab/internal/problem"
 )
 
 // want is the expected shape of one entry.
@@ -147,23 +148,23 @@ func TestReadLogErrors(t *testing.T) {
 		name      string
 		topic     string
 		partition int32
-		want      error
+		want      string // the problem's catalogue key
 	}{
-		{"unknown topic", "nope", 0, ErrUnknownTopic},
-		{"unknown partition", testTopic, 7, ErrUnknownPartition},
+		{"unknown topic", "nope", 0, "error.unknownTopic"},
+		{"unknown partition", testTopic, 7, "error.unknownPartition"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := e.ins.ReadLog(ctx, tt.topic, tt.partition, 0, 10)
-			if !errors.Is(err, tt.want) {
+			if !problem.Is(err, tt.want) {
 				t.Errorf("ReadLog: got %v, want %v", err, tt.want)
 			}
 			_, err = e.ins.Pointers(ctx, tt.topic, tt.partition)
-			if !errors.Is(err, tt.want) {
+			if !problem.Is(err, tt.want) {
 				t.Errorf("Pointers: got %v, want %v", err, tt.want)
 			}
 			_, err = e.ins.ReadRecords(ctx, tt.topic, tt.partition, ReadCommitted, 0, 10)
-			if !errors.Is(err, tt.want) {
+			if !problem.Is(err, tt.want) {
 				t.Errorf("ReadRecords: got %v, want %v", err, tt.want)
 			}
 		})

@@ -10,6 +10,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/offsetlab/offsetlab/internal/problem"
 )
 
 // DefaultReadRecordsTimeout bounds a ReadRecords call whose context has no
@@ -53,7 +55,7 @@ const (
 // no deadline) and fails.
 func (i *Inspector) ReadRecords(ctx context.Context, topic string, partition int32, iso Isolation, from int64, limit int) ([]Record, error) {
 	if !iso.Valid() {
-		return nil, fmt.Errorf("inspect: consume %s/%d: %w %q", topic, partition, ErrInvalidIsolation, iso)
+		return nil, problem.New(problem.Invalid, "error.isolationInvalid", "isolation", string(iso))
 	}
 	limit = clampLimit(limit)
 	ref, err := i.locate(ctx, topic, partition)
@@ -141,7 +143,7 @@ func (i *Inspector) ReadRecords(ctx context.Context, topic string, partition int
 		}
 		if plan == nil {
 			if plan, err = i.planRange(ctx, &ref, from, end); err != nil {
-				return nil, err
+				return nil, asProblem(err)
 			}
 		}
 		if !plan.known {

@@ -2,17 +2,18 @@ package lessons
 
 import (
 	"context"
-	"errors"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/offsetlab/offsetlab/internal/catalog"
 	"github.com/offsetlab/offsetlab/internal/cluster"
-	"github.com/offsetlab/offsetlab/internal/inspect"
+	"github.com/offsetlab/offsetlab/internal/lab"
 	"github.com/offsetlab/offsetlab/internal/live"
-	"github.com/offsetlab/offsetlab/internal/producer"
+	"github.com/offsetlab/offsetlab/internal/problem"
 )
 
 // usedMsgs lists every catalogue id the lessons refer to.
@@ -50,47 +51,43 @@ func placeholders(s string) []string {
 	return slices.Compact(out)
 }
 
-// TestCatalogue fails when a sentence is missing in either language, when
-// a language has a sentence the other lacks or nobody uses, or when the
-// two translations disagree on their placeholders.
+// TestCatalogue fails when a lesson sentence is missing in either
+// language, when a language has a lesson sentence nobody uses, or when the
+// two translations disagree on their placeholders (the catalogue's own
+// test checks the rest of it).
 func TestCatalogue(t *testing.T) {
 	t.Parallel()
-	for _, id := range usedMsgs(Builtin()) {
-		if english[id] == "" {
-			t.Errorf("message %q has no English text", id)
-		}
-		if korean[id] == "" {
-			t.Errorf("message %q has no Korean text", id)
+	used := usedMsgs(Builtin())
+	for _, id := range used {
+		for _, lang := range catalog.Languages() {
+			if s, ok := catalog.Sentence(lang, id.Key()); !ok || strings.TrimSpace(s) == "" {
+				t.Errorf("message %q has no %s text", id, lang)
+			}
 		}
 	}
-	used := usedMsgs(Builtin())
-	for lang, cat := range map[string]map[Msg]string{English: english, Korean: korean} {
-		other := korean
-		if lang == Korean {
-			other = english
-		}
-		for id, s := range cat {
-			if _, ok := other[id]; !ok {
-				t.Errorf("message %q exists in %s only", id, lang)
+	for _, lang := range catalog.Languages() {
+		for _, key := range catalog.Keys(lang) {
+			id, ok := strings.CutPrefix(key, "lesson.")
+			if !ok || strings.HasPrefix(id, "ui.") || strings.HasPrefix(id, "narration.") {
+				continue
 			}
-			if !strings.HasPrefix(string(id), "ui.") && !slices.Contains(used, id) {
+			if !slices.Contains(used, Msg(id)) {
 				t.Errorf("message %q (%s) is used by no lesson", id, lang)
 			}
-			if strings.TrimSpace(s) == "" {
-				t.Errorf("message %q is blank in %s", id, lang)
-			}
 		}
 	}
-	for id, en := range english {
-		if ko, ok := korean[id]; ok && !slices.Equal(placeholders(en), placeholders(ko)) {
+	for _, id := range used {
+		en, _ := catalog.Sentence(catalog.English, id.Key())
+		ko, _ := catalog.Sentence(catalog.Korean, id.Key())
+		if !slices.Equal(placeholders(en), placeholders(ko)) {
 			t.Errorf("message %q: English placeholders %v, Korean %v", id, placeholders(en), placeholders(ko))
 		}
-		if ko := korean[id]; ko != "" && ko == en && !strings.HasPrefix(string(id), "expect.") {
+		if ko == en && !strings.HasPrefix(string(id), "expect.") {
 			t.Errorf("message %q is not translated: %q", id, ko)
 		}
 	}
-	if _, ok := Lookup("ui.next"); !ok {
-		t.Error(`Lookup("ui.next") reports the panel's label missing`)
+	if _, ok := catalog.Sentence(catalog.English, "lesson.ui.next"); !ok {
+		t.Error("the panel's label lesson.ui.next is missing")
 	}
 }
 
@@ -115,7 +112,7 @@ func TestLessonData(t *testing.T) {
 			}
 		}
 		for _, id := range []Msg{l.Title, l.Summary} {
-			known(string(id), english[id])
+			known(string(id), english(id))
 		}
 		if len(l.Steps) == 0 {
 			t.Errorf("lesson %s has no steps", l.ID)
@@ -123,16 +120,16 @@ func TestLessonData(t *testing.T) {
 		for i, s := range l.Steps {
 			where := l.ID + " step " + string(rune('1'+i))
 			known(where+" command", s.Command)
-			known(where+" title", english[s.Title])
-			known(where+" narration", english[s.Say])
+			known(where+" title", english(s.Title))
+			known(where+" narration", english(s.Say))
 			if s.Command == "" {
 				t.Errorf("lesson %s: no command", where)
 			}
 			facts := s.Do.Facts()
 			for _, e := range s.Expect {
-				known(where+" check", english[e.Say])
-				wantArg := slices.Contains(facts, e.Fact+":")
-				if !wantArg && !slices.Contains(facts, e.Fact) {
+				known(where+" check", english(e.Say))
+				wantArg := strings.HasSuffix(string(e.Fact), ":")
+				if !slices.Contains(facts, e.Fact) {
 					t.Errorf("lesson %s: %s observes no fact %q (it has %v)", where, s.Do.Kind(), e.Fact, facts)
 				}
 				if wantArg != (e.Arg != "") {
@@ -143,29 +140,49 @@ func TestLessonData(t *testing.T) {
 	}
 }
 
-// embeddedRunner is a Runner over a fresh embedded broker.
-func embeddedRunner(t *testing.T, narrator Narrator) *Runner {
+// english is a lesson sentence's English, unfilled.
+func english(id Msg) string {
+	s, _ := catalog.Sentence(catalog.English, id.Key())
+	return s
+}
+
+// embeddedRunner is a Runner over a fresh embedded broker; narration goes
+// to narrator when it is not nil.
+func embeddedRunner(t *testing.T, narrator *recorder) *Runner {
 	t.Helper()
 	c, err := cluster.StartEmbedded(cluster.EmbeddedConfig{KafkaAddr: "127.0.0.1:0"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
-	r := New(Deps{
-		Cluster:     c,
-		Log:         inspect.New(c.Client(), c.ClientOpts()...),
-		Producer:    producer.New(c.ClientOpts()),
-		Processor:   producer.NewProcessor(c.ClientOpts()),
-		NewSessions: func() Sessions { return producer.NewSessions(c.ClientOpts()) },
-		Narrator:    narrator,
-	})
+	l := lab.New(lab.Config{Cluster: c})
+	t.Cleanup(l.Close)
+	var runnerLab Lab = l
+	if narrator != nil {
+		runnerLab = recordingLab{Lab: l, rec: narrator}
+	}
+	r := New(runnerLab)
 	t.Cleanup(r.Close)
 	return r
 }
 
-type recorder struct{ events []live.Event }
+// recorder keeps what a runner narrates.
+type recorder struct {
+	mu     sync.Mutex
+	events []live.Event
+}
 
-func (r *recorder) Narrate(e live.Event) { r.events = append(r.events, e) }
+// recordingLab is a Lab whose Narrate records instead.
+type recordingLab struct {
+	Lab
+	rec *recorder
+}
+
+func (l recordingLab) Narrate(kind, topic string, partition int32, msg catalog.Message) {
+	l.rec.mu.Lock()
+	defer l.rec.mu.Unlock()
+	l.rec.events = append(l.rec.events, live.NewEvent(kind, topic, partition, msg))
+}
 
 // TestRunnerLifecycle steps lesson 1 on the embedded broker: Next moves
 // the cursor, Finish runs to the end with every check holding, Next past
@@ -204,11 +221,11 @@ func TestRunnerLifecycle(t *testing.T) {
 		}
 		t.Fatalf("finished run: status %s, %d of %d checks hold", st.Status, st.Passed, st.Checked)
 	}
-	if _, err := r.Next(ctx, st.ID); !errors.Is(err, ErrOver) {
-		t.Fatalf("Next after the end: %v, want ErrOver", err)
+	if _, err := r.Next(ctx, st.ID); !problem.Is(err, "error.lessonFinished") {
+		t.Fatalf("Next after the end: %v, want the run over", err)
 	}
-	if _, err := r.Next(ctx, "nope"); !errors.Is(err, ErrUnknownRun) {
-		t.Fatalf("Next on an unknown run: %v, want ErrUnknownRun", err)
+	if _, err := r.Next(ctx, "nope"); !problem.Is(err, "error.lessonRunUnknown") {
+		t.Fatalf("Next on an unknown run: %v, want an unknown run", err)
 	}
 	reset, err := r.Reset(st.ID)
 	if err != nil || reset.Cursor != 0 || reset.Suffix == st.Suffix || reset.Status != RunReady || reset.Checked != 0 {
@@ -236,8 +253,8 @@ func TestRunnerLifecycle(t *testing.T) {
 func TestReplicationLessonRefusedOnEmbedded(t *testing.T) {
 	t.Parallel()
 	r := embeddedRunner(t, nil)
-	if _, err := r.Start("4"); !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "no replication") {
-		t.Fatalf("Start(4) on the embedded broker: %v, want ErrUnavailable saying it has no replication", err)
+	if _, err := r.Start("4"); problem.KindOf(err) != problem.Conflict || !strings.Contains(err.Error(), "no replication") {
+		t.Fatalf("Start(4) on the embedded broker: %v, want a refusal saying it has no replication", err)
 	}
 	for _, s := range r.List() {
 		if (s.ID == "4") == s.Available {
@@ -247,7 +264,7 @@ func TestReplicationLessonRefusedOnEmbedded(t *testing.T) {
 			t.Errorf("lesson 4 does not say why in both languages: %+v", s.Unavailable)
 		}
 	}
-	if _, err := r.Start("9"); !errors.Is(err, ErrUnknownLesson) {
-		t.Fatalf("Start(9): %v, want ErrUnknownLesson", err)
+	if _, err := r.Start("9"); !problem.Is(err, "error.lessonUnknown") {
+		t.Fatalf("Start(9): %v, want an unknown lesson", err)
 	}
 }

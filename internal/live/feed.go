@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/internal/inspect"
 )
 
@@ -25,7 +26,7 @@ type feed struct {
 	havePointers bool
 	pointers     inspect.Pointers
 	tail         map[int64]inspect.Entry // the last offsets, for snapshots and diffs
-	groups       []GroupOffset
+	groups       []cluster.PartitionGroupOffset
 	unreachable  bool
 }
 
@@ -65,8 +66,7 @@ func (f *feed) unsubscribe(s *Subscription) {
 	empty := len(f.subs) == 0
 	f.mu.Unlock()
 	if empty {
-		f.hub.removeFeed(f)
-		f.stop()
+		f.hub.removeIfIdle(f)
 	}
 }
 
@@ -168,7 +168,7 @@ func (f *feed) poll(ctx context.Context, withGroups bool) {
 			changed = f.diff(l.Entries)
 		}
 	}
-	var groups []GroupOffset
+	var groups []cluster.PartitionGroupOffset
 	groupsChanged := false
 	if withGroups && f.hub.groups != nil {
 		if g, err := f.hub.groups.PartitionGroups(pollCtx, f.key.topic, f.key.partition); err == nil {

@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"sync"
 	"time"
 
+	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/internal/inspect"
+	"github.com/offsetlab/offsetlab/internal/problem"
 )
 
 // Source reads partitions; *inspect.Inspector is one.
@@ -18,9 +21,10 @@ type Source interface {
 }
 
 // GroupSource lists the consumer groups that committed an offset on a
-// partition. It may be nil, and then no group pointers are streamed.
+// partition; *cluster.Cluster is one. It may be nil, and then no group
+// pointers are streamed.
 type GroupSource interface {
-	PartitionGroups(ctx context.Context, topic string, partition int32) ([]GroupOffset, error)
+	PartitionGroups(ctx context.Context, topic string, partition int32) ([]cluster.PartitionGroupOffset, error)
 }
 
 // Config tunes a Hub. Zero values pick the defaults.
@@ -36,6 +40,9 @@ type Config struct {
 	TailEntries int
 	// RecentEvents is how many narrated events a snapshot replays (50).
 	RecentEvents int
+	// MaxFeeds is how many partitions are watched (polled) at once (64);
+	// a viewer of one more partition is refused until one is free.
+	MaxFeeds int
 	// Logger receives poll failures; nil discards them.
 	Logger *slog.Logger
 }
@@ -55,6 +62,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.RecentEvents <= 0 {
 		c.RecentEvents = 50
+	}
+	if c.MaxFeeds <= 0 {
+		c.MaxFeeds = 64
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
@@ -121,6 +131,9 @@ func (h *Hub) Subscribe(topic string, partition int32) (*Subscription, error) {
 	key := feedKey{topic, partition}
 	f, ok := h.feeds[key]
 	if !ok {
+		if len(h.feeds) >= h.cfg.MaxFeeds {
+			return nil, problem.New(problem.Busy, "error.tooManyPartitionsWatched", "max", strconv.Itoa(h.cfg.MaxFeeds))
+		}
 		f = newFeed(h, key)
 		h.feeds[key] = f
 		go f.run()
@@ -196,12 +209,20 @@ func (h *Hub) Close() {
 	}
 }
 
-// removeFeed forgets f once its last subscriber has gone.
-func (h *Hub) removeFeed(f *feed) {
+// removeIfIdle forgets and stops f if it has no subscriber. Subscribe adds
+// subscribers under the hub's lock, so checking under it too means a
+// viewer who subscribes as the last one leaves keeps a running feed.
+func (h *Hub) removeIfIdle(f *feed) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.feeds[f.key] == f {
+	f.mu.Lock()
+	idle := len(f.subs) == 0
+	f.mu.Unlock()
+	if idle && h.feeds[f.key] == f {
 		delete(h.feeds, f.key)
+	}
+	h.mu.Unlock()
+	if idle {
+		f.stop()
 	}
 }
 
@@ -215,12 +236,4 @@ func encode(m Message) []byte {
 			Event: &Event{Time: time.Now(), Kind: EventWarning, Text: fmt.Sprintf("an update (%s) could not be encoded: %v", m.Type, err)}})
 	}
 	return b
-}
-
-// GroupSourceFunc adapts a function to GroupSource.
-type GroupSourceFunc func(ctx context.Context, topic string, partition int32) ([]GroupOffset, error)
-
-// PartitionGroups calls f.
-func (f GroupSourceFunc) PartitionGroups(ctx context.Context, topic string, partition int32) ([]GroupOffset, error) {
-	return f(ctx, topic, partition)
 }

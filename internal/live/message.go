@@ -3,6 +3,8 @@ package live
 import (
 	"time"
 
+	"github.com/offsetlab/offsetlab/internal/catalog"
+	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/internal/inspect"
 )
 
@@ -27,22 +29,16 @@ const (
 
 // Message is one update sent to a viewer (as JSON over a websocket).
 type Message struct {
-	Type      string            `json:"type"`
-	Topic     string            `json:"topic"`
-	Partition int32             `json:"partition"`
-	Pointers  *inspect.Pointers `json:"pointers,omitempty"`
-	Entries   []inspect.Entry   `json:"entries,omitempty"`
-	Groups    []GroupOffset     `json:"groups,omitempty"`
-	Event     *Event            `json:"event,omitempty"`
-	Events    []Event           `json:"events,omitempty"`
-	Reachable *bool             `json:"reachable,omitempty"`
-	Error     string            `json:"error,omitempty"`
-}
-
-// GroupOffset is a consumer group's committed offset on the partition.
-type GroupOffset struct {
-	Group     string `json:"group"`
-	Committed int64  `json:"committed"`
+	Type      string                         `json:"type"`
+	Topic     string                         `json:"topic"`
+	Partition int32                          `json:"partition"`
+	Pointers  *inspect.Pointers              `json:"pointers,omitempty"`
+	Entries   []inspect.Entry                `json:"entries,omitempty"`
+	Groups    []cluster.PartitionGroupOffset `json:"groups,omitempty"`
+	Event     *Event                         `json:"event,omitempty"`
+	Events    []Event                        `json:"events,omitempty"`
+	Reachable *bool                          `json:"reachable,omitempty"`
+	Error     string                         `json:"error,omitempty"`
 }
 
 // Event kinds, for the timeline's icons and labels.
@@ -68,14 +64,16 @@ type Event struct {
 	// Offset points at the cell the event is about, if any.
 	Offset *int64 `json:"offset,omitempty"`
 	// Key and Args let the page show the sentence in the viewer's
-	// language: Key names a sentence of the UI catalogue
-	// (web/static/i18n/{en,ko}.json, "narration." keys) whose {placeholders}
-	// Args fills. An arg named "<name>Key" holds a catalogue key that the
-	// page translates and fills in as {<name>} (a null or binary value,
-	// say). The lesson runner's events carry Key "narration.lesson" and
-	// Args "en" and "ko": the sentence already written in each language.
-	// Text stays the English sentence, for API clients and as the page's
-	// fallback when it does not know Key.
+	// language: Key names a sentence of the catalogue (internal/catalog)
+	// whose {placeholders} Args fills. Text is the English sentence, for
+	// API clients and as the page's fallback when it does not know Key.
 	Key  string            `json:"key,omitempty"`
 	Args map[string]string `json:"args,omitempty"`
+}
+
+// NewEvent is an event of kind saying msg about topic's partition (topic
+// "" for the whole cluster), stamped now: Key and Args name the sentence,
+// Text is it in English.
+func NewEvent(kind, topic string, partition int32, msg catalog.Message) Event {
+	return Event{Time: time.Now(), Kind: kind, Topic: topic, Partition: partition, Text: msg.String(), Key: msg.Key, Args: msg.Args}
 }

@@ -8,10 +8,11 @@ import (
 	"io"
 	"net"
 	"sync"
-)
 
-// produceAPIKey is the Kafka protocol key of Produce requests.
-const produceAPIKey = 0
+	"github.com/twmb/franz-go/pkg/kbin"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
 
 // errProcessKilled is what a killed client's connections return.
 var errProcessKilled = errors.New("offset lab: connection dropped because the process crashed")
@@ -30,6 +31,19 @@ type connections struct {
 	killed       bool
 	loseFirstAck bool // armed until one Produce response has been dropped
 	ackLost      bool
+	lost         []StoredBatch
+	// onConcurrentTransactions, if set, is told of every InitProducerID
+	// answered CONCURRENT_TRANSACTIONS (the client then retries).
+	onConcurrentTransactions func()
+	concurrent               int
+}
+
+// StoredBatch is where the broker stored a batch whose ACK was lost: the
+// producer never learned it, but the log holds it.
+type StoredBatch struct {
+	Topic      string `json:"topic"`
+	Partition  int32  `json:"partition"`
+	BaseOffset int64  `json:"baseOffset"`
 }
 
 func newConnections(loseFirstAck bool) *connections {
@@ -48,7 +62,7 @@ func (c *connections) Dial(ctx context.Context, network, host string) (net.Conn,
 	if err != nil {
 		return nil, err
 	}
-	fc := &faultyConn{Conn: conn, owner: c, produceIDs: make(map[int32]struct{})}
+	fc := &faultyConn{Conn: conn, owner: c, requests: make(map[int32]requestHeader)}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.killed {
@@ -81,6 +95,68 @@ func (c *connections) AckLost() bool {
 	return c.ackLost
 }
 
+// LostBatches are where the broker stored the batches whose ACK was lost.
+func (c *connections) LostBatches() []StoredBatch {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]StoredBatch(nil), c.lost...)
+}
+
+// ConcurrentTransactions counts the InitProducerID requests the
+// coordinator answered CONCURRENT_TRANSACTIONS.
+func (c *connections) ConcurrentTransactions() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.concurrent
+}
+
+// answered notes what a response told the client.
+func (c *connections) answered(req requestHeader, body []byte) {
+	switch req.key {
+	case int16(kmsg.InitProducerID):
+		resp := kmsg.NewPtrInitProducerIDResponse()
+		if decodeResponse(resp, req.version, body) != nil || resp.ErrorCode != kerr.ConcurrentTransactions.Code {
+			return
+		}
+		c.mu.Lock()
+		c.concurrent++
+		notify := c.onConcurrentTransactions
+		c.mu.Unlock()
+		if notify != nil {
+			notify()
+		}
+	}
+}
+
+// lostAck records where the broker stored the batches of a dropped
+// Produce response.
+func (c *connections) lostAck(req requestHeader, body []byte) {
+	resp := kmsg.NewPtrProduceResponse()
+	if decodeResponse(resp, req.version, body) != nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, t := range resp.Topics {
+		for _, p := range t.Partitions {
+			if p.ErrorCode == 0 {
+				c.lost = append(c.lost, StoredBatch{Topic: t.Topic, Partition: p.Partition, BaseOffset: p.BaseOffset})
+			}
+		}
+	}
+}
+
+// decodeResponse decodes a response body (after the correlation id) of
+// the request's version.
+func decodeResponse(resp kmsg.Response, version int16, body []byte) error {
+	resp.SetVersion(version)
+	r := kbin.Reader{Src: body}
+	if resp.IsFlexible() {
+		kmsg.SkipTags(&r)
+	}
+	return resp.ReadFrom(r.Src)
+}
+
 // takeAckToLose reports whether this response should be dropped, arming
 // the fault only once per client.
 func (c *connections) takeAckToLose() bool {
@@ -100,18 +176,25 @@ func (c *connections) forget(conn net.Conn) {
 }
 
 // faultyConn watches the request frames written (size, api key, version,
-// correlation id) to remember which correlation ids are Produce requests,
-// and reads response frames whole so that it can drop one.
+// correlation id) to know what each response answers, and reads response
+// frames whole so that it can read them and drop one.
 type faultyConn struct {
 	net.Conn
 	owner *connections
 
-	writeMu    sync.Mutex
-	header     []byte // partial frame header being written
-	skip       int    // bytes of the current request body still to pass
-	produceIDs map[int32]struct{}
+	writeMu  sync.Mutex
+	header   []byte // partial frame header being written
+	skip     int    // bytes of the current request body still to pass
+	requests map[int32]requestHeader
 
 	readBuf []byte // rest of the current response frame to hand out
+}
+
+// requestHeader is what a response needs to be read: its request's API
+// key and version.
+type requestHeader struct {
+	key     int16
+	version int16
 }
 
 func (f *faultyConn) Write(p []byte) (int, error) {
@@ -141,21 +224,23 @@ func (f *faultyConn) observeRequest(p []byte) {
 		}
 		size := int(int32(binary.BigEndian.Uint32(f.header[0:4])))
 		key := int16(binary.BigEndian.Uint16(f.header[4:6]))
+		version := int16(binary.BigEndian.Uint16(f.header[6:8]))
 		corr := int32(binary.BigEndian.Uint32(f.header[8:12]))
-		if key == produceAPIKey {
-			f.produceIDs[corr] = struct{}{}
+		if key == int16(kmsg.Produce) || key == int16(kmsg.InitProducerID) {
+			f.requests[corr] = requestHeader{key: key, version: version}
 		}
 		f.skip = max(size-8, 0)
 		f.header = f.header[:0]
 	}
 }
 
-func (f *faultyConn) isProduce(corr int32) bool {
+// request is the header of the request a response answers, if watched.
+func (f *faultyConn) request(corr int32) (requestHeader, bool) {
 	f.writeMu.Lock()
 	defer f.writeMu.Unlock()
-	_, ok := f.produceIDs[corr]
-	delete(f.produceIDs, corr)
-	return ok
+	req, ok := f.requests[corr]
+	delete(f.requests, corr)
+	return req, ok
 }
 
 func (f *faultyConn) Read(p []byte) (int, error) {
@@ -189,10 +274,16 @@ func (f *faultyConn) readFrame() ([]byte, error) {
 		return nil, err
 	}
 	corr := int32(binary.BigEndian.Uint32(frame[4:8]))
-	if f.isProduce(corr) && f.owner.takeAckToLose() {
+	req, watched := f.request(corr)
+	if !watched {
+		return frame, nil
+	}
+	if req.key == int16(kmsg.Produce) && f.owner.takeAckToLose() {
+		f.owner.lostAck(req, frame[8:])
 		f.Close()
 		return nil, fmt.Errorf("offset lab: the produce ACK (correlation id %d) was lost: %w", corr, io.ErrUnexpectedEOF)
 	}
+	f.owner.answered(req, frame[8:])
 	return frame, nil
 }
 

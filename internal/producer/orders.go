@@ -40,5 +40,5 @@ func (o Order) Total() string {
 	return fmt.Sprintf("%s total=%d", o.ID, o.Quantity*o.UnitPrice)
 }
 
-// SeedOrders are the three orders of seed 000, one value per line.
-var SeedOrders = []string{"O-1 2x15000", "O-2 1x42000", "O-3 3x9000"}
+// SeedOrders returns the three orders of seed 000, one value per line.
+func SeedOrders() []string { return []string{"O-1 2x15000", "O-2 1x42000", "O-3 3x9000"} }

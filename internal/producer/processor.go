@@ -5,16 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 
-	"github.com/offsetlab/offsetlab/internal/kretry"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/offsetlab/offsetlab/internal/catalog"
+	"github.com/offsetlab/offsetlab/internal/problem"
+	"github.com/offsetlab/offsetlab/internal/wait"
 )
 
 // Mode is the order processor's delivery semantics.
@@ -56,43 +58,64 @@ func (c RunConfig) Validate() error {
 	switch c.Mode {
 	case AtMostOnce, Plain, Transactional:
 	default:
-		return invalid(fmt.Sprintf("unknown processor mode %q: use \"at-most-once\", \"plain\" or \"tx\"", string(c.Mode)), "error.processorModeUnknown", "mode", string(c.Mode))
+		return problem.New(problem.Invalid, "error.processorModeUnknown", "mode", string(c.Mode))
 	}
 	if c.Input == "" || c.Output == "" {
-		return invalid("the processor needs an input and an output topic", "error.processorNeedsTopics")
+		return problem.New(problem.Invalid, "error.processorNeedsTopics")
 	}
 	if c.Group == "" {
-		return invalid("the processor needs a consumer group", "error.processorNeedsGroup")
+		return problem.New(problem.Invalid, "error.processorNeedsGroup")
 	}
 	if c.Mode == Transactional && c.TransactionalID == "" {
-		return invalid("tx mode needs a transactionalId: a fixed name the restarted process reuses", "error.processorTxNeedsId")
+		return problem.New(problem.Invalid, "error.processorTxNeedsId")
 	}
 	if c.Mode != Transactional && c.TransactionalID != "" {
-		return invalid("a transactionalId only makes sense in tx mode", "error.processorIdOnlyTx")
+		return problem.New(problem.Invalid, "error.processorIdOnlyTx")
+	}
+	if c.Input == c.Output {
+		return problem.New(problem.Invalid, "error.processorSameTopics", "topic", c.Input)
 	}
 	return nil
 }
 
-// RunResult is what one processor run printed and whether it died.
+// RunResult is what one processor run did, printed and whether it died.
 type RunResult struct {
 	// Log holds the lines processor.py would print, in the seed's shape.
 	Log []string `json:"log"`
-	// LogKeys names, line for line, the UI catalogue sentence of each Log
-	// line (web/static/i18n, "processor.log.*") and its values, so the
-	// page can print the run in the viewer's language; Log stays English.
+	// LogKeys names, line for line, the catalogue sentence of each Log
+	// line ("processor.log.*") and its values, so the page can print the
+	// run in the viewer's language; Log stays English.
 	LogKeys []LogLine `json:"logKeys,omitempty"`
-	// Crashed reports that the run ended in the injected crash.
-	Crashed bool `json:"crashed"`
+	// Processed lists the orders whose result was written, in order.
+	Processed []Processed `json:"processed"`
+	// Crashed reports that the run ended in the injected crash, at the
+	// order CrashedAt.
+	Crashed   bool   `json:"crashed"`
+	CrashedAt string `json:"crashedAt,omitempty"`
+	// ConcurrentTransactions counts the times the coordinator answered
+	// init_transactions() with CONCURRENT_TRANSACTIONS while it aborted
+	// a previous incarnation's transaction; the client retried each.
+	ConcurrentTransactions int `json:"concurrentTransactions"`
 	// ProducerID and ProducerEpoch are the transactional producer's
 	// identity in tx mode (-1 otherwise).
 	ProducerID    int64 `json:"producerId"`
 	ProducerEpoch int16 `json:"producerEpoch"`
 }
 
+// Processed is one order the processor handled: where it read it and
+// where it wrote its total.
+type Processed struct {
+	Offset          int64  `json:"offset"`
+	Order           string `json:"order"`
+	Total           string `json:"total"`
+	OutputPartition int32  `json:"outputPartition"`
+	OutputOffset    int64  `json:"outputOffset"`
+}
+
 // LogLine is one processor log line as a catalogue key and its values.
 type LogLine struct {
-	Key  string            `json:"key"`
-	Args map[string]string `json:"args,omitempty"`
+	Key  string       `json:"key"`
+	Args catalog.Args `json:"args,omitempty"`
 }
 
 // Processor runs the order processor against one cluster.
@@ -112,9 +135,12 @@ func (p *Processor) Run(ctx context.Context, cfg RunConfig) (*RunResult, error) 
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	r := &run{cfg: cfg, conns: newConnections(false), res: &RunResult{ProducerID: -1, ProducerEpoch: -1}}
+	r := &run{cfg: cfg, conns: newConnections(false), res: &RunResult{ProducerID: -1, ProducerEpoch: -1, Processed: []Processed{}}}
+	r.conns.onConcurrentTransactions = func() {
+		r.say("processor.log.retry", []string{"id", cfg.TransactionalID})
+	}
 	opts := append([]kgo.Opt{}, p.base...)
-	opts = append(opts, kgo.Dialer(r.conns.Dial), kgo.WithLogger(r))
+	opts = append(opts, kgo.Dialer(r.conns.Dial))
 	switch cfg.Mode {
 	case AtMostOnce:
 		opts = append(opts, Profile{Acks: AcksNone}.clientOpts()...)
@@ -136,10 +162,9 @@ func (p *Processor) Run(ctx context.Context, cfg RunConfig) (*RunResult, error) 
 			client.Close()
 		}
 	}()
-	if err := r.process(ctx); err != nil {
-		return r.res, err
-	}
-	return r.res, nil
+	err = r.process(ctx)
+	r.res.ConcurrentTransactions = r.conns.ConcurrentTransactions()
+	return r.res, err
 }
 
 // run is the state of one processor run.
@@ -153,30 +178,14 @@ type run struct {
 	res *RunResult
 }
 
-// say appends a log line: its English text and its catalogue key with
-// values (name, value pairs).
-func (r *run) say(key string, kv []string, format string, args ...any) {
+// say appends a log line: the catalogue sentence key with its values
+// (name, value pairs), and its English text.
+func (r *run) say(key string, kv []string) {
+	msg := catalog.M(key, kv...)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	line := LogLine{Key: key, Args: make(map[string]string, len(kv)/2)}
-	for i := 0; i+1 < len(kv); i += 2 {
-		line.Args[kv[i]] = kv[i+1]
-	}
-	r.res.Log = append(r.res.Log, fmt.Sprintf(format, args...))
-	r.res.LogKeys = append(r.res.LogKeys, line)
-}
-
-// Level and Log make run a kgo.Logger that surfaces the coordinator's
-// CONCURRENT_TRANSACTIONS answers: the retry the seed shows while a real
-// broker aborts the previous incarnation's transaction.
-func (r *run) Level() kgo.LogLevel { return kgo.LogLevelDebug }
-
-// Log implements kgo.Logger.
-func (r *run) Log(_ kgo.LogLevel, msg string, _ ...any) {
-	if strings.HasPrefix(msg, "InitProducerID failed with CONCURRENT_TRANSACTIONS") {
-		r.say("processor.log.retry", []string{"id", r.cfg.TransactionalID},
-			"init_transactions: the coordinator answered CONCURRENT_TRANSACTIONS (it is still aborting the previous transaction of %s): retrying", r.cfg.TransactionalID)
-	}
+	r.res.Log = append(r.res.Log, msg.String())
+	r.res.LogKeys = append(r.res.LogKeys, LogLine{Key: msg.Key, Args: msg.Args})
 }
 
 func (r *run) process(ctx context.Context) error {
@@ -194,8 +203,7 @@ func (r *run) process(ctx context.Context) error {
 		return err
 	}
 	if start >= end {
-		r.say("processor.log.nothing", []string{"group", r.cfg.Group, "offset", strconv.FormatInt(start, 10), "input", r.cfg.Input, "partition", strconv.Itoa(int(inputPartition))},
-			"nothing to process: group %s is at offset %d, the end of %s-%d", r.cfg.Group, start, r.cfg.Input, inputPartition)
+		r.say("processor.log.nothing", []string{"group", r.cfg.Group, "offset", strconv.FormatInt(start, 10), "input", r.cfg.Input, "partition", strconv.Itoa(int(inputPartition))})
 		return nil
 	}
 	r.client.AddConsumePartitions(map[string]map[int32]kgo.Offset{
@@ -260,7 +268,7 @@ func (r *run) bounds(ctx context.Context) (start, end int64, topicID [16]byte, e
 	}
 	topicID = topics[r.cfg.Input].ID
 	var committed kadm.OffsetResponses
-	err = kretry.Do(ctx, func() (err error) {
+	err = wait.Retry(ctx, func() (err error) {
 		committed, err = r.admin.FetchOffsets(ctx, r.cfg.Group)
 		return err
 	})
@@ -295,8 +303,7 @@ func (r *run) handle(ctx context.Context, rec *kgo.Record, topicID [16]byte) (bo
 			return false, err
 		}
 		if crashHere {
-			r.crash("processor.log.crashAtMostOnce", []string{"order", order.ID, "next", strconv.FormatInt(rec.Offset+1, 10)},
-				"%s: process killed while processing; offset %d was already committed, so %s will never be processed", order.ID, rec.Offset+1, order.ID)
+			r.crash("processor.log.crashAtMostOnce", []string{"order", order.ID, "next", strconv.FormatInt(rec.Offset+1, 10)})
 			return true, nil
 		}
 		return false, r.write(ctx, rec, order, perr)
@@ -305,7 +312,7 @@ func (r *run) handle(ctx context.Context, rec *kgo.Record, topicID [16]byte) (bo
 			return false, err
 		}
 		if crashHere {
-			r.crash("processor.log.crashPlain", []string{"order", order.ID}, "%s: process killed before the offset commit", order.ID)
+			r.crash("processor.log.crashPlain", []string{"order", order.ID})
 			return true, nil
 		}
 		return false, r.commit(ctx, rec.Offset+1)
@@ -320,8 +327,7 @@ func (r *run) handle(ctx context.Context, rec *kgo.Record, topicID [16]byte) (bo
 			return false, r.abort(ctx, err)
 		}
 		if crashHere {
-			r.crash("processor.log.crashTx", []string{"order", order.ID},
-				"%s: process killed after its offsets were added to the transaction, before commit_transaction: no EndTxn was sent", order.ID)
+			r.crash("processor.log.crashTx", []string{"order", order.ID})
 			return true, nil
 		}
 		if err := r.client.EndTransaction(ctx, kgo.TryCommit); err != nil {
@@ -338,15 +344,17 @@ func (r *run) handle(ctx context.Context, rec *kgo.Record, topicID [16]byte) (bo
 // the seed's line.
 func (r *run) write(ctx context.Context, rec *kgo.Record, order Order, perr error) error {
 	if perr != nil {
-		r.say("processor.log.skipped", []string{"offset", strconv.FormatInt(rec.Offset, 10), "error", perr.Error()}, "offset %d skipped: %v", rec.Offset, perr)
+		r.say("processor.log.skipped", []string{"offset", strconv.FormatInt(rec.Offset, 10), "error", perr.Error()})
 		return nil
 	}
 	out := &kgo.Record{Topic: r.cfg.Output, Value: []byte(order.Total())}
 	if err := r.client.ProduceSync(ctx, out).FirstErr(); err != nil {
 		return fmt.Errorf("processor: write %s to %s: %w", order.Total(), r.cfg.Output, err)
 	}
-	r.say("processor.log.processed", []string{"offset", strconv.FormatInt(rec.Offset, 10), "order", order.ID, "total", order.Total(), "output", r.cfg.Output},
-		"offset %d %s processed, wrote '%s' to %s", rec.Offset, order.ID, order.Total(), r.cfg.Output)
+	r.mu.Lock()
+	r.res.Processed = append(r.res.Processed, Processed{Offset: rec.Offset, Order: order.ID, Total: order.Total(), OutputPartition: out.Partition, OutputOffset: out.Offset})
+	r.mu.Unlock()
+	r.say("processor.log.processed", []string{"offset", strconv.FormatInt(rec.Offset, 10), "order", order.ID, "total", order.Total(), "output", r.cfg.Output})
 	return nil
 }
 
@@ -355,7 +363,7 @@ func (r *run) write(ctx context.Context, rec *kgo.Record, order Order, perr erro
 func (r *run) commit(ctx context.Context, next int64) error {
 	offsets := kadm.Offsets{}
 	offsets.Add(kadm.Offset{Topic: r.cfg.Input, Partition: inputPartition, At: next, LeaderEpoch: -1})
-	err := kretry.Do(ctx, func() error {
+	err := wait.Retry(ctx, func() error {
 		resp, err := r.admin.CommitOffsets(ctx, r.cfg.Group, offsets)
 		if err == nil {
 			err = resp.Error()
@@ -423,9 +431,10 @@ func (r *run) abort(ctx context.Context, cause error) error {
 // crash makes the process die as SIGKILL would: every connection drops at
 // once and no further request leaves, so the broker sees no EndTxn, no
 // offset commit and no LeaveGroup.
-func (r *run) crash(key string, kv []string, format string, args ...any) {
-	r.say(key, kv, format, args...)
+func (r *run) crash(key string, kv []string) {
+	r.say(key, kv)
 	r.res.Crashed = true
+	r.res.CrashedAt = r.cfg.CrashAt
 	r.conns.Kill()
 	// Close releases the client's goroutines; its dials all fail now.
 	go r.client.Close()

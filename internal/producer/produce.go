@@ -3,10 +3,12 @@ package producer
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/offsetlab/offsetlab/internal/problem"
 )
 
 // Fault is a failure injected into a produce call.
@@ -23,11 +25,18 @@ const (
 	DoubleSend Fault = "double-send"
 )
 
-// Limits on one produce call, so a typo cannot flood the broker.
+// Limits on one produce call, so a typo cannot flood the broker. A value
+// must also fit the topic's max.message.bytes (see RecordOverhead).
 const (
 	MaxValues     = 1000
 	MaxValueBytes = 1 << 20
 )
+
+// RecordOverhead bounds the bytes a record batch of one record adds to its
+// key and value (61 bytes of batch header, up to 21 of record framing and
+// varints): a record fits a topic whose max.message.bytes is M when
+// len(key)+len(value)+RecordOverhead <= M.
+const RecordOverhead = 82
 
 // Request is one produce call: values written in order, each its own
 // produce (and so its own batch), by one fresh producer session.
@@ -37,61 +46,97 @@ type Request struct {
 	// choose (by key hash when a key is given, as the Java client does).
 	Partition *int32
 	Key       *string
-	Values    []string
-	Profile   Profile
-	Fault     Fault
+	// Values are the record values; a nil value is a null value, which
+	// Kafka reads as a tombstone.
+	Values  []*string
+	Profile Profile
+	Fault   Fault
+}
+
+// Values turns strings into the values of a Request.
+func Values(vs ...string) []*string {
+	out := make([]*string, len(vs))
+	for i := range vs {
+		out[i] = &vs[i]
+	}
+	return out
 }
 
 // Validate reports a request no producer could carry out.
 func (r Request) Validate() error {
 	if r.Topic == "" {
-		return invalid("a topic is required", "error.topicRequired")
+		return problem.New(problem.Invalid, "error.topicRequired")
 	}
 	if len(r.Values) == 0 {
-		return invalid("give at least one value to produce", "error.valuesRequired")
+		return problem.New(problem.Invalid, "error.valuesRequired")
 	}
 	if len(r.Values) > MaxValues {
-		return invalid(fmt.Sprintf("at most %d values can be produced in one call, not %d", MaxValues, len(r.Values)), "error.tooManyValues", "max", strconv.Itoa(MaxValues), "count", strconv.Itoa(len(r.Values)))
+		return problem.New(problem.Invalid, "error.tooManyValues", "max", strconv.Itoa(MaxValues), "count", strconv.Itoa(len(r.Values)))
 	}
 	for _, v := range r.Values {
-		if len(v) > MaxValueBytes {
-			return invalid(fmt.Sprintf("a value may be at most %d bytes; one is %d bytes", MaxValueBytes, len(v)), "error.valueTooLarge", "max", strconv.Itoa(MaxValueBytes), "size", strconv.Itoa(len(v)))
+		if v != nil && len(*v) > MaxValueBytes {
+			return problem.New(problem.TooLarge, "error.valueTooLarge", "max", strconv.Itoa(MaxValueBytes), "size", strconv.Itoa(len(*v)))
 		}
 	}
+	if r.Key != nil && len(*r.Key) > MaxValueBytes {
+		return problem.New(problem.TooLarge, "error.keyTooLarge", "max", strconv.Itoa(MaxValueBytes), "size", strconv.Itoa(len(*r.Key)))
+	}
 	if r.Partition != nil && *r.Partition < 0 {
-		return invalid("partition must be 0 or more", "error.partitionNegative")
+		return problem.New(problem.Invalid, "error.partitionNegative")
 	}
 	switch r.Fault {
 	case NoFault, DoubleSend:
 	case LoseAck:
 		if r.Profile.acks() == AcksNone {
-			return invalid("with acks=0 the broker sends no ACK, so there is no ACK to lose: choose acks=1 or all", "error.loseAckWithAcks0")
+			return problem.New(problem.Invalid, "error.loseAckWithAcks0")
 		}
 	default:
-		return invalid(fmt.Sprintf("unknown fault %q: use \"lose-ack\" or \"double-send\"", string(r.Fault)), "error.unknownFault", "fault", string(r.Fault))
+		return problem.New(problem.Invalid, "error.unknownFault", "fault", string(r.Fault))
 	}
 	return r.Profile.Validate()
 }
 
+// LargestRecord is the size of the request's largest record, key and
+// value: with RecordOverhead, what the topic's max.message.bytes must hold.
+func (r Request) LargestRecord() int {
+	largest := 0
+	for _, v := range r.Values {
+		n := 0
+		if v != nil {
+			n = len(*v)
+		}
+		if r.Key != nil {
+			n += len(*r.Key)
+		}
+		largest = max(largest, n)
+	}
+	return largest
+}
+
 // Result is what the producer learned about one send.
 type Result struct {
-	// Value is the value sent.
-	Value string `json:"value"`
+	// Value is the value sent (nil: a null value).
+	Value *string `json:"value"`
 	// Partition is where the record went (-1 if it never got one).
 	Partition int32 `json:"partition"`
 	// Offset is where the broker stored it; nil with acks=0 (the
 	// producer cannot know) or on error.
 	Offset *int64 `json:"offset"`
-	// Error is the failure the producer reported, or nil.
-	Error *string `json:"error"`
+	// Error is the failure the producer reported, or nil; ErrorCode is
+	// Kafka's name for it (NOT_ENOUGH_REPLICAS, say) when the broker
+	// answered with an error code.
+	Error     *string `json:"error"`
+	ErrorCode string  `json:"errorCode,omitempty"`
 }
 
 // Outcome is the result of a produce call.
 type Outcome struct {
 	Results []Result `json:"results"`
 	// AckLost reports that the lose-ack fault dropped a Produce
-	// response and the client retried.
-	AckLost bool `json:"ackLost"`
+	// response and the client retried; AckLostAt says where the broker
+	// had stored the batch whose ACK never arrived.
+	AckLost   bool          `json:"ackLost"`
+	AckLostAt []StoredBatch `json:"ackLostAt,omitempty"`
 	// ProducerID and ProducerEpoch identify the idempotent or
 	// transactional session; -1 for a plain producer.
 	ProducerID    int64 `json:"producerId"`
@@ -120,20 +165,17 @@ func (p *Producer) Produce(ctx context.Context, req Request) (*Outcome, error) {
 	}
 	conns := newConnections(req.Fault == LoseAck)
 	opts := append(append([]kgo.Opt{}, p.base...), req.Profile.clientOpts()...)
-	opts = append(opts, kgo.Dialer(conns.Dial), kgo.RecordRetries(5))
-	if req.Partition != nil {
-		opts = append(opts, kgo.RecordPartitioner(kgo.ManualPartitioner()))
-	}
+	opts = append(opts, kgo.Dialer(conns.Dial), kgo.RecordRetries(5), kgo.RecordPartitioner(pinnedPartitioner()))
 	client, err := kgo.NewClient(opts...)
 	if err != nil {
-		return nil, fmt.Errorf("producer: create client: %w", err)
+		return nil, problem.Wrap(err, problem.Internal, "error.internal", "detail", err.Error())
 	}
 	defer client.Close()
 
 	transactional := req.Profile.TransactionalID != ""
 	if transactional {
 		if err := client.BeginTransaction(); err != nil {
-			return nil, fmt.Errorf("producer: begin transaction: %w", err)
+			return nil, problem.KafkaError(err)
 		}
 	}
 	out := &Outcome{ProducerID: -1, ProducerEpoch: -1}
@@ -155,11 +197,12 @@ func (p *Producer) Produce(ctx context.Context, req Request) (*Outcome, error) {
 			commit = kgo.TryAbort
 		}
 		if err := client.EndTransaction(ctx, commit); err != nil {
-			return nil, fmt.Errorf("producer: end transaction: %w", err)
+			return nil, problem.KafkaError(err)
 		}
 		out.Committed = !failed
 	}
 	out.AckLost = conns.AckLost()
+	out.AckLostAt = conns.LostBatches()
 	if req.Profile.idempotent() {
 		if id, epoch, err := client.ProducerID(ctx); err == nil {
 			out.ProducerID, out.ProducerEpoch = id, epoch
@@ -171,19 +214,26 @@ func (p *Producer) Produce(ctx context.Context, req Request) (*Outcome, error) {
 // sendOne produces one value synchronously and reports what the producer
 // learned, and the client's error (nil on success) for callers that must
 // tell one failure from another.
-func sendOne(ctx context.Context, client *kgo.Client, req Request, value string) (Result, error) {
-	rec := &kgo.Record{Topic: req.Topic, Value: []byte(value)}
+func sendOne(ctx context.Context, client *kgo.Client, req Request, value *string) (Result, error) {
+	rec := &kgo.Record{Topic: req.Topic}
+	if value != nil {
+		rec.Value = []byte(*value)
+	}
 	if req.Key != nil {
 		rec.Key = []byte(*req.Key)
 	}
 	if req.Partition != nil {
-		rec.Partition = *req.Partition
+		rec.Context = pin(ctx, *req.Partition)
 	}
 	res := Result{Value: value, Partition: -1}
 	err := client.ProduceSync(ctx, rec).FirstErr()
 	if err != nil {
 		msg := describeProduceError(err)
 		res.Error = &msg
+		var ke *kerr.Error
+		if errors.As(err, &ke) {
+			res.ErrorCode = ke.Message
+		}
 		return res, err
 	}
 	res.Partition = rec.Partition

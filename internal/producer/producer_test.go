@@ -2,9 +2,10 @@ package producer
 
 import (
 	"encoding/binary"
-	"errors"
 	"strings"
 	"testing"
+
+	"github.com/offsetlab/offsetlab/internal/problem"
 )
 
 func TestProfileValidate(t *testing.T) {
@@ -31,8 +32,8 @@ func TestProfileValidate(t *testing.T) {
 		switch {
 		case tt.says == "" && err != nil:
 			t.Errorf("%s: %v, want valid", tt.name, err)
-		case tt.says != "" && (err == nil || !strings.Contains(err.Error(), tt.says) || !errors.Is(err, ErrInvalidConfig)):
-			t.Errorf("%s: %v, want an ErrInvalidConfig naming %q", tt.name, err, tt.says)
+		case tt.says != "" && (err == nil || !strings.Contains(err.Error(), tt.says) || problem.KindOf(err) != problem.Invalid):
+			t.Errorf("%s: %v, want an invalid-settings error naming %q", tt.name, err, tt.says)
 		}
 	}
 }
@@ -106,14 +107,15 @@ func TestObserveRequests(t *testing.T) {
 	stream = append(stream, frame(3, 3, 0)...)    // Metadata
 	stream = append(stream, frame(0, 4, 7000)...) // Produce
 	for _, chunk := range []int{1, 5, 12, 13, 64, len(stream)} {
-		c := &faultyConn{produceIDs: map[int32]struct{}{}}
+		c := &faultyConn{requests: map[int32]requestHeader{}}
 		for rest := stream; len(rest) > 0; {
 			n := min(chunk, len(rest))
 			c.observeRequest(rest[:n])
 			rest = rest[n:]
 		}
 		for corr, want := range map[int32]bool{1: false, 2: true, 3: false, 4: true} {
-			if got := c.isProduce(corr); got != want {
+			req, watched := c.request(corr)
+			if got := watched && req.key == 0; got != want {
 				t.Errorf("chunks of %d: correlation %d is Produce = %v, want %v", chunk, corr, got, want)
 			}
 		}

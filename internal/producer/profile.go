@@ -1,10 +1,11 @@
 package producer
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/offsetlab/offsetlab/internal/problem"
 )
 
 // Acks is how many acknowledgements the producer waits for, as Kafka's
@@ -35,19 +36,19 @@ type Profile struct {
 }
 
 // Validate checks the profile the way librdkafka checks its configuration
-// at producer creation, returning an ErrInvalidConfig error whose message
+// at producer creation, returning a problem.Invalid error whose message
 // names the conflicting settings.
 func (p Profile) Validate() error {
 	switch p.Acks {
 	case "", AcksNone, AcksLeader, AcksAll:
 	default:
-		return invalid(fmt.Sprintf("acks must be \"0\", \"1\" or \"all\", not %q", string(p.Acks)), "error.acksInvalid", "acks", string(p.Acks))
+		return problem.New(problem.Invalid, "error.acksInvalid", "acks", string(p.Acks))
 	}
 	if p.TransactionalID != "" && p.Idempotent != nil && !*p.Idempotent {
-		return invalid("a transactional producer needs idempotence: transactional.id requires enable.idempotence=true", "error.transactionalNeedsIdempotence")
+		return problem.New(problem.Invalid, "error.transactionalNeedsIdempotence")
 	}
 	if p.idempotent() && p.acks() != AcksAll {
-		return invalid(fmt.Sprintf("idempotence requires acks=all: enable.idempotence=true cannot be combined with acks=%s, because the broker could not guarantee that a retried batch is stored once", p.acks()), "error.idempotenceNeedsAcksAll", "acks", string(p.acks()))
+		return problem.New(problem.Invalid, "error.idempotenceNeedsAcksAll", "acks", string(p.acks()))
 	}
 	return nil
 }

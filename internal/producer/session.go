@@ -4,26 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/offsetlab/offsetlab/internal/problem"
 )
-
-// ErrNoSession marks a step on a transactional.id that has no live session
-// (Send before Begin, say).
-var ErrNoSession = errors.New("no transactional session")
-
-// ErrSessionState marks a step that the session's state forbids, such as
-// Commit with no transaction begun.
-var ErrSessionState = errors.New("transactional session in the wrong state")
-
-// ErrFenced marks a step refused because a newer producer with the same
-// transactional.id fenced this one (Kafka's PRODUCER_FENCED or
-// INVALID_PRODUCER_EPOCH). A fenced producer is dead, as the Java client's
-// ProducerFencedException says: the session is closed and forgotten.
-var ErrFenced = errors.New("producer fenced")
 
 // Sessions holds step-by-step transactional producers, one per
 // transactional.id, for the dashboard's Begin / Send / Commit / Abort /
@@ -36,23 +25,53 @@ var ErrFenced = errors.New("producer fenced")
 // the later Begin fences the earlier producer, whose next Send reports
 // Fenced and whose session ends.
 type Sessions struct {
-	base []kgo.Opt
+	base   []kgo.Opt
+	limits SessionLimits
 
 	mu       sync.Mutex
 	sessions map[string]*session
+	janitor  chan struct{} // closed by Close; nil until the first session
 }
 
+// SessionLimits bound what a Sessions holds: each session is a live client
+// with its connections, so a script that begins thousands of
+// transactional ids must not keep thousands of sockets open.
+type SessionLimits struct {
+	// Max is how many sessions may be open at once (DefaultMaxSessions);
+	// one more Begin is refused with problem.Busy until one ends.
+	Max int
+	// Idle ends a session no step touched for this long
+	// (DefaultSessionIdle), aborting its open transaction as a stopped
+	// application's producer would; the broker has long aborted it by
+	// then (transaction.timeout.ms).
+	Idle time.Duration
+}
+
+// Default session limits.
+const (
+	DefaultMaxSessions = 32
+	DefaultSessionIdle = 15 * time.Minute
+)
+
 type session struct {
-	mu     sync.Mutex // serialises steps on one transactional.id
-	id     string
-	client *kgo.Client
-	conns  *connections
-	inTxn  bool
+	mu       sync.Mutex // serialises steps on one transactional.id
+	id       string
+	client   *kgo.Client
+	conns    *connections
+	inTxn    bool
+	lastUsed time.Time
 }
 
 // NewSessions returns an empty session set whose clients start from base.
-func NewSessions(base []kgo.Opt) *Sessions {
-	return &Sessions{base: base, sessions: make(map[string]*session)}
+// Zero limits pick the defaults.
+func NewSessions(base []kgo.Opt, limits SessionLimits) *Sessions {
+	if limits.Max <= 0 {
+		limits.Max = DefaultMaxSessions
+	}
+	if limits.Idle <= 0 {
+		limits.Idle = DefaultSessionIdle
+	}
+	return &Sessions{base: base, limits: limits, sessions: make(map[string]*session)}
 }
 
 // SessionState is what a step reports.
@@ -74,7 +93,7 @@ type SessionState struct {
 // missing, with that transaction.timeout.ms; zero only looks it up.
 func (s *Sessions) get(id string, timeout time.Duration) (*session, error) {
 	if id == "" {
-		return nil, invalid("a transactional id is required", "error.transactionalIdRequired")
+		return nil, problem.New(problem.Invalid, "error.transactionalIdRequired")
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -82,18 +101,68 @@ func (s *Sessions) get(id string, timeout time.Duration) (*session, error) {
 		return sess, nil
 	}
 	if timeout <= 0 {
-		return nil, stateErr(ErrNoSession, fmt.Sprintf("transactional id %q has no producer here; press Begin first", id), nil, "error.sessionMissing", "id", id)
+		return nil, problem.New(problem.Conflict, "error.sessionMissing", "id", id)
+	}
+	if len(s.sessions) >= s.limits.Max {
+		return nil, problem.New(problem.Busy, "error.tooManySessions", "max", strconv.Itoa(s.limits.Max))
 	}
 	conns := newConnections(false)
 	opts := append(append([]kgo.Opt{}, s.base...), Profile{Acks: AcksAll, TransactionalID: id}.clientOpts()...)
-	opts = append(opts, kgo.Dialer(conns.Dial), kgo.TransactionTimeout(timeout))
+	opts = append(opts, kgo.Dialer(conns.Dial), kgo.TransactionTimeout(timeout), kgo.RecordPartitioner(pinnedPartitioner()))
 	client, err := kgo.NewClient(opts...)
 	if err != nil {
-		return nil, fmt.Errorf("producer: create transactional client %s: %w", id, err)
+		return nil, problem.Wrap(err, problem.Internal, "error.internal", "detail", err.Error())
 	}
-	sess := &session{id: id, client: client, conns: conns}
+	sess := &session{id: id, client: client, conns: conns, lastUsed: time.Now()}
 	s.sessions[id] = sess
+	if s.janitor == nil {
+		s.janitor = make(chan struct{})
+		go s.expireIdle(s.janitor)
+	}
 	return sess, nil
+}
+
+// expireIdle ends sessions idle longer than the limit until done closes.
+func (s *Sessions) expireIdle(done chan struct{}) {
+	t := time.NewTicker(min(s.limits.Idle/4, time.Minute))
+	defer t.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-t.C:
+		}
+		cutoff := time.Now().Add(-s.limits.Idle)
+		s.mu.Lock()
+		var idle []*session
+		for _, sess := range s.sessions {
+			if sess.mu.TryLock() {
+				if sess.lastUsed.Before(cutoff) {
+					idle = append(idle, sess)
+				}
+				sess.mu.Unlock()
+			}
+		}
+		s.mu.Unlock()
+		for _, sess := range idle {
+			s.drop(sess)
+			sess.close()
+		}
+	}
+}
+
+// close aborts the session's open transaction and closes its producer.
+func (sess *session) close() {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	sess.lastUsed = time.Now()
+	if sess.inTxn {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_ = sess.client.EndTransaction(ctx, kgo.TryAbort)
+		cancel()
+		sess.inTxn = false
+	}
+	sess.client.Close()
 }
 
 func (s *Sessions) drop(sess *session) {
@@ -125,7 +194,7 @@ func (s *Sessions) Begin(ctx context.Context, id string) (SessionState, error) {
 // producer is created (its first Begin); later Begins keep it.
 func (s *Sessions) BeginTimeout(ctx context.Context, id string, timeout time.Duration) (SessionState, error) {
 	if timeout <= 0 {
-		return SessionState{}, invalid("transaction.timeout.ms must be positive", "error.txnTimeoutPositive")
+		return SessionState{}, problem.New(problem.Invalid, "error.txnTimeoutPositive")
 	}
 	sess, err := s.get(id, timeout)
 	if err != nil {
@@ -133,8 +202,9 @@ func (s *Sessions) BeginTimeout(ctx context.Context, id string, timeout time.Dur
 	}
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
+	sess.lastUsed = time.Now()
 	if sess.inTxn {
-		return SessionState{}, stateErr(ErrSessionState, fmt.Sprintf("a transaction of %s is already open; commit or abort it first", id), nil, "error.txnAlreadyOpen", "id", id)
+		return SessionState{}, problem.New(problem.Conflict, "error.txnAlreadyOpen", "id", id)
 	}
 	if _, _, err := sess.client.ProducerID(ctx); err != nil {
 		s.drop(sess)
@@ -152,7 +222,7 @@ func (s *Sessions) BeginTimeout(ctx context.Context, id string, timeout time.Dur
 func (s *Sessions) Send(ctx context.Context, id string, req Request) (SessionState, error) {
 	req.Profile = Profile{Acks: AcksAll, TransactionalID: id}
 	if req.Fault != NoFault {
-		return SessionState{}, invalid("faults are not available inside a step-by-step transaction", "error.txnNoFaults")
+		return SessionState{}, problem.New(problem.Invalid, "error.txnNoFaults")
 	}
 	if err := req.Validate(); err != nil {
 		return SessionState{}, err
@@ -163,8 +233,9 @@ func (s *Sessions) Send(ctx context.Context, id string, req Request) (SessionSta
 	}
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
+	sess.lastUsed = time.Now()
 	if !sess.inTxn {
-		return SessionState{}, stateErr(ErrSessionState, "press Begin before Send", nil, "error.txnSendBeforeBegin")
+		return SessionState{}, problem.New(problem.Conflict, "error.txnSendBeforeBegin")
 	}
 	var results []Result
 	fenced := false
@@ -206,8 +277,9 @@ func (s *Sessions) End(ctx context.Context, id string, commit bool) (SessionStat
 	}
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
+	sess.lastUsed = time.Now()
 	if !sess.inTxn {
-		return SessionState{}, stateErr(ErrSessionState, fmt.Sprintf("no transaction of %s is open; press Begin first", id), nil, "error.txnNotOpen", "id", id)
+		return SessionState{}, problem.New(problem.Conflict, "error.txnNotOpen", "id", id)
 	}
 	how := kgo.TryAbort
 	if commit {
@@ -216,7 +288,7 @@ func (s *Sessions) End(ctx context.Context, id string, commit bool) (SessionStat
 	if err := sess.client.EndTransaction(ctx, how); err != nil {
 		if isFenced(err) {
 			s.retire(sess)
-			return SessionState{}, stateErr(ErrFenced, fmt.Sprintf("a newer producer with transactional.id %s fenced this one, so it can neither commit nor abort", id), err, "error.txnFenced", "id", id, "detail", err.Error())
+			return SessionState{}, problem.Wrap(err, problem.Conflict, "error.txnFenced", "id", id, "detail", err.Error())
 		}
 		return SessionState{}, fmt.Errorf("producer: end transaction %s: %w", id, err)
 	}
@@ -234,6 +306,7 @@ func (s *Sessions) Crash(ctx context.Context, id string) (SessionState, error) {
 	}
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
+	sess.lastUsed = time.Now()
 	st := sess.state(ctx)
 	st.Crashed, st.InTransaction = true, false
 	s.drop(sess)
@@ -247,13 +320,12 @@ func (s *Sessions) Close() {
 	s.mu.Lock()
 	all := s.sessions
 	s.sessions = map[string]*session{}
+	if s.janitor != nil {
+		close(s.janitor)
+		s.janitor = nil
+	}
 	s.mu.Unlock()
 	for _, sess := range all {
-		sess.mu.Lock()
-		if sess.inTxn {
-			_ = sess.client.EndTransaction(context.Background(), kgo.TryAbort)
-		}
-		sess.client.Close()
-		sess.mu.Unlock()
+		sess.close()
 	}
 }

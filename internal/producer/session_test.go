@@ -2,13 +2,13 @@ package producer_test
 
 import (
 	"context"
-	"errors"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
+	"github.com/offsetlab/offsetlab/internal/problem"
 	"github.com/offsetlab/offsetlab/internal/producer"
 )
 
@@ -51,7 +51,7 @@ func TestZombieFencing(t *testing.T) {
 				t.Fatal(err)
 			}
 			id := topic + "-app"
-			zombie, successor := producer.NewSessions(c.ClientOpts()), producer.NewSessions(c.ClientOpts())
+			zombie, successor := producer.NewSessions(c.ClientOpts(), producer.SessionLimits{}), producer.NewSessions(c.ClientOpts(), producer.SessionLimits{})
 			t.Cleanup(zombie.Close)
 			t.Cleanup(successor.Close)
 
@@ -59,7 +59,7 @@ func TestZombieFencing(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := zombie.Send(ctx, id, producer.Request{Topic: topic, Values: []string{"from the zombie"}}); err != nil {
+			if _, err := zombie.Send(ctx, id, producer.Request{Topic: topic, Values: producer.Values("from the zombie")}); err != nil {
 				t.Fatal(err)
 			}
 			second, err := successor.Begin(ctx, id)
@@ -69,17 +69,17 @@ func TestZombieFencing(t *testing.T) {
 			if second.ProducerID != first.ProducerID || second.ProducerEpoch <= first.ProducerEpoch {
 				t.Fatalf("successor %+v: want producer id %d with an epoch above %d", second, first.ProducerID, first.ProducerEpoch)
 			}
-			st, err := zombie.Send(ctx, id, producer.Request{Topic: topic, Values: []string{"late write", "never sent"}})
+			st, err := zombie.Send(ctx, id, producer.Request{Topic: topic, Values: producer.Values("late write", "never sent")})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !st.Fenced || st.InTransaction || len(st.Results) != 1 || st.Results[0].Error == nil || !strings.Contains(*st.Results[0].Error, "INVALID_PRODUCER_EPOCH") {
 				t.Fatalf("zombie send after the fence = %+v; want fenced with INVALID_PRODUCER_EPOCH, stopping at the first value", st)
 			}
-			if _, err := zombie.End(ctx, id, true); !errors.Is(err, producer.ErrNoSession) {
-				t.Fatalf("zombie commit after its fence: %v, want ErrNoSession (a fenced producer is closed)", err)
+			if _, err := zombie.End(ctx, id, true); !problem.Is(err, "error.sessionMissing") {
+				t.Fatalf("zombie commit after its fence: %v, want 'no session' (a fenced producer is closed)", err)
 			}
-			if _, err := successor.Send(ctx, id, producer.Request{Topic: topic, Values: []string{"from the successor"}}); err != nil {
+			if _, err := successor.Send(ctx, id, producer.Request{Topic: topic, Values: producer.Values("from the successor")}); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := successor.End(ctx, id, true); err != nil {

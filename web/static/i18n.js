@@ -34,9 +34,33 @@ function store() {
   }
 }
 
-/** fill replaces {name} placeholders with args. */
+// A placeholder is {name}, or {name|after consonant/after vowel} for a
+// Korean particle chosen by the last syllable of the value (as Go's
+// internal/catalog does). An argument "<name>Key" names another catalogue
+// sentence that fills {name}.
+const PLACEHOLDER = /\{(\w+)(?:\|([^/{}]*)\/([^{}]*))?\}/g;
+
+/** endsInConsonant: does a Korean reader say s with a final consonant (받침)? */
+function endsInConsonant(s) {
+  const v = String(s).replace(/[ .,'"’”)\]]+$/, '');
+  if (!v) return false;
+  const c = v.codePointAt(v.length - 1);
+  if (c >= 0xac00 && c <= 0xd7a3) return (c - 0xac00) % 28 !== 0;
+  const last = v[v.length - 1];
+  if (last >= '0' && last <= '9') return '013678'.includes(last);
+  return 'lmnrLMNR'.includes(last);
+}
+
+/** fill replaces the placeholders of s with args. */
 function fill(s, args) {
-  return s.replace(/\{(\w+)\}/g, (m, k) => (args && k in args ? String(args[k]) : m));
+  return s.replace(PLACEHOLDER, (m, name, afterConsonant, afterVowel) => {
+    let v;
+    if (args && name in args) v = String(args[name]);
+    else if (args && args[name + 'Key'] && has(args[name + 'Key'])) v = t(args[name + 'Key'], args);
+    if (v === undefined) return m;
+    if (afterConsonant !== undefined) return endsInConsonant(v) ? afterConsonant : afterVowel;
+    return v;
+  });
 }
 
 /** t is the catalogue sentence key in the current language, placeholders filled. */

@@ -7,7 +7,7 @@
 // topic a step concerns.
 
 import { api, errorText } from './api.js';
-import { initialLanguage, onLanguage, setLanguage } from './i18n.js';
+import { has, initialLanguage, onLanguage, setLanguage, t } from './i18n.js';
 
 const RUN_KEY = 'offsetlab.lessonRun';
 const LANGS = ['en', 'ko'];
@@ -47,7 +47,6 @@ function storage(kind) {
 export function setupLessons(app) {
   const panel = $('lessons-panel');
   if (!panel) return;
-  const strings = JSON.parse(panel.dataset.strings || '{}');
   const picker = $('lesson-select');
   const buttons = { start: $('lesson-start'), next: $('lesson-next'), finish: $('lesson-finish'), reset: $('lesson-reset') };
   const out = $('lesson-run');
@@ -63,12 +62,10 @@ export function setupLessons(app) {
   // and tells this panel when either switch (masthead or panel) changes it.
   let lang = initialLanguage();
 
-  /** t is a panel label in the current language, with {placeholders} filled. */
-  const t = (key, args = {}) => (strings[lang]?.[key] ?? strings.en?.[key] ?? key).replace(/\{(\w+)\}/g, (m, k) => (k in args ? String(args[k]) : m));
   /** tx picks the current language of a {en, ko} text from the API. */
   const tx = (text) => (text ? text[lang] || text.en || '' : '');
   /** value translates the words the checks observe (yes, no, none, ...). */
-  const value = (v) => (strings[lang]?.['value.' + v] ? t('value.' + v) : v);
+  const value = (v) => (has('lesson.ui.value.' + v) ? t('lesson.ui.value.' + v) : v);
 
   function setLang(l) {
     lang = l;
@@ -170,7 +167,7 @@ export function setupLessons(app) {
 
   function draw() {
     if (!run) {
-      out.replaceChildren(el('p', { class: 'hint' }, t('notStarted')));
+      out.replaceChildren(el('p', { class: 'hint' }, t('lesson.ui.notStarted')));
       delete out.dataset.status;
       return;
     }
@@ -182,16 +179,16 @@ export function setupLessons(app) {
     const total = run.steps.length;
     const parts = [el('p', { class: 'lesson-summary', 'data-testid': 'lesson-summary' }, tx(run.summary))];
     parts.push(el('p', { class: 'lesson-progress', 'data-testid': 'lesson-progress' },
-      t('stepOf', { n: Math.min(run.cursor + 1, total), total }),
-      run.checked ? ' · ' + t('passed', { passed: run.passed, checked: run.checked }) : ''));
+      t('lesson.ui.stepOf', { n: Math.min(run.cursor + 1, total), total }),
+      run.checked ? ' · ' + t('lesson.ui.passed', { passed: run.passed, checked: run.checked }) : ''));
     parts.push(stepList());
     const shown = run.steps.filter((s) => s.status === 'done' || s.status === 'failed');
     const last = shown[shown.length - 1];
     if (last) parts.push(stepCard(last, false));
     const next = run.steps[run.cursor];
     if (next && run.status !== 'failed') parts.push(stepCard(next, true));
-    if (run.status === 'finished') parts.push(el('p', { class: 'status lesson-end', 'data-testid': 'lesson-end', role: 'status' }, t('finished')));
-    if (run.status === 'failed') parts.push(el('p', { class: 'error', 'data-testid': 'lesson-failed' }, t('failed')));
+    if (run.status === 'finished') parts.push(el('p', { class: 'status lesson-end', 'data-testid': 'lesson-end', role: 'status' }, t('lesson.ui.finished')));
+    if (run.status === 'failed') parts.push(el('p', { class: 'error', 'data-testid': 'lesson-failed' }, t('lesson.ui.failed')));
     parts.push(namesList());
     out.replaceChildren(...parts);
   }
@@ -214,13 +211,13 @@ export function setupLessons(app) {
       'data-index': s.index,
       'data-status': s.status,
     });
-    const heading = (upNext ? t('upNext') + ' · ' : '') + t('stepOf', { n: s.index + 1, total: run.steps.length }) + ' — ' + tx(s.title);
+    const heading = (upNext ? t('lesson.ui.upNext') + ' · ' : '') + t('lesson.ui.stepOf', { n: s.index + 1, total: run.steps.length }) + ' — ' + tx(s.title);
     card.append(el('h3', {}, heading));
     card.append(el('p', { class: 'narration', 'data-testid': upNext ? 'lesson-next-narration' : 'lesson-narration' }, tx(s.narration)));
-    card.append(el('h4', {}, t('command')));
+    card.append(el('h4', {}, t('lesson.ui.command')));
     card.append(el('pre', { class: 'command', 'data-testid': upNext ? 'lesson-next-command' : 'lesson-command', lang: 'en' }, s.command));
     if (s.expectations.length) {
-      card.append(el('h4', {}, t('checks')));
+      card.append(el('h4', {}, t('lesson.ui.checks')));
       const list = el('ul', { class: 'lesson-checks', 'data-testid': upNext ? 'lesson-next-checks' : 'lesson-checks' });
       for (const c of s.expectations) list.append(checkRow(c, s.status === 'done'));
       card.append(list);
@@ -229,7 +226,7 @@ export function setupLessons(app) {
     if (!upNext && s.output.length) {
       // A consumer's effects are the point of their step: show them open.
       card.append(el('details', { class: 'output', open: s.action === 'apply-payments' },
-        el('summary', {}, t('output')),
+        el('summary', {}, t('lesson.ui.output')),
         el('pre', { 'data-testid': 'lesson-output', lang: 'en' }, s.output.join('\n'))));
     }
     return card;
@@ -238,14 +235,14 @@ export function setupLessons(app) {
   function checkRow(c, checked) {
     const state = checked ? (c.ok ? 'true' : 'false') : 'pending';
     const mark = state === 'true' ? '✓' : state === 'false' ? '✗' : '…';
-    const word = state === 'true' ? t('holds') : state === 'false' ? t('fails') : t('notYet');
+    const word = state === 'true' ? t('lesson.ui.holds') : state === 'false' ? t('lesson.ui.fails') : t('lesson.ui.notYet');
     const row = el('li', { 'data-testid': 'lesson-check', 'data-ok': state, 'data-fact': c.fact },
       el('span', { class: 'mark', 'aria-hidden': 'true' }, mark),
       el('span', { class: 'sr-only' }, word + ': '),
       el('span', { class: 'what' }, tx(c.text)),
       el('span', { class: 'values' },
-        t('expected') + ' ', el('strong', { 'data-testid': 'check-expected' }, value(c.expected)),
-        checked ? ' — ' + t('observed') + ' ' : '',
+        t('lesson.ui.expected') + ' ', el('strong', { 'data-testid': 'check-expected' }, value(c.expected)),
+        checked ? ' — ' + t('lesson.ui.observed') + ' ' : '',
         checked ? el('strong', { 'data-testid': 'check-observed' }, value(c.observed)) : ''));
     if (c.note) row.append(el('span', { class: 'check-note', 'data-testid': 'check-note' }, tx(c.note)));
     return row;
@@ -256,7 +253,7 @@ export function setupLessons(app) {
     if (!names.length) return '';
     const dl = el('dl', { class: 'facts lesson-names', lang: 'en' });
     for (const [logical, actual] of names) dl.append(el('dt', {}, logical), el('dd', {}, el('code', {}, actual)));
-    return el('details', { class: 'output' }, el('summary', {}, t('names')), dl);
+    return el('details', { class: 'output' }, el('summary', {}, t('lesson.ui.names')), dl);
   }
 
   // ---- boot -------------------------------------------------------------------

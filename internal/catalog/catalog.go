@@ -1,0 +1,207 @@
+// Package catalog is Offset Lab's one catalogue of sentences: every label,
+// narration, lesson text and error the class reads, in English and Korean
+// (해요체), one embedded JSON file per language (en.json, ko.json: key →
+// sentence with {name} placeholders). Go code names sentences by key and
+// never holds their words; the server renders English from here (the API's
+// "error" field, the timeline's "text"), and the browser loads the same
+// files (web serves FS) to show any of them in the viewer's language.
+//
+// A placeholder {name} is filled from Args["name"]. An argument named
+// "<name>Key" holds another catalogue key: its sentence in the same language
+// fills {name} (a "null value" or "binary value" label, say). A Korean
+// particle that depends on the last syllable of a generated name is written
+// {name|이에요/예요}: the first form after a final consonant, the second
+// after a vowel (see particle).
+//
+// The catalogue is parsed once, on first use, and never changes while the
+// process runs. A missing key renders as "[key]"; TestCatalogue fails on
+// any key that is used but missing, or present in one language only.
+package catalog
+
+import (
+	"embed"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Lang is a language of the catalogue, as the lang attribute spells it.
+type Lang string
+
+// The catalogue's languages.
+const (
+	English Lang = "en"
+	Korean  Lang = "ko"
+)
+
+// Languages lists the catalogue's languages, English (the default) first.
+func Languages() []Lang { return []Lang{English, Korean} }
+
+// Args are the values of a sentence's {placeholders}.
+type Args map[string]string
+
+// Message names a sentence of the catalogue and the values of its
+// placeholders. It is how Go code says anything a person reads: errors,
+// narration, lesson texts. String is its English.
+type Message struct {
+	Key  string `json:"key"`
+	Args Args   `json:"args,omitempty"`
+}
+
+// M is the Message key with placeholders given as name, value pairs.
+func M(key string, kv ...string) Message {
+	return Message{Key: key, Args: Pairs(kv...)}
+}
+
+// Pairs turns name, value pairs into Args (nil for none).
+func Pairs(kv ...string) Args {
+	if len(kv) == 0 {
+		return nil
+	}
+	a := make(Args, len(kv)/2)
+	for i := 0; i+1 < len(kv); i += 2 {
+		a[kv[i]] = kv[i+1]
+	}
+	return a
+}
+
+// String is the message in English.
+func (m Message) String() string { return Text(English, m.Key, m.Args) }
+
+// In is the message in lang.
+func (m Message) In(lang Lang) string { return Text(lang, m.Key, m.Args) }
+
+// IsZero reports whether m names no sentence.
+func (m Message) IsZero() bool { return m.Key == "" }
+
+//go:embed en.json ko.json
+var files embed.FS
+
+// FS holds the catalogue files, en.json and ko.json, for the browser.
+func FS() fs.FS { return files }
+
+// table is the parsed catalogue: language → key → sentence.
+type table map[Lang]map[string]string
+
+// loaded parses the embedded files once. They are part of the binary, so
+// a parse error is a build mistake that TestCatalogue reports first.
+var loaded = sync.OnceValue(func() table {
+	t := table{}
+	for _, lang := range Languages() {
+		b, err := files.ReadFile(string(lang) + ".json")
+		if err != nil {
+			panic(fmt.Sprintf("catalog: %s.json: %v", lang, err))
+		}
+		m := map[string]string{}
+		if err := json.Unmarshal(b, &m); err != nil {
+			panic(fmt.Sprintf("catalog: %s.json: %v", lang, err))
+		}
+		t[lang] = m
+	}
+	return t
+})
+
+// Has reports whether key is in the English catalogue.
+func Has(key string) bool {
+	_, ok := loaded()[English][key]
+	return ok
+}
+
+// Sentence is the raw sentence of key in lang, placeholders unfilled,
+// falling back to English, and whether the catalogue has it.
+func Sentence(lang Lang, key string) (string, bool) {
+	t := loaded()
+	if s, ok := t[lang][key]; ok {
+		return s, true
+	}
+	s, ok := t[English][key]
+	return s, ok
+}
+
+// Keys lists the keys of lang's catalogue, sorted.
+func Keys(lang Lang) []string { return slices.Sorted(maps.Keys(loaded()[lang])) }
+
+// Text is the sentence of key in lang with its placeholders filled from
+// args. A key the catalogue lacks renders as "[key]".
+func Text(lang Lang, key string, args Args) string {
+	s, ok := Sentence(lang, key)
+	if !ok {
+		return "[" + key + "]"
+	}
+	return fill(lang, s, args)
+}
+
+// placeholder matches {name} and {name|after consonant/after vowel}.
+var placeholder = regexp.MustCompile(`\{(\w+)(?:\|([^/{}]*)/([^{}]*))?\}`)
+
+// Placeholders lists the placeholder names of a sentence, sorted, each once.
+func Placeholders(sentence string) []string {
+	var out []string
+	for _, m := range placeholder.FindAllStringSubmatch(sentence, -1) {
+		if m[2] == "" && m[3] == "" && !slices.Contains(out, m[1]) {
+			out = append(out, m[1])
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func fill(lang Lang, s string, args Args) string {
+	return placeholder.ReplaceAllStringFunc(s, func(m string) string {
+		g := placeholder.FindStringSubmatch(m)
+		name, afterConsonant, afterVowel := g[1], g[2], g[3]
+		if afterConsonant != "" || afterVowel != "" {
+			v, ok := value(lang, name, args)
+			if !ok {
+				return m
+			}
+			if endsInConsonant(v) {
+				return afterConsonant
+			}
+			return afterVowel
+		}
+		if v, ok := value(lang, name, args); ok {
+			return v
+		}
+		return m
+	})
+}
+
+// value is the value of placeholder name: args[name], or the sentence whose
+// key args[name+"Key"] holds.
+func value(lang Lang, name string, args Args) (string, bool) {
+	if v, ok := args[name]; ok {
+		return v, true
+	}
+	if k, ok := args[name+"Key"]; ok {
+		return Text(lang, k, args), true
+	}
+	return "", false
+}
+
+// endsInConsonant reports whether a Korean reader pronounces s with a final
+// consonant (받침), which decides particles such as 이에요/예요, 과/와,
+// 을/를, 은/는, 이/가. Hangul is read from its last syllable; a generated
+// name such as "orders-b9cd86" ends in a digit or Latin letter, read as
+// Korean reads them: 6 육, 7 칠, 8 팔, 0 영, 1 일, 3 삼 end in a consonant;
+// l (엘), m (엠), n (엔), r (알) likewise; other letters and digits do not.
+func endsInConsonant(s string) bool {
+	s = strings.TrimRight(s, " .,'\"’”)]")
+	if s == "" {
+		return false
+	}
+	r := []rune(s)
+	last := r[len(r)-1]
+	switch {
+	case last >= 0xAC00 && last <= 0xD7A3:
+		return (last-0xAC00)%28 != 0
+	case last >= '0' && last <= '9':
+		return strings.ContainsRune("013678", last)
+	}
+	return strings.ContainsRune("lmnrLMNR", last)
+}

@@ -1,0 +1,116 @@
+// Package lab is Offset Lab's use cases: every action a teacher takes
+// through the page or the API, and every action a guided lesson takes, goes
+// through here — produce with chosen settings and faults, run the order
+// processor, step a transaction, create a topic, stop a broker — and so do
+// the reads they are checked with (a partition's log, what consumers
+// receive, a group's offsets, a transaction's state).
+//
+// A use case validates its request against the cluster (the topic exists,
+// the partition is in range, the record fits the topic), carries it out
+// with the domain packages (cluster, inspect, producer), returns a
+// structured outcome — records with partition and offset, orders processed,
+// CONCURRENT_TRANSACTIONS retries, the producer fenced — and narrates it
+// once on the live timeline as catalogue messages about the partition it
+// concerns. Callers (web, lessons) never rebuild either from text.
+//
+// Errors are internal/problem errors. A Lab is safe for concurrent use;
+// Close ends its producers and the live hub, not the cluster connection,
+// which the caller owns.
+package lab
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/offsetlab/offsetlab/internal/catalog"
+	"github.com/offsetlab/offsetlab/internal/cluster"
+	"github.com/offsetlab/offsetlab/internal/inspect"
+	"github.com/offsetlab/offsetlab/internal/live"
+	"github.com/offsetlab/offsetlab/internal/localkafka"
+	"github.com/offsetlab/offsetlab/internal/producer"
+)
+
+// Brokers stops and starts the brokers when the server runs them itself
+// (--local-kafka); *localkafka.Cluster is one.
+type Brokers interface {
+	Nodes(ctx context.Context) ([]localkafka.Node, error)
+	StopNode(ctx context.Context, id int) error
+	StartNode(ctx context.Context, id int) error
+}
+
+// Config is what a Lab works with.
+type Config struct {
+	// Cluster is the connection to the brokers; the caller closes it
+	// after the Lab.
+	Cluster *cluster.Cluster
+	// Brokers is nil unless the server runs the brokers itself: only
+	// then can a broker be stopped and started.
+	Brokers Brokers
+	// Live tunes the live hub; Sessions bounds each process's
+	// transactional producers.
+	Live     live.Config
+	Sessions producer.SessionLimits
+	// Logger receives what the server's operator should know; nil
+	// discards it.
+	Logger *slog.Logger
+}
+
+// Lab carries out the use cases over one cluster.
+type Lab struct {
+	cluster   *cluster.Cluster
+	inspector *inspect.Inspector
+	hub       *live.Hub
+	producer  *producer.Producer
+	processor *producer.Processor
+	processes *processes
+	brokers   Brokers
+	log       *slog.Logger
+}
+
+// New builds the Lab's services over cfg.Cluster.
+func New(cfg Config) *Lab {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Live.Logger == nil {
+		cfg.Live.Logger = log
+	}
+	opts := cfg.Cluster.ClientOpts()
+	inspector := inspect.New(cfg.Cluster.Client(), opts...)
+	return &Lab{
+		cluster:   cfg.Cluster,
+		inspector: inspector,
+		hub:       live.NewHub(inspector, cfg.Cluster, cfg.Live),
+		producer:  producer.New(opts),
+		processor: producer.NewProcessor(opts),
+		processes: newProcesses(opts, cfg.Sessions),
+		brokers:   cfg.Brokers,
+		log:       log,
+	}
+}
+
+// Close ends every process's producers (aborting open transactions) and
+// stops the live hub.
+func (l *Lab) Close() {
+	l.processes.closeAll()
+	l.hub.Close()
+}
+
+// Mode is whether the brokers are the embedded one or a real cluster.
+func (l *Lab) Mode() cluster.Mode { return l.cluster.Mode() }
+
+// Brokers are the bootstrap addresses, as Kafka clients should use them.
+func (l *Lab) Brokers() []string { return l.cluster.Brokers() }
+
+// Narrate tells the timeline msg about topic's partition (topic "" for
+// the whole cluster). Use cases narrate their outcomes themselves; callers
+// narrate only what is theirs to say (a lesson's step).
+func (l *Lab) Narrate(kind, topic string, partition int32, msg catalog.Message) {
+	l.hub.Narrate(live.NewEvent(kind, topic, partition, msg))
+}
+
+// narrate is Narrate with the message as key and name, value pairs.
+func (l *Lab) narrate(kind, topic string, partition int32, key string, kv ...string) {
+	l.Narrate(kind, topic, partition, catalog.M(key, kv...))
+}

@@ -1,0 +1,75 @@
+package lab
+
+import (
+	"context"
+	"maps"
+	"strconv"
+
+	"github.com/offsetlab/offsetlab/internal/catalog"
+	"github.com/offsetlab/offsetlab/internal/cluster"
+	"github.com/offsetlab/offsetlab/internal/live"
+	"github.com/offsetlab/offsetlab/internal/producer"
+)
+
+// RunProcessor runs the seeds' order processor once, as one start of
+// processor.py: it checks both topics exist, notes whether its
+// transactional.id has a transaction left Ongoing by a crashed run (which
+// this start will fence and abort), runs, and narrates the fence (with the
+// CONCURRENT_TRANSACTIONS retries Kafka answers while it aborts) and the
+// crash, if the run was told to crash.
+func (l *Lab) RunProcessor(ctx context.Context, cfg producer.RunConfig) (*producer.RunResult, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	for _, topic := range []string{cfg.Input, cfg.Output} {
+		if _, err := l.cluster.Topic(ctx, topic); err != nil {
+			return nil, err
+		}
+	}
+	fencesOngoing := false
+	if cfg.Mode == producer.Transactional {
+		if t, err := l.cluster.Transaction(ctx, cfg.TransactionalID); err == nil {
+			fencesOngoing = t.State == cluster.TxnOngoing
+		}
+	}
+	res, err := l.processor.Run(ctx, cfg)
+	if err != nil {
+		return res, err
+	}
+	if fencesOngoing {
+		l.narrateFence(cfg, res)
+	}
+	if res.Crashed {
+		l.narrateCrash(cfg, res)
+	}
+	return res, nil
+}
+
+// narrateFence: the new producer's init_transactions() fenced the crashed
+// one and made the coordinator abort its transaction.
+func (l *Lab) narrateFence(cfg producer.RunConfig, res *producer.RunResult) {
+	key := "narration.fence"
+	if res.ConcurrentTransactions > 0 {
+		key = "narration.fence.retried"
+	}
+	l.narrate(live.EventFence, cfg.Output, 0, key, "txid", cfg.TransactionalID,
+		"producer", strconv.FormatInt(res.ProducerID, 10), "epoch", strconv.Itoa(int(res.ProducerEpoch)))
+}
+
+// narrateCrash quotes the run's last line (the crash) in the viewer's
+// language: its catalogue key fills {last}.
+func (l *Lab) narrateCrash(cfg producer.RunConfig, res *producer.RunResult) {
+	args := catalog.Args{}
+	if n := len(res.LogKeys); n > 0 {
+		maps.Copy(args, res.LogKeys[n-1].Args)
+		args["lastKey"] = res.LogKeys[n-1].Key
+	}
+	key := "narration.crash"
+	switch cfg.Mode {
+	case producer.Transactional:
+		key, args["txid"] = "narration.crash.txn", cfg.TransactionalID
+	case producer.Plain:
+		key, args["group"] = "narration.crash.plain", cfg.Group
+	}
+	l.Narrate(live.EventCrash, cfg.Output, 0, catalog.Message{Key: key, Args: args})
+}

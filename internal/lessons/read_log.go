@@ -1,0 +1,126 @@
+package lessons
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/offsetlab/offsetlab/internal/inspect"
+	"github.com/offsetlab/offsetlab/internal/live"
+)
+
+// ReadLog reads a partition offset by offset: data, markers, pointers.
+type ReadLog struct {
+	Topic     string
+	Partition int32
+}
+
+// Kind implements Action.
+func (ReadLog) Kind() string { return "read-log" }
+
+// Facts implements Action: FactShape lists each offset as "offset:txn" or
+// "offset:MARKER"; FactReadCommitted / FactReadUncommitted the offsets a
+// consumer at that level receives; FactCount, FactPID and FactSequences
+// describe the data records of one value.
+func (ReadLog) Facts() []Fact {
+	return []Fact{FactShape, FactMarkers, FactAborted, FactOpen, FactLSO, FactHW, FactLogStart,
+		FactReadCommitted, FactReadUncommitted, FactCount, FactPID, FactSequences}
+}
+
+// Names implements Action.
+func (a ReadLog) Names() []string { return []string{a.Topic} }
+
+// TopicNames implements Action.
+func (a ReadLog) TopicNames() []string { return []string{a.Topic} }
+
+// Icon implements Action.
+func (ReadLog) Icon() string { return live.EventInfo }
+
+func (a ReadLog) run(sc *stepContext) (*observation, error) {
+	topic := sc.name(a.Topic)
+	obs := newObservation(topic, a.Partition)
+	l, err := sc.lab.Log(sc, topic, a.Partition, 0, inspect.MaxLimit)
+	if err != nil {
+		return obs, err
+	}
+	observeLog(sc, obs, l)
+	return obs, nil
+}
+
+// observeLog prints a log as kafka-dump-log.sh would and sets ReadLog's
+// facts.
+func observeLog(sc *stepContext, obs *observation, l *inspect.Log) {
+	var shape, markers []string
+	var aborted, open, rc, ru []int64
+	for _, e := range l.Entries {
+		switch e.Kind {
+		case inspect.KindControl:
+			shape = append(shape, fmt.Sprintf("%d:%s", e.Offset, e.Marker))
+			markers = append(markers, fmt.Sprintf("%d %s", e.Offset, e.Marker))
+			obs.printf("offset %d  %s marker  (producer %d, epoch %d)", e.Offset, e.Marker, e.ProducerID, e.ProducerEpoch)
+		case inspect.KindData:
+			shape = append(shape, fmt.Sprintf("%d:%s", e.Offset, e.Txn))
+			who := "no producer id"
+			if e.ProducerID >= 0 {
+				who = fmt.Sprintf("producer %d, epoch %d, sequence %d", e.ProducerID, e.ProducerEpoch, e.Sequence)
+			}
+			obs.printf("offset %d  %s  %s  (%s)", e.Offset, str(e.Value), txnLabel(e), who)
+		default:
+			shape = append(shape, fmt.Sprintf("%d:gap", e.Offset))
+			obs.printf("offset %d  (no record)", e.Offset)
+		}
+		switch {
+		case e.Kind == inspect.KindData && e.Txn == inspect.TxnAborted:
+			aborted = append(aborted, e.Offset)
+		case e.Kind == inspect.KindData && e.Txn == inspect.TxnOpen:
+			open = append(open, e.Offset)
+		}
+		if e.ReadCommitted {
+			rc = append(rc, e.Offset)
+		}
+		if e.ReadUncommitted {
+			ru = append(ru, e.Offset)
+		}
+	}
+	obs.printf("log start offset %d · last stable offset (LSO) %d · high watermark (HW) %d", l.LogStartOffset, l.LastStableOffset, l.HighWatermark)
+	obs.set(FactShape, orNone(strings.Join(shape, " ")))
+	obs.set(FactMarkers, orNone(strings.Join(markers, ", ")))
+	obs.set(FactAborted, joinOffsets(aborted))
+	obs.set(FactOpen, joinOffsets(open))
+	obs.set(FactLSO, strconv.FormatInt(l.LastStableOffset, 10))
+	obs.set(FactHW, strconv.FormatInt(l.HighWatermark, 10))
+	obs.set(FactLogStart, strconv.FormatInt(l.LogStartOffset, 10))
+	obs.set(FactReadCommitted, joinOffsets(rc))
+	obs.set(FactReadUncommitted, joinOffsets(ru))
+	values := func(v string) []inspect.Entry {
+		var out []inspect.Entry
+		for _, e := range l.Entries {
+			if e.Kind == inspect.KindData && str(e.Value) == v {
+				out = append(out, e)
+			}
+		}
+		return out
+	}
+	for _, v := range sc.args(FactCount) {
+		obs.setArg(FactCount, v, strconv.Itoa(len(values(v))))
+	}
+	for _, v := range sc.args(FactPID) {
+		es := values(v)
+		obs.setArg(FactPID, v, yesNo(len(es) > 0 && !slices.ContainsFunc(es, func(e inspect.Entry) bool { return e.ProducerID < 0 })))
+	}
+	for _, v := range sc.args(FactSequences) {
+		var seqs []int64
+		for _, e := range values(v) {
+			seqs = append(seqs, int64(e.Sequence))
+		}
+		obs.setArg(FactSequences, v, joinOffsets(seqs))
+	}
+}
+
+func txnLabel(e inspect.Entry) string {
+	if !e.Transactional {
+		return "no transaction"
+	}
+	return e.Txn
+}

@@ -1,0 +1,64 @@
+package lessons
+
+import (
+	"cmp"
+
+	"github.com/offsetlab/offsetlab/internal/live"
+	"github.com/offsetlab/offsetlab/internal/producer"
+)
+
+// Send produces values inside the process's open transaction. A fenced
+// producer's failure is an observation (FactFenced), not a step failure.
+type Send struct {
+	Process         string
+	TransactionalID string
+	Topic           string
+	Values          []string
+}
+
+// Kind implements Action.
+func (Send) Kind() string { return "txn-send" }
+
+// Facts implements Action.
+func (Send) Facts() []Fact { return []Fact{FactOffsets, FactFenced, FactError} }
+
+// Names implements Action.
+func (a Send) Names() []string { return []string{a.Topic, a.TransactionalID} }
+
+// TopicNames implements Action.
+func (a Send) TopicNames() []string { return []string{a.Topic} }
+
+// Icon implements Action.
+func (Send) Icon() string { return live.EventInfo }
+
+func (a Send) run(sc *stepContext) (*observation, error) {
+	id, topic := sc.name(a.TransactionalID), sc.name(a.Topic)
+	process := cmp.Or(a.Process, defaultProcess)
+	obs := newObservation(topic, 0)
+	st, err := sc.lab.Send(sc, sc.process(process), id, producer.Request{Topic: topic, Values: producer.Values(a.Values...)})
+	if err != nil {
+		return obs, err
+	}
+	var offsets []int64
+	firstErr := "none"
+	for _, r := range st.Results {
+		switch {
+		case r.Error != nil:
+			if firstErr == "none" {
+				firstErr = cmp.Or(r.ErrorCode, "unknown")
+			}
+			obs.printf("%s: produce(%q) failed: %s", process, str(r.Value), *r.Error)
+		case r.Offset != nil:
+			offsets = append(offsets, *r.Offset)
+			obs.partition = r.Partition
+			obs.printf("%s: produce(%q): partition %d, offset %d (not committed yet)", process, str(r.Value), r.Partition, *r.Offset)
+		}
+	}
+	if st.Fenced {
+		obs.printf("%s is fenced: a newer producer owns transactional.id %s. Like a Java producer's ProducerFencedException, this is fatal: the application must close the producer.", process, id)
+	}
+	obs.set(FactOffsets, joinOffsets(offsets))
+	obs.set(FactFenced, yesNo(st.Fenced))
+	obs.set(FactError, firstErr)
+	return obs, nil
+}

@@ -1,0 +1,13 @@
+package web
+
+import "net/http"
+
+// getGroup is GET /api/groups/{group}: state, committed offsets, lag.
+func (s *Server) getGroup(w http.ResponseWriter, r *http.Request) {
+	g, err := s.deps.Lab.Group(r.Context(), pathParam(r, "group"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, g)
+}

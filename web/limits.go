@@ -1,0 +1,209 @@
+package web
+
+import (
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/offsetlab/offsetlab/internal/problem"
+)
+
+// Limits bounds what clients can make the server hold at once. The zero
+// value picks the defaults below; each has a flag in cmd/server.
+type Limits struct {
+	// Reads is how many expensive reads (a partition's log or records,
+	// each up to 5,000 offsets decoded and encoded) run at once; more
+	// wait in line up to ReadQueueWait, then get 503 with Retry-After.
+	Reads int
+	// ReadsPerClient is how many of those one client address may run at
+	// once; one more gets 429 with Retry-After at once.
+	ReadsPerClient int
+	// ReadQueueWait is how long an expensive read waits for its turn.
+	ReadQueueWait time.Duration
+	// Viewers is how many live views (websockets) the server keeps
+	// open; ViewersPerClient how many one client address may open.
+	Viewers          int
+	ViewersPerClient int
+}
+
+// Default limits. A read of 5,000 offsets holds ~10 MB while it is decoded
+// and written, so 8 at once bound that memory to ~80 MB; a classroom of a
+// hundred students with two tabs each needs 200 viewers (each ~50–130 KiB).
+const (
+	DefaultReads            = 8
+	DefaultReadsPerClient   = 4
+	DefaultReadQueueWait    = 5 * time.Second
+	DefaultViewers          = 500
+	DefaultViewersPerClient = 50
+)
+
+func (l Limits) withDefaults() Limits {
+	if l.Reads <= 0 {
+		l.Reads = DefaultReads
+	}
+	if l.ReadsPerClient <= 0 {
+		l.ReadsPerClient = DefaultReadsPerClient
+	}
+	if l.ReadQueueWait <= 0 {
+		l.ReadQueueWait = DefaultReadQueueWait
+	}
+	if l.Viewers <= 0 {
+		l.Viewers = DefaultViewers
+	}
+	if l.ViewersPerClient <= 0 {
+		l.ViewersPerClient = DefaultViewersPerClient
+	}
+	return l
+}
+
+// WithLimits sets the server's limits (see Limits).
+func WithLimits(l Limits) Option {
+	return func(s *Server) { s.limits = l }
+}
+
+// HTTP server timeouts (see HTTPServer). A response that has not been
+// written after ReadResponseTimeout (a reader that stopped reading) is cut,
+// so its memory returns; actions get requestTimeout plus a margin.
+const (
+	readHeaderTimeout   = 10 * time.Second
+	readBodyTimeout     = 30 * time.Second
+	writeTimeout        = requestTimeout + 15*time.Second
+	idleTimeout         = 60 * time.Second
+	readResponseTimeout = 20 * time.Second
+	maxHeaderBytes      = 64 << 10
+)
+
+// HTTPServer returns an http.Server for the handler with timeouts that
+// cut slow or silent clients: headers within 10 s, a whole request within
+// 30 s, a response within the API's timeout plus 15 s (20 s for a log or
+// records read), idle keep-alive connections after 60 s. The websocket
+// clears these deadlines for its own connection.
+func (s *Server) HTTPServer() *http.Server {
+	return &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readBodyTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+	}
+}
+
+// clientAddr is the address a request came from, without its port: the
+// unit of the per-client limits.
+func clientAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// perClient counts what each client address holds.
+type perClient struct {
+	mu    sync.Mutex
+	total int
+	by    map[string]int
+}
+
+// take counts one more for client unless that would pass max for it or
+// total for everyone; it reports which limit was hit.
+func (p *perClient) take(client string, max, total int) (ok, clientFull bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.by == nil {
+		p.by = map[string]int{}
+	}
+	if p.by[client] >= max {
+		return false, true
+	}
+	if total > 0 && p.total >= total {
+		return false, false
+	}
+	p.by[client]++
+	p.total++
+	return true, false
+}
+
+func (p *perClient) give(client string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.total--
+	if p.by[client]--; p.by[client] <= 0 {
+		delete(p.by, client)
+	}
+}
+
+// readLimiter runs at most Limits.Reads expensive reads at once, and
+// Limits.ReadsPerClient per client. A read keeps its turn until its
+// response is written, so a client that stops reading holds one turn (for
+// at most readResponseTimeout), never the server's memory.
+type readLimiter struct {
+	limits  Limits
+	slots   chan struct{}
+	clients perClient
+}
+
+func newReadLimiter(l Limits) *readLimiter {
+	return &readLimiter{limits: l, slots: make(chan struct{}, l.Reads)}
+}
+
+// limit is the middleware of the expensive read routes.
+func (rl *readLimiter) limit(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		client := clientAddr(r)
+		if ok, _ := rl.clients.take(client, rl.limits.ReadsPerClient, 0); !ok {
+			w.Header().Set("Retry-After", "1")
+			refuse(w, problem.TooFast, "error.readsPerClient", "max", strconv.Itoa(rl.limits.ReadsPerClient))
+			return
+		}
+		defer rl.clients.give(client)
+		wait := time.NewTimer(rl.limits.ReadQueueWait)
+		defer wait.Stop()
+		select {
+		case rl.slots <- struct{}{}:
+		case <-r.Context().Done():
+			return
+		case <-wait.C:
+			w.Header().Set("Retry-After", "2")
+			refuse(w, problem.Busy, "error.readsBusy", "max", strconv.Itoa(rl.limits.Reads))
+			return
+		}
+		defer func() { <-rl.slots }()
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(readResponseTimeout))
+		next.ServeHTTP(w, r)
+	})
+}
+
+// viewerLimiter caps the open live views, in all and per client.
+type viewerLimiter struct {
+	limits  Limits
+	clients perClient
+}
+
+// admit counts a viewer of r, or answers 503 and reports false. The caller
+// calls the returned release when the viewer leaves.
+func (vl *viewerLimiter) admit(w http.ResponseWriter, r *http.Request) (release func(), ok bool) {
+	client := clientAddr(r)
+	ok, clientFull := vl.clients.take(client, vl.limits.ViewersPerClient, vl.limits.Viewers)
+	if !ok {
+		w.Header().Set("Retry-After", "10")
+		if clientFull {
+			refuse(w, problem.Busy, "error.viewersPerClient", "max", strconv.Itoa(vl.limits.ViewersPerClient))
+		} else {
+			refuse(w, problem.Busy, "error.viewersFull", "max", strconv.Itoa(vl.limits.Viewers))
+		}
+		return nil, false
+	}
+	return func() { vl.clients.give(client) }, true
+}
+
+// clearDeadlines lifts the server's read and write timeouts for a
+// long-lived connection (the websocket), which bounds each write itself.
+func clearDeadlines(w http.ResponseWriter) {
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Time{})
+	_ = rc.SetWriteDeadline(time.Time{})
+}

@@ -1,0 +1,60 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/offsetlab/offsetlab/internal/inspect"
+	"github.com/offsetlab/offsetlab/internal/problem"
+)
+
+// getLog is GET /api/topics/{topic}/partitions/{p}/log?from=&limit=: the
+// partition offset by offset.
+func (s *Server) getLog(w http.ResponseWriter, r *http.Request) {
+	topic, partition, err := partitionParams(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	from, limit, err := windowParams(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	l, err := s.deps.Lab.Log(r.Context(), topic, partition, from, limit)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, l)
+}
+
+// getRecords is GET /api/topics/{topic}/partitions/{p}/records: what a
+// consumer at the isolation level receives.
+func (s *Server) getRecords(w http.ResponseWriter, r *http.Request) {
+	topic, partition, err := partitionParams(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	iso := inspect.Isolation(r.URL.Query().Get("isolation"))
+	if iso == "" {
+		iso = inspect.ReadCommitted
+	}
+	if !iso.Valid() {
+		s.writeError(w, r, problem.New(problem.Invalid, "error.isolationInvalid", "isolation", string(iso)))
+		return
+	}
+	from, limit, err := windowParams(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	recs, err := s.deps.Lab.Records(r.Context(), topic, partition, iso, from, limit)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"topic": topic, "partition": partition, "isolation": iso, "records": recs,
+	})
+}

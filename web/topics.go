@@ -1,0 +1,42 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/offsetlab/offsetlab/internal/cluster"
+)
+
+// listTopics is GET /api/topics.
+func (s *Server) listTopics(w http.ResponseWriter, r *http.Request) {
+	topics, err := s.deps.Lab.Topics(r.Context())
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"topics": topics})
+}
+
+// getTopic is GET /api/topics/{topic}.
+func (s *Server) getTopic(w http.ResponseWriter, r *http.Request) {
+	t, err := s.deps.Lab.Topic(r.Context(), pathParam(r, "topic"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, t)
+}
+
+// createTopic is POST /api/topics.
+func (s *Server) createTopic(w http.ResponseWriter, r *http.Request) {
+	var spec cluster.TopicSpec
+	if err := decodeJSON(r, &spec); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	t, err := s.deps.Lab.CreateTopic(r.Context(), spec)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, t)
+}
