@@ -4,7 +4,7 @@
 # It installs what the suites need (confluent-kafka from PyPI into
 # .cache/venv, Apache Kafka 4.3.1 jars from Maven Central into .cache/,
 # Debian's chromium for the browser tests when running as root),
-# checks formatting, vet and generated code, starts a real single-node
+# checks formatting, vet, go mod tidy and generated code, starts a real single-node
 # Kafka 4.3.1 (KRaft) on loopback, runs every Go test against the embedded
 # broker and against real Kafka, then fuzzes the batch decoder briefly.
 # Real Kafka is always stopped on exit, even when a test fails.
@@ -27,6 +27,11 @@ if [[ -n "$unformatted" ]]; then
 	exit 1
 fi
 go vet ./...
+if ! go mod tidy -diff >/dev/null; then
+	echo "go.mod/go.sum are not tidy: run go mod tidy and commit" >&2
+	go mod tidy -diff >&2 || true
+	exit 1
+fi
 go generate ./...
 if git rev-parse --git-dir >/dev/null 2>&1 && ! git diff --exit-code --stat -- '*_templ.go'; then
 	echo "generated templ code is out of date: run go generate ./... and commit" >&2
@@ -76,6 +81,9 @@ step "go test (embedded broker, real Kafka single node and three nodes)"
 # The three-node tests start and stop their own clusters with the harness.
 export OFFSETLAB_KAFKA_TRIPLE=1
 go test -count=1 -timeout 30m ./...
+
+step "the live hub under the race detector"
+go test -count=1 -race ./internal/live/
 
 step "stop Kafka; no JVM left behind"
 cleanup

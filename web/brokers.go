@@ -6,7 +6,6 @@ import (
 
 	"github.com/offsetlab/offsetlab/internal/catalog"
 	"github.com/offsetlab/offsetlab/internal/lab"
-	"github.com/offsetlab/offsetlab/internal/localkafka"
 	"github.com/offsetlab/offsetlab/internal/problem"
 )
 
@@ -14,15 +13,14 @@ import (
 // else how to stop one by hand (hint, and hintCode/hintArgs naming it in
 // the catalogue).
 type brokersView struct {
-	Managed  bool              `json:"managed"`
-	Nodes    []localkafka.Node `json:"nodes"`
-	Hint     string            `json:"hint,omitempty"`
-	HintCode string            `json:"hintCode,omitempty"`
-	HintArgs catalog.Args      `json:"hintArgs,omitempty"`
+	lab.BrokersStatus
+	Hint     string       `json:"hint,omitempty"`
+	HintCode string       `json:"hintCode,omitempty"`
+	HintArgs catalog.Args `json:"hintArgs,omitempty"`
 }
 
 func viewBrokers(b lab.BrokersStatus) brokersView {
-	v := brokersView{Managed: b.Managed, Nodes: b.Nodes}
+	v := brokersView{BrokersStatus: b}
 	if !b.Hint.IsZero() {
 		v.Hint, v.HintCode, v.HintArgs = b.Hint.String(), b.Hint.Key, b.Hint.Args
 	}

@@ -29,10 +29,17 @@ func i18nArgs(args ...string) string {
 	return string(b)
 }
 
-// lessonLanguages are the languages of the lessons panel, in switch order.
-var lessonLanguages = []struct{ Code, Label string }{
-	{string(catalog.English), "EN"},
-	{string(catalog.Korean), "한국어"},
+// language is one entry of a language switch: its code and its own name
+// ("lang.self" in its own language: EN, 한국어).
+type language struct{ Code, Label string }
+
+// languages are the switch's entries, in the catalogue's order.
+func languages() []language {
+	var out []language
+	for _, l := range catalog.Languages() {
+		out = append(out, language{Code: string(l), Label: catalog.Text(l, "lang.self", nil)})
+	}
+	return out
 }
 
 // lessonLabel is a label of the lessons panel ("lesson.ui." keys) in

@@ -1,6 +1,6 @@
 // Package catalog is Offset Lab's one catalogue of sentences: every label,
 // narration, lesson text and error the class reads, in English and Korean
-// (해요체), one embedded JSON file per language (en.json, ko.json: key →
+// (in the polite haeyo style), one embedded JSON file per language (en.json, ko.json: key →
 // sentence with {name} placeholders). Go code names sentences by key and
 // never holds their words; the server renders English from here (the API's
 // "error" field, the timeline's "text"), and the browser loads the same
@@ -10,8 +10,8 @@
 // "<name>Key" holds another catalogue key: its sentence in the same language
 // fills {name} (a "null value" or "binary value" label, say). A Korean
 // particle that depends on the last syllable of a generated name is written
-// {name|이에요/예요}: the first form after a final consonant, the second
-// after a vowel (see particle).
+// {name|A/B}: form A after a final consonant, form B after a vowel (see
+// endsInConsonant).
 //
 // The catalogue is parsed once, on first use, and never changes while the
 // process runs. A missing key renders as "[key]"; TestCatalogue fails on
@@ -185,11 +185,11 @@ func value(lang Lang, name string, args Args) (string, bool) {
 }
 
 // endsInConsonant reports whether a Korean reader pronounces s with a final
-// consonant (받침), which decides particles such as 이에요/예요, 과/와,
-// 을/를, 은/는, 이/가. Hangul is read from its last syllable; a generated
-// name such as "orders-b9cd86" ends in a digit or Latin letter, read as
-// Korean reads them: 6 육, 7 칠, 8 팔, 0 영, 1 일, 3 삼 end in a consonant;
-// l (엘), m (엠), n (엔), r (알) likewise; other letters and digits do not.
+// consonant (batchim), which decides the particles that have one form after
+// a consonant and another after a vowel. Hangul is read from its last
+// syllable; a generated name such as "orders-b9cd86" ends in a digit or
+// Latin letter, read as Korean reads them: the digits 0, 1, 3, 6, 7 and 8
+// and the letters l, m, n and r end in a consonant; the others do not.
 func endsInConsonant(s string) bool {
 	s = strings.TrimRight(s, " .,'\"’”)]")
 	if s == "" {

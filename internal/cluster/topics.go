@@ -226,24 +226,22 @@ func (c *Cluster) CreateTopic(ctx context.Context, spec TopicSpec) (TopicInfo, e
 }
 
 // waitTopic returns the new topic once its metadata shows a leader for
-// every partition, so the caller can produce to it at once.
+// every partition, so the caller can produce to it at once. It waits as
+// long as ctx allows.
 func (c *Cluster) waitTopic(ctx context.Context, name string) (TopicInfo, error) {
-	for {
-		t, err := c.Topic(ctx, name)
-		if err == nil && allLed(t) {
-			return t, nil
-		}
-		if ctx.Err() != nil {
-			if err == nil {
-				err = ctx.Err()
-			}
-			return TopicInfo{}, fmt.Errorf("cluster: wait for topic %s: %w", name, err)
+	var t TopicInfo
+	err := wait.Until(ctx, 50*time.Millisecond, func(ctx context.Context) (bool, error) {
+		var err error
+		if t, err = c.Topic(ctx, name); err == nil && allLed(t) {
+			return true, nil
 		}
 		c.client.ForceMetadataRefresh()
-		if err := wait.Sleep(ctx, 50*time.Millisecond); err != nil {
-			return TopicInfo{}, fmt.Errorf("cluster: wait for topic %s: %w", name, err)
-		}
+		return false, nil
+	})
+	if err != nil {
+		return TopicInfo{}, fmt.Errorf("cluster: wait for topic %s: %w", name, err)
 	}
+	return t, nil
 }
 
 func allLed(t TopicInfo) bool {
