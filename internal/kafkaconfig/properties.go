@@ -171,6 +171,9 @@ func unescape(s string) (string, error) {
 
 // validKey reports whether key could be a Kafka or librdkafka setting name.
 func validKey(key string) bool {
+	if c := key[0]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+		return false
+	}
 	for _, r := range key {
 		switch {
 		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '_', r == '-':

@@ -8,11 +8,13 @@ import (
 	"crypto/rsa"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/base64"
 	"encoding/pem"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"software.sslmate.com/src/go-pkcs12"
@@ -75,12 +77,7 @@ func (l *loader) refuseJavaKeystore(key string, f storeFormat) *Error {
 // pemCertificates parses every CERTIFICATE block of data.
 func (l *loader) pemCertificates(key, source string, data []byte) ([]*x509.Certificate, *Error) {
 	var certs []*x509.Certificate
-	for rest := data; ; {
-		var block *pem.Block
-		block, rest = pem.Decode(rest)
-		if block == nil {
-			break
-		}
+	for _, block := range pemBlocks(data) {
 		if block.Type != "CERTIFICATE" {
 			continue
 		}
@@ -179,7 +176,11 @@ func (l *loader) caDirectory(key, dir string) ([]*x509.Certificate, bool, *Error
 		if bad != nil && bad.msgKey != keyNoCertificate {
 			return nil, false, bad
 		}
-		certs = append(certs, more...)
+		for _, c := range more {
+			if !slices.ContainsFunc(certs, c.Equal) {
+				certs = append(certs, c)
+			}
+		}
 	}
 	if len(certs) == 0 {
 		return nil, false, l.errAt(key, keyNoCertificate, "source", dir)
@@ -188,37 +189,19 @@ func (l *loader) caDirectory(key, dir string) ([]*x509.Certificate, bool, *Error
 }
 
 // pkcs12TrustStore reads a PKCS#12 truststore: Java's trusted-certificate
-// entries, or (as openssl pkcs12 -nokeys writes them) plain certificates.
+// entries (what keytool -importcert writes). A store whose certificates
+// lack Java's trust attribute (openssl pkcs12 -nokeys writes those) is
+// refused, as Java itself trusts none of them.
 func (l *loader) pkcs12TrustStore(key, passwordKey string, data []byte) ([]*x509.Certificate, *Error) {
-	password := l.get(passwordKey)
-	certs, err := pkcs12.DecodeTrustStore(data, password)
-	if err == nil && len(certs) > 0 {
-		return certs, nil
-	}
-	if errors.Is(err, pkcs12.ErrIncorrectPassword) {
+	certs, err := pkcs12.DecodeTrustStore(data, l.get(passwordKey))
+	switch {
+	case errors.Is(err, pkcs12.ErrIncorrectPassword):
 		return nil, l.passwordError(key, passwordKey)
-	}
-	blocks, err2 := pkcs12.ToPEM(data, password)
-	if errors.Is(err2, pkcs12.ErrIncorrectPassword) {
-		return nil, l.passwordError(key, passwordKey)
-	}
-	if err2 != nil {
-		if err == nil {
-			err = err2
-		}
-		return nil, l.errAt(key, keyStoreUnreadable, "path", l.get(key), "reason", "not a PKCS12 store: "+err.Error())
-	}
-	for _, b := range blocks {
-		if b.Type != "CERTIFICATE" {
-			continue
-		}
-		c, err := x509.ParseCertificate(b.Bytes)
-		if err != nil {
-			return nil, l.errAt(key, keyBadCertificate, "source", l.get(key), "reason", err.Error())
-		}
-		certs = append(certs, c)
-	}
-	if len(certs) == 0 {
+	case err != nil && strings.Contains(err.Error(), "not marked as trusted"):
+		return nil, l.errAt(key, keyUntrusted, "path", l.get(key))
+	case err != nil:
+		return nil, l.errAt(key, keyStoreUnreadable, "path", l.get(key), "reason", "not a PKCS12 truststore: "+err.Error())
+	case len(certs) == 0:
 		return nil, l.errAt(key, keyNoCertificate, "source", l.get(key))
 	}
 	return certs, nil
@@ -362,12 +345,7 @@ func (l *loader) pkcs12KeyStore(key, passwordKey string, data []byte) (*tls.Cert
 // privateKey reads the first private key in data; passwordKey names the
 // setting that decrypts an encrypted one.
 func (l *loader) privateKey(key, source string, data []byte, passwordKey string) (crypto.Signer, *Error) {
-	for rest := data; ; {
-		var block *pem.Block
-		block, rest = pem.Decode(rest)
-		if block == nil {
-			break
-		}
+	for _, block := range pemBlocks(data) {
 		if !strings.HasSuffix(block.Type, "PRIVATE KEY") {
 			continue
 		}
@@ -438,4 +416,48 @@ func (l *loader) pair(key string, certs []*x509.Certificate, priv crypto.Signer)
 		out.Certificate = append(out.Certificate, c.Raw)
 	}
 	return out, nil
+}
+
+// pemBlocks returns the PEM blocks of data. Besides well-formed PEM it
+// reads the one-line form a properties value takes when its lines were
+// joined by backslash continuations ("-----BEGIN CERTIFICATE----- MIIB…
+// -----END CERTIFICATE-----"), which Java's PEM stores accept too.
+func pemBlocks(data []byte) []*pem.Block {
+	var out []*pem.Block
+	for rest := data; ; {
+		var b *pem.Block
+		b, rest = pem.Decode(rest)
+		if b == nil {
+			break
+		}
+		out = append(out, b)
+	}
+	if len(out) > 0 {
+		return out
+	}
+	s := string(data)
+	for {
+		begin := strings.Index(s, "-----BEGIN ")
+		if begin < 0 {
+			return out
+		}
+		s = s[begin+len("-----BEGIN "):]
+		typeEnd := strings.Index(s, "-----")
+		if typeEnd < 0 {
+			return out
+		}
+		typ := s[:typeEnd]
+		s = s[typeEnd+len("-----"):]
+		end := strings.Index(s, "-----END "+typ+"-----")
+		if end < 0 {
+			return out
+		}
+		body := strings.Join(strings.Fields(s[:end]), "")
+		s = s[end:]
+		der, err := base64.StdEncoding.DecodeString(body)
+		if err != nil {
+			continue
+		}
+		out = append(out, &pem.Block{Type: typ, Bytes: der})
+	}
 }
