@@ -515,6 +515,10 @@ stop_watchdog() {
 }
 
 # ----------------------------------------------------------------- secure --
+# write_client_files, write_broker_jaas: shared with compose.secure.yaml
+# shellcheck source=secure/client-files.sh
+source "$HERE/secure/client-files.sh"
+
 # Probe flags for the cluster in WORKDIR: TLS + SASL/PLAIN as the broker's
 # own user for the secure shape, nothing for the others.
 probe_security() {
@@ -550,17 +554,8 @@ secure_init() {
 		EOF
 		printf 'broker\n%s\n' "$broker_pw" >"$s/broker.plain"
 		printf '%s\n' "$keystore_pw" >"$s/keystore.pass"
-		# PLAIN users are checked against this file; SCRAM users are stored in
-		# the cluster metadata at format time (kafka-storage format --add-scram)
-		cat >"$s/broker_jaas.conf" <<-EOF
-		KafkaServer {
-		  org.apache.kafka.common.security.plain.PlainLoginModule required
-		    username="broker" password="$broker_pw"
-		    user_broker="$broker_pw" user_admin="$admin_pw" user_reader="$reader_pw";
-		  org.apache.kafka.common.security.scram.ScramLoginModule required;
-		};
-		EOF
 	)
+	write_broker_jaas "$s/broker_jaas.conf" "$broker_pw" "$admin_pw" "$reader_pw"
 	# A CA made for this DIR only, and the broker's certificate (SANs
 	# 127.0.0.1 and localhost) signed by it. EC P-256: instant to generate,
 	# spoken by Java, Go and librdkafka alike.
@@ -588,40 +583,7 @@ secure_init() {
 		2>>"$s/openssl.log" || { cat "$s/openssl.log" >&2; die "openssl could not write the broker keystore"; }
 	chmod 600 "$s"/*
 	chmod 644 "$dir/ca.pem"
-	secure_client_files "$dir" "127.0.0.1:$port" "$admin_pw" "$reader_pw"
-}
-
-# secure_client_files DIR BOOTSTRAP ADMIN_PW READER_PW
-secure_client_files() {
-	local dir="$1" bs="$2" admin_pw="$3" reader_pw="$4"
-	java_props() { # USER PASSWORD MECHANISM MODULE
-		cat <<-EOF
-		# Offset Lab harness: user $1 of the secure cluster in $dir
-		# (kafka-*.sh --command-config, offsetlab --command-config)
-		bootstrap.servers=$bs
-		security.protocol=SASL_SSL
-		sasl.mechanism=$3
-		sasl.jaas.config=org.apache.kafka.common.security.$4 required username="$1" password="$2";
-		ssl.truststore.type=PEM
-		ssl.truststore.location=$dir/ca.pem
-		EOF
-	}
-	(
-		umask 077
-		java_props admin "$admin_pw" SCRAM-SHA-512 scram.ScramLoginModule >"$dir/admin.properties"
-		java_props reader "$reader_pw" SCRAM-SHA-512 scram.ScramLoginModule >"$dir/reader.properties"
-		java_props reader "$reader_pw" PLAIN plain.PlainLoginModule >"$dir/reader-plain.properties"
-		cat >"$dir/reader.librdkafka.properties" <<-EOF
-		# Offset Lab harness: user reader of the secure cluster in $dir, in
-		# librdkafka's spelling (kcat -F, confluent-kafka)
-		bootstrap.servers=$bs
-		security.protocol=SASL_SSL
-		sasl.mechanisms=SCRAM-SHA-512
-		sasl.username=reader
-		sasl.password=$reader_pw
-		ssl.ca.location=$dir/ca.pem
-		EOF
-	)
+	write_client_files "$dir" "127.0.0.1:$port" "$dir/ca.pem" "$admin_pw" "$reader_pw" "the harness's secure cluster in $dir"
 }
 
 # The SCRAM-SHA-512 users, as kafka-storage format arguments.
