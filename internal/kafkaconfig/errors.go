@@ -96,6 +96,7 @@ const (
 	keyCertWithoutKey     = "error.commandConfig.certificateWithoutKey"
 	keyKeyWithoutCert     = "error.commandConfig.keyWithoutCertificate"
 	keyUntrusted          = "error.commandConfig.untrustedPKCS12"
+	keyNoStore            = "error.commandConfig.settingWithoutStore"
 )
 
 func messageKeys() []string {
@@ -106,7 +107,7 @@ func messageKeys() []string {
 		keyJAASOption, keyStoreMissing, keyStoreUnreadable, keyStoreType, keyJKS, keyWrongPassword,
 		keyPasswordNeeded, keyPEMPassword, keyNoCertificate, keyBadCertificate, keyNoKey, keyBadKey,
 		keyKeyPasswordNeeded, keyKeyWrongPassword, keyLegacyKey, keyKeyMismatch, keyCertWithoutKey,
-		keyKeyWithoutCert, keyUntrusted,
+		keyKeyWithoutCert, keyUntrusted, keyNoStore,
 	}
 }
 
@@ -179,6 +180,8 @@ func sentence(key string) string {
 		return "{where}: the private key does not belong to the certificate of {subject}"
 	case keyCertWithoutKey:
 		return "{where}: a client certificate needs its private key; set {other}"
+	case keyNoStore:
+		return "{where}: goes with no store; set {storeKey}, or remove the setting"
 	case keyUntrusted:
 		return "{where}: {path} holds certificates that are not marked as trusted (openssl pkcs12 writes them so, and Java trusts none of them either); point ssl.truststore.location at the CA's PEM file with ssl.truststore.type=PEM, or build the truststore with keytool -importcert"
 	case keyKeyWithoutCert:

@@ -264,7 +264,8 @@ func Load(path string) (*Config, error) {
 		args["reason"] = reason
 		return nil, &Error{File: path, msgKey: keyFileUnreadable, args: args, err: err}
 	}
-	props, err := parseProperties(string(data))
+	// a byte order mark is no part of the first key
+	props, err := parseProperties(strings.TrimPrefix(string(data), "\ufeff"))
 	if err != nil {
 		var se *syntaxError
 		if errors.As(err, &se) {
@@ -592,6 +593,9 @@ func (l *loader) tlsSettings(c *Config) *Error {
 				"value", l.get("enable.ssl.certificate.verification"), "allowed", "true or false")
 		}
 	}
+	if err := l.orphans(); err != nil {
+		return err
+	}
 	roots, system, err := l.trust()
 	if err != nil {
 		return err
@@ -630,6 +634,38 @@ func (l *loader) tlsSettings(c *Config) *Error {
 	c.desc.TLS = true
 	c.desc.HostnameVerification = hostnames && verify
 	c.desc.CertificateVerification = verify
+	return nil
+}
+
+// orphans refuses a store setting (type, password) that goes with no
+// store: Kafka's clients ignore one, which usually hides a typo in the
+// store's own key.
+func (l *loader) orphans() *Error {
+	rules := []struct {
+		keys   []string
+		stores []string
+		hint   string
+	}{
+		{[]string{"ssl.truststore.type", "ssl.truststore.password"},
+			[]string{"ssl.truststore.location", "ssl.truststore.certificates"},
+			"ssl.truststore.location or ssl.truststore.certificates"},
+		{[]string{"ssl.keystore.type", "ssl.keystore.password"},
+			[]string{"ssl.keystore.location", "ssl.keystore.certificate.chain", "ssl.keystore.key"},
+			"ssl.keystore.location, or ssl.keystore.certificate.chain and ssl.keystore.key"},
+		{[]string{"ssl.key.password"},
+			[]string{"ssl.keystore.location", "ssl.keystore.key", "ssl.key.location", "ssl.key.pem", "ssl.certificate.location"},
+			"ssl.keystore.location, ssl.keystore.key or ssl.key.location"},
+	}
+	for _, r := range rules {
+		if slices.ContainsFunc(r.stores, l.has) {
+			continue
+		}
+		for _, k := range r.keys {
+			if l.has(k) {
+				return l.errAt(k, keyNoStore, "storeKey", r.hint)
+			}
+		}
+	}
 	return nil
 }
 

@@ -161,8 +161,8 @@ sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule require
 			sasl: "n,,n=tok,r=",
 		},
 		{
-			name:  "plaintext by default, tuning keys ignored, client.id applied",
-			props: "bootstrap.servers=k:9092\nacks=all\ngroup.id=g\nrequest.timeout.ms=5000\nlinger.ms=5\nclient.id=inspector\n",
+			name:  "plaintext by default, tuning keys ignored, client.id applied, byte order mark",
+			props: "\ufeffbootstrap.servers=k:9092\nacks=all\ngroup.id=g\nrequest.timeout.ms=5000\nlinger.ms=5\nclient.id=inspector\n",
 			want: kafkaconfig.Description{SecurityProtocol: "PLAINTEXT",
 				IgnoredKeys: []string{"acks", "group.id", "linger.ms", "request.timeout.ms"}},
 			brokers:  []string{"k:9092"},
@@ -456,6 +456,12 @@ func TestLoadRefuses(t *testing.T) {
 			msgKey: "error.commandConfig.conflict", key: "ssl.ca.location", line: 3},
 		{name: "bad endpoint identification", props: "security.protocol=SSL\nssl.endpoint.identification.algorithm=ldaps\n",
 			msgKey: "error.commandConfig.badValue", key: "ssl.endpoint.identification.algorithm", line: 2},
+		{name: "truststore password without a truststore (a typo in its key)", props: "security.protocol=SSL\nssl.trustore.location={TD}/truststore.p12\nssl.truststore.password=trustpass\n",
+			msgKey: "error.commandConfig.unknownKeys", contains: []string{"did you mean ssl.truststore.location?"}},
+		{name: "truststore password without a truststore", props: "security.protocol=SSL\nssl.truststore.password=trustpass\n",
+			msgKey: "error.commandConfig.settingWithoutStore", key: "ssl.truststore.password", line: 2},
+		{name: "key password without a key", props: "security.protocol=SSL\nssl.ca.location={TD}/ca.pem\nssl.key.password=keypass\n",
+			msgKey: "error.commandConfig.settingWithoutStore", key: "ssl.key.password", line: 3},
 		{name: "not a certificate", props: "security.protocol=SSL\nssl.ca.location={TD}/client.key\n",
 			msgKey: "error.commandConfig.noCertificate", key: "ssl.ca.location", line: 2},
 	}

@@ -150,9 +150,6 @@ func (l *loader) trust() (roots []*x509.Certificate, system bool, err *Error) {
 		certs, e := l.pemCertificates("ssl.ca.pem", "ssl.ca.pem", []byte(l.get("ssl.ca.pem")))
 		return certs, false, e
 	}
-	if l.has(passwordKey) {
-		return nil, false, l.errAt(passwordKey, keyConflict, "other", "no ssl.truststore.location")
-	}
 	return nil, true, nil
 }
 
@@ -317,9 +314,6 @@ func (l *loader) clientCertificate() (*tls.Certificate, *Error) {
 			key = "ssl.key.pem"
 		}
 		return nil, l.errAt(key, keyKeyWithoutCert, "other", "ssl.certificate.location")
-	}
-	if l.has("ssl.keystore.password") {
-		return nil, l.errAt("ssl.keystore.password", keyConflict, "other", "no ssl.keystore.location")
 	}
 	return nil, nil
 }
