@@ -139,9 +139,9 @@ func sentence(key string) string {
 	case keyNotUsed:
 		return "{where}: security.protocol is {protocol}, which does not use {layer}; use {suggested} or remove the setting"
 	case keyUsernameMissing:
-		return "{where}: SASL {mechanism} needs a user: set sasl.jaas.config (Java) or sasl.username and sasl.password (librdkafka)"
+		return "{where}: SASL {mechanism} needs a user name: give username=\"NAME\" in sasl.jaas.config (Java) or set sasl.username (librdkafka)"
 	case keyPasswordMissing:
-		return "{where}: the password is missing"
+		return "{where}: SASL {mechanism} needs a password: give password=\"PASSWORD\" in sasl.jaas.config (Java) or set sasl.password (librdkafka)"
 	case keyJAASSyntax:
 		return "{where}: not a JAAS login line ({reason}); write it as: org.apache.kafka.common.security.scram.ScramLoginModule required username=\"NAME\" password=\"PASSWORD\";"
 	case keyJAASModule:
