@@ -516,7 +516,7 @@ stop_watchdog() {
 
 # ----------------------------------------------------------------- secure --
 # write_client_files, write_broker_jaas: shared with compose.secure.yaml
-# shellcheck source=secure/client-files.sh
+# shellcheck source-path=SCRIPTDIR source=secure/client-files.sh
 source "$HERE/secure/client-files.sh"
 
 # Probe flags for the cluster in WORKDIR: TLS + SASL/PLAIN as the broker's

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Offset Lab: the client properties files of a secure cluster, written the
 # same way by harness.sh (start secure) and compose.secure.yaml (the certs
 # step). Sourced, not run. Passwords go only into files made with umask

@@ -21,7 +21,7 @@ OUT="${OUT_DIR:-/out}"
 HOST_PORT="${HOST_PORT:-9544}"
 CA_PATH="${CA_PATH:-secure/ca.pem}"
 BROKER_USER="${BROKER_USER:-appuser}"
-# shellcheck source=client-files.sh
+# shellcheck source-path=SCRIPTDIR source=client-files.sh
 source "$HERE/client-files.sh"
 
 if [[ -s "$SECRETS/passwords.env" && -s "$SECRETS/server.p12" && -s "$OUT/reader.properties" ]]; then
