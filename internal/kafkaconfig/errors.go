@@ -64,6 +64,8 @@ const (
 	keyFileMissing        = "error.commandConfig.fileMissing"
 	keyFileUnreadable     = "error.commandConfig.fileUnreadable"
 	keyMalformedLine      = "error.commandConfig.malformedLine"
+	keyBadEscape          = "error.commandConfig.badEscape"
+	keyValueWithoutKey    = "error.commandConfig.valueWithoutKey"
 	keyUnknownKeys        = "error.commandConfig.unknownKeys"
 	keyUnsupportedKeys    = "error.commandConfig.unsupportedKeys"
 	keyUnknownUnsupported = "error.commandConfig.unknownAndUnsupportedKeys"
@@ -101,7 +103,7 @@ const (
 
 func messageKeys() []string {
 	return []string{
-		keyFileMissing, keyFileUnreadable, keyMalformedLine, keyUnknownKeys, keyUnsupportedKeys,
+		keyFileMissing, keyFileUnreadable, keyMalformedLine, keyBadEscape, keyValueWithoutKey, keyUnknownKeys, keyUnsupportedKeys,
 		keyUnknownUnsupported, keyBadValue, keyBadServer, keyMechanism, keyMechanismMissing,
 		keyConflict, keyNotUsed, keyUsernameMissing, keyPasswordMissing, keyJAASSyntax, keyJAASModule,
 		keyJAASOption, keyStoreMissing, keyStoreUnreadable, keyStoreType, keyJKS, keyWrongPassword,
@@ -119,7 +121,11 @@ func sentence(key string) string {
 	case keyFileUnreadable:
 		return "{file}: cannot read the file: {reason}"
 	case keyMalformedLine:
-		return "{where}: {reason}"
+		return "{where}: not a key=value setting"
+	case keyBadEscape:
+		return "{where}: malformed \\uxxxx escape"
+	case keyValueWithoutKey:
+		return "{where}: a value without a key; write key=value"
 	case keyUnknownKeys:
 		return "{file}: settings Offset Lab does not know: {keys}; fix their spelling or remove them"
 	case keyUnsupportedKeys:

@@ -269,9 +269,11 @@ func Load(path string) (*Config, error) {
 	if err != nil {
 		var se *syntaxError
 		if errors.As(err, &se) {
-			w := where(path, se.line, "")
-			return nil, &Error{File: path, Line: se.line, msgKey: keyMalformedLine,
-				args: map[string]string{"file": path, "line": strconv.Itoa(se.line), "where": w, "reason": se.reason}}
+			args := map[string]string{"file": path, "line": strconv.Itoa(se.line), "where": where(path, se.line, se.key)}
+			if se.key != "" {
+				args["key"] = se.key
+			}
+			return nil, &Error{File: path, Line: se.line, Key: se.key, msgKey: se.msgKey, args: args}
 		}
 		return nil, err
 	}
@@ -364,8 +366,7 @@ func (l *loader) checkKeys(c *Config) *Error {
 			if p.bare {
 				// a word alone on a line: maybe a stray password, never echoed
 				return &Error{File: l.file, Line: p.line, msgKey: keyMalformedLine, args: map[string]string{
-					"file": l.file, "line": strconv.Itoa(p.line), "where": where(l.file, p.line, ""),
-					"reason": "not a key=value setting"}}
+					"file": l.file, "line": strconv.Itoa(p.line), "where": where(l.file, p.line, "")}}
 			}
 			s := fmt.Sprintf("%s (line %d", p.key, p.line)
 			if hint := suggest(p.key); hint != "" {

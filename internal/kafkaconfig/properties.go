@@ -16,13 +16,15 @@ type property struct {
 }
 
 // syntaxError is a line that java.util.Properties would not read as a
-// setting; line is 1-based.
+// setting (or that no Kafka setting could be); line is 1-based, key is
+// the setting whose value holds a bad escape, msgKey the catalogue key.
 type syntaxError struct {
 	line   int
-	reason string
+	key    string
+	msgKey string
 }
 
-func (e *syntaxError) Error() string { return fmt.Sprintf("line %d: %s", e.line, e.reason) }
+func (e *syntaxError) Error() string { return fmt.Sprintf("line %d: %s", e.line, sentence(e.msgKey)) }
 
 // parseProperties reads text the way java.util.Properties.load does:
 // '#' and '!' start comment lines, a key ends at the first unescaped '=',
@@ -54,18 +56,18 @@ func parseProperties(text string) ([]property, error) {
 		rawKey, rawValue, bare := splitKeyValue(line)
 		key, err := unescape(rawKey)
 		if err != nil {
-			return nil, &syntaxError{line: first, reason: err.Error()}
-		}
-		value, err := unescape(rawValue)
-		if err != nil {
-			return nil, &syntaxError{line: first, reason: "the value of " + key + ": " + err.Error()}
+			return nil, &syntaxError{line: first, msgKey: keyBadEscape}
 		}
 		if key == "" {
-			return nil, &syntaxError{line: first, reason: "a value without a key; write key=value"}
+			return nil, &syntaxError{line: first, msgKey: keyValueWithoutKey}
 		}
 		if !validKey(key) {
 			// not echoed: a stray line may be a password
-			return nil, &syntaxError{line: first, reason: "not a key=value setting"}
+			return nil, &syntaxError{line: first, msgKey: keyMalformedLine}
+		}
+		value, err := unescape(rawValue)
+		if err != nil {
+			return nil, &syntaxError{line: first, key: key, msgKey: keyBadEscape}
 		}
 		out = append(out, property{key: key, value: value, line: first, bare: bare})
 	}

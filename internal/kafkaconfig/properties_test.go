@@ -49,15 +49,16 @@ func TestParseProperties(t *testing.T) {
 func TestParsePropertiesRefuses(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name string
-		text string
-		line int
+		name   string
+		text   string
+		line   int
+		msgKey string
 	}{
-		{"bad unicode escape", "a=1\nb=\\u12G4", 2},
-		{"short unicode escape", "a=\\u12", 1},
-		{"value without key", "\n=value", 2},
-		{"json", `{"bootstrap.servers": "x"}`, 1},
-		{"yaml list", "- a: b", 1},
+		{"bad unicode escape", "a=1\nb=\\u12G4", 2, keyBadEscape},
+		{"short unicode escape", "a=\\u12", 1, keyBadEscape},
+		{"value without key", "\n=value", 2, keyValueWithoutKey},
+		{"json", `{"bootstrap.servers": "x"}`, 1, keyMalformedLine},
+		{"yaml list", "- a: b", 1, keyMalformedLine},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -67,8 +68,8 @@ func TestParsePropertiesRefuses(t *testing.T) {
 			if !ok {
 				t.Fatalf("got %v, want a syntax error", err)
 			}
-			if se.line != tt.line {
-				t.Errorf("line %d, want %d", se.line, tt.line)
+			if se.line != tt.line || se.msgKey != tt.msgKey {
+				t.Errorf("line %d %s, want line %d %s", se.line, se.msgKey, tt.line, tt.msgKey)
 			}
 		})
 	}
