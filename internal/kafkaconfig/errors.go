@@ -16,9 +16,9 @@ var ErrInvalid = errors.New("invalid Kafka client properties")
 
 // Error is a refusal of a properties file. Its Error() is one English
 // sentence that names the file, the line and the key when there is one,
-// and says what to do. It never holds a password, a key, a JAAS line or
-// any other value of a secret setting, nor the name of an unknown key's
-// value; tests check that.
+// and says what to do. It never holds a password, a private key, a JAAS
+// line, the value of any other secret setting or the value of an unknown
+// key; tests check that.
 type Error struct {
 	// File is the properties file as given to Load.
 	File string

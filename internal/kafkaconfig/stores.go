@@ -20,6 +20,12 @@ import (
 	"software.sslmate.com/src/go-pkcs12"
 )
 
+// PKCS#12 stores are read with software.sslmate.com/src/go-pkcs12, the one
+// dependency this package adds: keytool (JDK 8u301, 11.0.12 and later) and
+// OpenSSL 3 write PKCS#12 with PBES2/AES-256 and an HMAC-SHA-256 MAC, and
+// truststores as certificate bags with Java's trust attribute, none of which
+// the frozen golang.org/x/crypto/pkcs12 reads.
+
 // storeFormat is what a store file holds, by its first bytes.
 type storeFormat int
 
