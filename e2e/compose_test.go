@@ -11,16 +11,57 @@ import (
 	"testing"
 )
 
-// topologyKeys differ between containers and loopback processes by
-// necessity; every other broker setting must be the same.
-var topologyKeys = []string{
-	"node.id", "listeners", "advertised.listeners", "listener.security.protocol.map",
-	"inter.broker.listener.name", "controller.quorum.voters", "log.dirs",
+// uncomparedKeys differ between containers and loopback processes by
+// necessity: the topology, and where each deployment keeps its files and
+// secrets. Every other broker setting must be the same.
+func uncomparedKeys() []string {
+	return []string{
+		"node.id", "listeners", "advertised.listeners", "listener.security.protocol.map",
+		"inter.broker.listener.name", "controller.quorum.voters", "log.dirs",
+		"ssl.keystore.location", "ssl.keystore.password", "ssl.key.password",
+		"ssl.truststore.location", "ssl.truststore.password",
+	}
 }
 
-// composeSettings reads each service's KAFKA_* environment as broker
-// properties (KAFKA_FOO_BAR -> foo.bar), without topology keys and JVM
-// options.
+// imageHelpers are apache/kafka image variables that name files rather
+// than broker properties.
+func imageHelpers() []string {
+	return []string{
+		"SSL_KEYSTORE_FILENAME", "SSL_KEYSTORE_CREDENTIALS", "SSL_KEY_CREDENTIALS",
+		"SSL_TRUSTSTORE_FILENAME", "SSL_TRUSTSTORE_CREDENTIALS",
+	}
+}
+
+// propertyName converts an environment name after KAFKA_ as the
+// apache/kafka image does: '_' -> '.', '___' -> '-', '__' -> '_'.
+func propertyName(env string) string {
+	var b strings.Builder
+	for i := 0; i < len(env); {
+		n := 0
+		for i+n < len(env) && env[i+n] == '_' {
+			n++
+		}
+		switch n {
+		case 0:
+			b.WriteByte(env[i])
+			i++
+			continue
+		case 1:
+			b.WriteByte('.')
+		case 2:
+			b.WriteByte('_')
+		default:
+			b.WriteByte('-')
+		}
+		i += n
+	}
+	return strings.ToLower(b.String())
+}
+
+// composeSettings reads each broker service's KAFKA_* environment as
+// broker properties (KAFKA_FOO_BAR -> foo.bar), without the topology, the
+// per-deployment files and secrets, and JVM options. A broker service is
+// one that sets KAFKA_PROCESS_ROLES; one-shot helpers are not.
 func composeSettings(t *testing.T, file string) map[string][]string {
 	t.Helper()
 	f, err := os.Open(file)
@@ -31,6 +72,7 @@ func composeSettings(t *testing.T, file string) map[string][]string {
 	service := regexp.MustCompile(`^  ([a-z0-9-]+):\s*$`)
 	env := regexp.MustCompile(`^\s+KAFKA_([A-Z0-9_]+):\s*(.*?)\s*$`)
 	out := map[string][]string{}
+	brokers := map[string]bool{}
 	var current string
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
@@ -40,16 +82,23 @@ func composeSettings(t *testing.T, file string) map[string][]string {
 			continue
 		}
 		m := env.FindStringSubmatch(line)
-		if m == nil || current == "" || strings.HasSuffix(m[1], "_OPTS") {
+		if m == nil || current == "" || m[1] == "OPTS" || strings.HasSuffix(m[1], "_OPTS") || slices.Contains(imageHelpers(), m[1]) {
 			continue
 		}
-		key := strings.ToLower(strings.ReplaceAll(m[1], "_", "."))
-		if slices.Contains(topologyKeys, key) {
+		if m[1] == "PROCESS_ROLES" {
+			brokers[current] = true
+		}
+		key := propertyName(m[1])
+		if slices.Contains(uncomparedKeys(), key) || strings.HasSuffix(key, ".sasl.jaas.config") {
 			continue
 		}
 		out[current] = append(out[current], key+"="+strings.Trim(m[2], `"'`))
 	}
 	for s := range out {
+		if !brokers[s] {
+			delete(out, s)
+			continue
+		}
 		slices.Sort(out[s])
 	}
 	return out
@@ -66,6 +115,7 @@ func TestComposeMatchesHarness(t *testing.T) {
 	}{
 		{"compose.yaml", "single", 1},
 		{"compose.triple.yaml", "triple", 3},
+		{"compose.secure.yaml", "secure", 1},
 	}
 	for _, tt := range tests {
 		cmd := exec.Command("bash", filepath.Join(root, "scripts", "kafka", "harness.sh"), "props", tt.shape, "shared")
@@ -88,6 +138,21 @@ func TestComposeMatchesHarness(t *testing.T) {
 			if !slices.Equal(got, want) {
 				t.Errorf("%s service %s declares\n %v\nthe harness (%s) declares\n %v", tt.file, name, got, tt.shape, want)
 			}
+		}
+	}
+}
+
+func TestPropertyName(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ env, want string }{
+		{"NODE_ID", "node.id"},
+		{"LISTENER_NAME_CONTROLLER_SASL_ENABLED_MECHANISMS", "listener.name.controller.sasl.enabled.mechanisms"},
+		{"LISTENER_NAME_SECURE_SCRAM___SHA___512_SASL_JAAS_CONFIG", "listener.name.secure.scram-sha-512.sasl.jaas.config"},
+		{"FOO__BAR", "foo_bar"},
+	}
+	for _, tt := range tests {
+		if got := propertyName(tt.env); got != tt.want {
+			t.Errorf("propertyName(%s) = %s, want %s", tt.env, got, tt.want)
 		}
 	}
 }

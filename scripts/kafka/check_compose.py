@@ -3,13 +3,18 @@
 
   check_compose.py COMPOSE_FILE SHAPE
 
-For every service, its KAFKA_* environment (KAFKA_FOO_BAR -> foo.bar), minus
-the topology keys that necessarily differ between containers and loopback
-processes (node id, listeners, quorum voters, log dirs) and minus
-KAFKA_HEAP_OPTS (a JVM flag, not a broker property), must be exactly the
-lines of `harness.sh props SHAPE shared`. Stdlib only: the compose files are
-written without YAML anchors so a line scan is enough; a Go test can do the
-same thing the same way.
+For every broker service (one whose environment sets KAFKA_PROCESS_ROLES;
+one-shot helpers such as compose.secure.yaml's certs and users are not
+brokers), its KAFKA_* environment, named as the apache/kafka image names it
+(KAFKA_FOO_BAR -> foo.bar, ___ -> '-', __ -> '_'), minus the topology keys
+that necessarily differ between containers and loopback processes (node
+id, listeners, quorum voters, log dirs), minus the per-deployment files and
+secrets (keystore and truststore locations and passwords, JAAS lines, the
+image's *_FILENAME / *_CREDENTIALS helpers) and minus the JVM options
+(KAFKA_HEAP_OPTS, KAFKA_OPTS, ...), must be exactly the lines of
+`harness.sh props SHAPE shared`. Stdlib only: the compose files are written
+without YAML anchors so a line scan is enough; a Go test
+(e2e/compose_test.go) does the same thing the same way.
 """
 import os
 import re
@@ -25,7 +30,32 @@ TOPOLOGY = {
     "controller.quorum.voters",
     "log.dirs",
 }
-NOT_PROPERTIES = {"KAFKA_HEAP_OPTS", "KAFKA_OPTS", "KAFKA_JMX_OPTS", "KAFKA_LOG4J_OPTS"}
+# files and secrets: where each deployment keeps them, not how Kafka behaves
+PER_DEPLOYMENT = {
+    "ssl.keystore.location",
+    "ssl.keystore.password",
+    "ssl.key.password",
+    "ssl.truststore.location",
+    "ssl.truststore.password",
+}
+NOT_PROPERTIES = {
+    "KAFKA_HEAP_OPTS", "KAFKA_OPTS", "KAFKA_JMX_OPTS", "KAFKA_LOG4J_OPTS",
+    # the apache/kafka image's helpers: file names it turns into the
+    # keystore location and passwords
+    "KAFKA_SSL_KEYSTORE_FILENAME", "KAFKA_SSL_KEYSTORE_CREDENTIALS", "KAFKA_SSL_KEY_CREDENTIALS",
+    "KAFKA_SSL_TRUSTSTORE_FILENAME", "KAFKA_SSL_TRUSTSTORE_CREDENTIALS",
+}
+
+
+def property_name(env):
+    """KAFKA_FOO_BAR -> foo.bar, as the apache/kafka image converts names."""
+    name = env[len("KAFKA_"):]
+    name = re.sub(r"(?<=[^_])_(?=[^_])", ".", name)
+    return name.replace("___", "-").replace("__", "_").lower()
+
+
+def compared(prop):
+    return prop not in TOPOLOGY and prop not in PER_DEPLOYMENT and not prop.endswith(".sasl.jaas.config")
 
 
 def services(path):
@@ -68,17 +98,17 @@ def main():
     shared = subprocess.run([harness, "props", shape, "shared"], check=True,
                             capture_output=True, text=True).stdout
     want = dict(l.split("=", 1) for l in shared.splitlines() if l and not l.startswith("#"))
-    svcs = services(path)
+    svcs = {name: env for name, env in services(path).items() if "KAFKA_PROCESS_ROLES" in env}
     if not svcs:
-        raise SystemExit(f"{path}: no services found")
+        raise SystemExit(f"{path}: no broker services found (none sets KAFKA_PROCESS_ROLES)")
     bad = 0
     for name, env in svcs.items():
         got = {}
         for k, v in env.items():
             if not k.startswith("KAFKA_") or k in NOT_PROPERTIES:
                 continue
-            prop = k[len("KAFKA_"):].lower().replace("_", ".")
-            if prop not in TOPOLOGY:
+            prop = property_name(k)
+            if compared(prop):
                 got[prop] = v
         for k in sorted(set(want) | set(got)):
             if want.get(k) != got.get(k):
@@ -86,7 +116,7 @@ def main():
                 print(f"{path} {name}: {k}: harness={want.get(k)!r} compose={got.get(k)!r}")
     if bad:
         raise SystemExit(1)
-    print(f"{path}: {len(svcs)} service(s) match `harness.sh props {shape} shared` ({len(want)} settings)")
+    print(f"{path}: {len(svcs)} broker service(s) match `harness.sh props {shape} shared` ({len(want)} settings)")
 
 
 if __name__ == "__main__":

@@ -4,21 +4,26 @@
 # The jars come from Maven Central (scripts/kafka/pom.xml); brokers run as
 # plain `java -cp '<libs>/*' kafka.Kafka server.properties` processes that
 # listen on 127.0.0.1 only. The broker settings mirror compose.yaml (shape
-# "single", seed 000) and compose.triple.yaml (shape "triple", seed 002).
+# "single", seed 000), compose.triple.yaml (shape "triple", seed 002) and
+# compose.secure.yaml (shape "secure": "single" behind TLS, SASL and ACLs).
 #
 # Usage: scripts/kafka/harness.sh COMMAND ...
 #   fetch                      resolve the Kafka jars into the cache (Maven
 #                              Central); a no-op when they are already there
-#   props single|triple [N|shared]
+#   props single|triple|secure [N|shared]
 #                              print the server.properties node N (default 1)
 #                              would get, without starting anything; "shared"
 #                              prints only the cluster-wide settings that must
 #                              equal the KAFKA_* environment of the compose file
-#   start single|triple DIR    format (first time) and start a cluster in DIR,
+#   start single|triple|secure DIR
+#                              format (first time) and start a cluster in DIR,
 #                              wait until every broker serves metadata, print
 #                              the bootstrap servers as the last stdout line and
 #                              write them to DIR/bootstrap. A DIR that already
 #                              holds a stopped cluster is restarted as it was.
+#                              "secure" is one node whose only client listener
+#                              is SASL_SSL (SCRAM-SHA-512 and PLAIN) with ACLs;
+#                              see "The secure shape" below.
 #   stop DIR                   stop every node (SIGTERM, then SIGKILL after
 #                              $OFFSETLAB_KAFKA_STOP_TIMEOUT s)
 #   stop-node DIR N [--kill]   stop one node (SIGTERM: controlled shutdown;
@@ -56,6 +61,28 @@
 #                                   cluster when this process exits (pass the
 #                                   Go test binary's pid so nothing outlives it)
 #   JAVA_HOME, MVN                  java and maven to use
+#
+# The secure shape (start secure DIR), for clients that must authenticate:
+#   listener SASL_SSL://127.0.0.1:PORT   TLS 1.2/1.3 with a server certificate
+#                                   for 127.0.0.1 and localhost signed by a CA
+#                                   made for DIR (openssl, at the first start);
+#                                   SASL mechanisms SCRAM-SHA-512 and PLAIN
+#   listener CONTROLLER (loopback)  SASL_PLAINTEXT, PLAIN, user "broker"
+#   StandardAuthorizer, allow.everyone.if.no.acl.found=false,
+#   super.users User:broker (the broker itself) and User:admin; User:reader
+#   gets exactly the ALLOW bindings of scripts/kafka/secure/reader.acls
+#   (DESCRIBE/READ on topics and groups, DESCRIBE_CONFIGS on topics,
+#   DESCRIBE on transactional ids). Passwords are random per DIR.
+#   Written into DIR (mode 0600 where a secret is inside, DIR itself 0700):
+#   DIR/ca.pem                          the CA certificate clients trust
+#   DIR/admin.properties                Java client properties (kafka-*.sh
+#   DIR/reader.properties               --command-config): SASL_SSL,
+#                                       SCRAM-SHA-512, PEM truststore
+#   DIR/reader-plain.properties         the same reader with SASL/PLAIN
+#   DIR/reader.librdkafka.properties    the reader in librdkafka's spelling
+#                                       (kcat -F, confluent-kafka)
+#   DIR/secrets/                        passwords.env, the broker's JAAS file,
+#                                       keystore and CA key
 #
 # SHAPE, NODES, PORTS, CONTROLLER_PORTS, CLUSTER_ID come from DIR/cluster.env:
 # shellcheck disable=SC2153,SC2015
@@ -113,7 +140,22 @@ shared_props() {
 		group.initial.rebalance.delay.ms=0
 		EOF
 		;;
-	*) die "unknown shape '$1' (single|triple)" ;;
+	secure) # "single" behind TLS, SASL and ACLs (issue 13): SASL_SSL for
+		# clients, SASL_PLAINTEXT/PLAIN for the controller, StandardAuthorizer
+		shared_props single
+		cat <<-'EOF'
+		authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer
+		allow.everyone.if.no.acl.found=false
+		super.users=User:broker;User:admin
+		sasl.enabled.mechanisms=SCRAM-SHA-512,PLAIN
+		sasl.mechanism.inter.broker.protocol=PLAIN
+		sasl.mechanism.controller.protocol=PLAIN
+		listener.name.controller.sasl.enabled.mechanisms=PLAIN
+		ssl.keystore.type=PKCS12
+		ssl.truststore.type=PEM
+		EOF
+		;;
+	*) die "unknown shape '$1' (single|triple|secure)" ;;
 	esac
 }
 
@@ -131,15 +173,16 @@ local_props() {
 
 shape_nodes() {
 	case "$1" in
-	single) echo 1 ;;
+	single | secure) echo 1 ;;
 	triple) echo 3 ;;
-	*) die "unknown shape '$1' (single|triple)" ;;
+	*) die "unknown shape '$1' (single|triple|secure)" ;;
 	esac
 }
 
-# node_props SHAPE N CLIENT_PORTS CONTROLLER_PORTS LOG_DIR
+# node_props SHAPE N CLIENT_PORTS CONTROLLER_PORTS LOG_DIR [WORKDIR KEYSTORE_PASSWORD]
+# (the last two only for the secure shape; placeholders when absent)
 node_props() {
-	local shape="$1" n="$2" log_dir="$5"
+	local shape="$1" n="$2" log_dir="$5" sdir="${6:-<workdir>}" kpass="${7:-<keystore-password>}"
 	local -a cports kports
 	IFS=, read -r -a cports <<<"$3"
 	IFS=, read -r -a kports <<<"$4"
@@ -153,12 +196,28 @@ node_props() {
 	shared_props "$shape"
 	echo "# --- topology: node-specific, loopback only ---"
 	echo "node.id=$n"
-	echo "listeners=PLAINTEXT://127.0.0.1:${cports[n - 1]},CONTROLLER://127.0.0.1:${kports[n - 1]}"
-	echo "advertised.listeners=PLAINTEXT://127.0.0.1:${cports[n - 1]}"
-	echo "listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT"
-	echo "inter.broker.listener.name=PLAINTEXT"
+	if [[ "$shape" == secure ]]; then
+		echo "listeners=SASL_SSL://127.0.0.1:${cports[n - 1]},CONTROLLER://127.0.0.1:${kports[n - 1]}"
+		echo "advertised.listeners=SASL_SSL://127.0.0.1:${cports[n - 1]}"
+		echo "listener.security.protocol.map=CONTROLLER:SASL_PLAINTEXT,SASL_SSL:SASL_SSL"
+		echo "inter.broker.listener.name=SASL_SSL"
+	else
+		echo "listeners=PLAINTEXT://127.0.0.1:${cports[n - 1]},CONTROLLER://127.0.0.1:${kports[n - 1]}"
+		echo "advertised.listeners=PLAINTEXT://127.0.0.1:${cports[n - 1]}"
+		echo "listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT"
+		echo "inter.broker.listener.name=PLAINTEXT"
+	fi
 	echo "controller.quorum.voters=$voters"
 	echo "log.dirs=$log_dir"
+	if [[ "$shape" == secure ]]; then
+		# SASL users and passwords live in the JAAS file the JVM is given
+		# (-Djava.security.auth.login.config, as the apache/kafka image does)
+		echo "# --- per deployment: files and secrets, not compared with compose ---"
+		echo "ssl.keystore.location=$sdir/secrets/server.p12"
+		echo "ssl.keystore.password=$kpass"
+		echo "ssl.key.password=$kpass"
+		echo "ssl.truststore.location=$sdir/ca.pem"
+	fi
 	echo "# --- harness-only: process resources ---"
 	local_props
 	if [[ -n "${OFFSETLAB_KAFKA_EXTRA_PROPS:-}" ]]; then
@@ -342,8 +401,10 @@ launch_node() {
 	# only node 1 may dump a class archive (one writer per cluster)
 	local cds=""
 	if [[ "$n" == 1 ]]; then cds="$(cds_opts dump)"; else cds="$(cds_opts use)"; fi
+	local jaas=""
+	[[ "$SHAPE" == secure ]] && jaas="-Djava.security.auth.login.config=$WORKDIR/secrets/broker_jaas.conf"
 	# shellcheck disable=SC2086
-	"$JAVA" $HEAP_OPTS $BROKER_JVM_OPTS $cds \
+	"$JAVA" $HEAP_OPTS $BROKER_JVM_OPTS $cds $jaas \
 		-Dlog4j2.configurationFile="$HERE/server-log4j2.properties" \
 		-Dkafka.logs.dir="$dir" -XX:ErrorFile="$dir/hs_err_pid%p.log" \
 		-cp "$LIBS/*" kafka.Kafka "$(props_file "$n")" \
@@ -361,7 +422,8 @@ wait_ready() {
 		ids+="${ids:+,}$n"
 		pids+="${pids:+,}$(node_pid "$n")"
 	done
-	"${PROBE[@]}" wait --servers "$servers" --expect-ids "$ids" --pids "$pids" --timeout "$START_TIMEOUT" || rc=$?
+	# shellcheck disable=SC2046
+	"${PROBE[@]}" $(probe_security) wait --servers "$servers" --expect-ids "$ids" --pids "$pids" --timeout "$START_TIMEOUT" || rc=$?
 	if [[ $rc -ne 0 ]]; then
 		for n in $1; do
 			log "---- node $n: errors and last lines of $WORKDIR/node-$n/server.log ----"
@@ -452,10 +514,99 @@ stop_watchdog() {
 	fi
 }
 
+# ----------------------------------------------------------------- secure --
+# write_client_files, write_broker_jaas: shared with compose.secure.yaml
+# shellcheck source-path=SCRIPTDIR source=secure/client-files.sh
+source "$HERE/secure/client-files.sh"
+
+# Probe flags for the cluster in WORKDIR: TLS + SASL/PLAIN as the broker's
+# own user for the secure shape, nothing for the others.
+probe_security() {
+	[[ "${SHAPE:-}" == secure ]] || return 0
+	echo "--tls-ca $WORKDIR/ca.pem --sasl-plain $WORKDIR/secrets/broker.plain"
+}
+
+random_password() {
+	python3 -c 'import secrets; print(secrets.token_urlsafe(18))'
+}
+
+# secure_init DIR PORT: passwords, CA and server certificate, the broker's
+# JAAS file and the client properties files. Everything secret is 0600 in a
+# 0700 directory; DIR's own mode is set to 0700 by the caller.
+secure_init() {
+	local dir="$1" port="$2" s="$1/secrets"
+	command -v openssl >/dev/null || die "the secure shape needs openssl (apt-get install openssl)"
+	mkdir -p "$s"
+	chmod 700 "$s"
+	local broker_pw admin_pw reader_pw keystore_pw
+	broker_pw="$(random_password)"
+	admin_pw="$(random_password)"
+	reader_pw="$(random_password)"
+	keystore_pw="$(random_password)"
+	(
+		umask 077
+		cat >"$s/passwords.env" <<-EOF
+		# Offset Lab harness, secure cluster in $dir: random per DIR
+		BROKER_PASSWORD=$broker_pw
+		ADMIN_PASSWORD=$admin_pw
+		READER_PASSWORD=$reader_pw
+		KEYSTORE_PASSWORD=$keystore_pw
+		EOF
+		printf 'broker\n%s\n' "$broker_pw" >"$s/broker.plain"
+		printf '%s\n' "$keystore_pw" >"$s/keystore.pass"
+	)
+	write_broker_jaas "$s/broker_jaas.conf" "$broker_pw" "$admin_pw" "$reader_pw"
+	# A CA made for this DIR only, and the broker's certificate (SANs
+	# 127.0.0.1 and localhost) signed by it. EC P-256: instant to generate,
+	# spoken by Java, Go and librdkafka alike.
+	local tag
+	tag="$(basename "$dir")"
+	openssl req -x509 -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -sha256 \
+		-keyout "$s/ca.key" -out "$dir/ca.pem" -days 3650 \
+		-subj "/O=Offset Lab harness/CN=Offset Lab harness CA $tag" \
+		-addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" \
+		2>"$s/openssl.log" || { cat "$s/openssl.log" >&2; die "openssl could not create the CA"; }
+	openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -sha256 \
+		-keyout "$s/server.key" -out "$s/server.csr" -subj "/O=Offset Lab harness/CN=localhost" \
+		2>>"$s/openssl.log" || { cat "$s/openssl.log" >&2; die "openssl could not create the server key"; }
+	cat >"$s/server.ext" <<-'EOF'
+	basicConstraints=critical,CA:FALSE
+	keyUsage=critical,digitalSignature
+	extendedKeyUsage=serverAuth,clientAuth
+	subjectAltName=IP:127.0.0.1,DNS:localhost
+	EOF
+	openssl x509 -req -sha256 -in "$s/server.csr" -CA "$dir/ca.pem" -CAkey "$s/ca.key" \
+		-CAserial "$s/ca.srl" -CAcreateserial -days 825 -extfile "$s/server.ext" -out "$s/server.pem" \
+		2>>"$s/openssl.log" || { cat "$s/openssl.log" >&2; die "openssl could not sign the server certificate"; }
+	openssl pkcs12 -export -name broker -in "$s/server.pem" -inkey "$s/server.key" -certfile "$dir/ca.pem" \
+		-passout "file:$s/keystore.pass" -out "$s/server.p12" \
+		2>>"$s/openssl.log" || { cat "$s/openssl.log" >&2; die "openssl could not write the broker keystore"; }
+	chmod 600 "$s"/*
+	chmod 644 "$dir/ca.pem"
+	write_client_files "$dir" "127.0.0.1:$port" "$dir/ca.pem" "$admin_pw" "$reader_pw" "the harness's secure cluster in $dir"
+}
+
+# The SCRAM-SHA-512 users, as kafka-storage format arguments.
+secure_scram_args() {
+	local dir="$1"
+	# shellcheck disable=SC1091
+	(source "$dir/secrets/passwords.env" && printf '%s\n' \
+		--add-scram "SCRAM-SHA-512=[name=admin,password=$ADMIN_PASSWORD]" \
+		--add-scram "SCRAM-SHA-512=[name=reader,password=$READER_PASSWORD]")
+}
+
+# Grants the reader its ACLs (idempotent: an existing binding is kept) and
+# waits until the broker's authorizer lists them.
+secure_acls() {
+	# shellcheck disable=SC2046
+	"${PROBE[@]}" $(probe_security) acls --server "127.0.0.1:$(client_port 1)" \
+		--principal User:reader --file "$HERE/secure/reader.acls" --timeout "$START_TIMEOUT"
+}
+
 # --------------------------------------------------------------- commands --
 cmd_props() {
 	local shape="${1:-}" which="${2:-1}" nodes ports cports
-	[[ -n "$shape" ]] || die "usage: props single|triple [N|shared]"
+	[[ -n "$shape" ]] || die "usage: props single|triple|secure [N|shared]"
 	nodes="$(shape_nodes "$shape")"
 	if [[ "$which" == shared ]]; then
 		shared_props "$shape"
@@ -467,6 +618,9 @@ cmd_props() {
 	if [[ "$shape" == single ]]; then
 		ports="${OFFSETLAB_KAFKA_PORTS:-9541}"
 		cports="${OFFSETLAB_KAFKA_CONTROLLER_PORTS:-9543}"
+	elif [[ "$shape" == secure ]]; then
+		ports="${OFFSETLAB_KAFKA_PORTS:-9544}"
+		cports="${OFFSETLAB_KAFKA_CONTROLLER_PORTS:-9545}"
 	else
 		ports="${OFFSETLAB_KAFKA_PORTS:-19092,29092,39092}"
 		cports="${OFFSETLAB_KAFKA_CONTROLLER_PORTS:-19093,29093,39093}"
@@ -498,7 +652,7 @@ while True:
 
 cmd_start() {
 	local shape="${1:-}" dir="${2:-}" t0 nodes n all="" rc
-	[[ -n "$shape" && -n "$dir" ]] || die "usage: start single|triple DIR"
+	[[ -n "$shape" && -n "$dir" ]] || die "usage: start single|triple|secure DIR"
 	nodes="$(shape_nodes "$shape")"
 	t0="$(now_ms)"
 	cmd_fetch
@@ -519,16 +673,25 @@ cmd_start() {
 		ports="$(pick_ports "$nodes" "${OFFSETLAB_KAFKA_PORTS:-}" OFFSETLAB_KAFKA_PORTS)"
 		cports="$(pick_ports "$nodes" "${OFFSETLAB_KAFKA_CONTROLLER_PORTS:-}" OFFSETLAB_KAFKA_CONTROLLER_PORTS)"
 		cid="$(new_cluster_id)"
+		local kpass=""
+		local -a scram=()
+		if [[ "$shape" == secure ]]; then
+			chmod 700 "$dir"
+			rm -rf "$dir/secrets"
+			secure_init "$dir" "$ports"
+			kpass="$(cat "$dir/secrets/keystore.pass")"
+			mapfile -t scram < <(secure_scram_args "$dir")
+		fi
 		for ((n = 1; n <= nodes; n++)); do
 			# no cluster.env: any data here is a half-done earlier format
 			rm -rf "$dir/node-$n/data"
 			mkdir -p "$dir/node-$n/data"
-			node_props "$shape" "$n" "$ports" "$cports" "$dir/node-$n/data" >"$dir/node-$n/server.properties"
+			(umask 077 && node_props "$shape" "$n" "$ports" "$cports" "$dir/node-$n/data" "$dir" "$kpass" >"$dir/node-$n/server.properties")
 		done
 		# format all nodes in parallel: one JVM each, ~2 s of CPU apiece
 		local -a fpids=()
 		for ((n = 1; n <= nodes; n++)); do
-			run_tool storage format --cluster-id "$cid" --config "$dir/node-$n/server.properties" \
+			run_tool storage format --cluster-id "$cid" --config "$dir/node-$n/server.properties" "${scram[@]}" \
 				>"$dir/node-$n/format.log" 2>&1 &
 			fpids+=($!)
 		done
@@ -567,6 +730,11 @@ cmd_start() {
 			fi
 		fi
 		die "the $SHAPE cluster in $WORKDIR did not come up (logs: $WORKDIR/node-*/server.log)"
+	fi
+	if [[ "$SHAPE" == secure ]] && ! secure_acls; then
+		stop_nodes "$all"
+		stop_watchdog
+		die "the secure cluster in $WORKDIR came up but the reader's ACLs could not be created"
 	fi
 	bootstrap >"$WORKDIR/bootstrap"
 	log "$SHAPE cluster $CLUSTER_ID up in $(($(now_ms) - t0)) ms; pids: $(awk '{printf "%s ", $2}' "$WORKDIR/pids")"
@@ -624,7 +792,8 @@ cmd_status() {
 	for ((n = 1; n <= NODES; n++)); do
 		pid="$(node_pid "$n")"
 		if pid_is_node "$pid" "$n"; then
-			if md="$("${PROBE[@]}" meta "127.0.0.1:$(client_port "$n")" 2>/dev/null)"; then
+			# shellcheck disable=SC2046
+			if md="$("${PROBE[@]}" $(probe_security) meta "127.0.0.1:$(client_port "$n")" 2>/dev/null)"; then
 				state="serving live-brokers=$(python3 -c 'import json,sys; print(",".join(str(b["id"]) for b in json.loads(sys.argv[1])["brokers"]))' "$md")"
 				up=$((up + 1))
 			else

@@ -10,7 +10,8 @@
 #         RF 3 and min.insync.replicas=2 where acks=all fails with
 #         NOT_ENOUGH_REPLICAS once nodes 2 and 3 are stopped and works again
 #         after they are started (seed 002)
-# Also checks compose.yaml / compose.triple.yaml against the harness settings.
+# Also checks compose.yaml / compose.triple.yaml / compose.secure.yaml against
+# the harness settings.
 # Prints start/stop times and each JVM's RSS. Leaves no JVM behind.
 # OFFSETLAB_SMOKE_KEEP=1 keeps the work dirs (server logs) after a success.
 set -euo pipefail
@@ -63,6 +64,7 @@ PY="$VENV/bin/python"
 step "compose files vs harness settings"
 python3 "$HERE/check_compose.py" "$REPO/compose.yaml" single
 python3 "$HERE/check_compose.py" "$REPO/compose.triple.yaml" triple
+python3 "$HERE/check_compose.py" "$REPO/compose.secure.yaml" secure
 
 step "single: start"
 timed "start single" "$H" start single "$SINGLE" >/dev/null
