@@ -28,7 +28,7 @@
 // Offset Lab chooses those per action; Describe lists them. client.id is
 // applied.
 //
-// Every error wraps ErrInvalid, is an *Error naming the file, line and key,
+// Every error wraps ErrInvalid, is an *problem.Error naming the file, line and key,
 // and carries a catalogue key (internal/uikey). No error, Describe or
 // String ever contains a password, a private key or a JAAS line.
 package kafkaconfig
@@ -52,6 +52,8 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
+
+	"github.com/offsetlab/offsetlab/internal/problem"
 )
 
 // Security protocols, as security.protocol spells them.
@@ -248,13 +250,13 @@ func (c *Config) DialContext(ctx context.Context, network, host string) (net.Con
 }
 
 // Load reads the properties file at path. See the package doc for what it
-// accepts and refuses; every error is an *Error wrapping ErrInvalid.
+// accepts and refuses; every error is an *problem.Error wrapping ErrInvalid.
 func Load(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		args := map[string]string{"file": path, "where": path}
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, &Error{File: path, msgKey: keyFileMissing, args: args, err: err}
+			return nil, refusal(keyFileMissing, args, err)
 		}
 		reason := err.Error()
 		var pe *fs.PathError
@@ -262,7 +264,7 @@ func Load(path string) (*Config, error) {
 			reason = pe.Err.Error()
 		}
 		args["reason"] = reason
-		return nil, &Error{File: path, msgKey: keyFileUnreadable, args: args, err: err}
+		return nil, refusal(keyFileUnreadable, args, err)
 	}
 	// a byte order mark is no part of the first key
 	props, err := parseProperties(strings.TrimPrefix(string(data), "\ufeff"))
@@ -273,7 +275,7 @@ func Load(path string) (*Config, error) {
 			if se.key != "" {
 				args["key"] = se.key
 			}
-			return nil, &Error{File: path, Line: se.line, Key: se.key, msgKey: se.msgKey, args: args}
+			return nil, refusal(se.msgKey, args, nil)
 		}
 		return nil, err
 	}
@@ -296,7 +298,7 @@ func (l *loader) get(key string) string {
 }
 
 // errAt is the error msgKey about key, with the placeholders in kv (pairs).
-func (l *loader) errAt(key, msgKey string, kv ...string) *Error {
+func (l *loader) errAt(key, msgKey string, kv ...string) *problem.Error {
 	line := l.props[key].line
 	args := map[string]string{"file": l.file, "key": key, "where": where(l.file, line, key)}
 	if line > 0 {
@@ -305,12 +307,12 @@ func (l *loader) errAt(key, msgKey string, kv ...string) *Error {
 	for i := 0; i+1 < len(kv); i += 2 {
 		args[kv[i]] = kv[i+1]
 	}
-	return &Error{File: l.file, Line: line, Key: key, msgKey: msgKey, args: args}
+	return refusal(msgKey, args, nil)
 }
 
 // conflicts refuses a file that sets more than one of keys: the later one
 // (by line) is named, the earlier one is the "other".
-func (l *loader) conflicts(keys ...string) *Error {
+func (l *loader) conflicts(keys ...string) *problem.Error {
 	var set []property
 	for _, k := range keys {
 		if p, ok := l.props[k]; ok {
@@ -339,7 +341,7 @@ func (l *loader) load() (*Config, error) {
 	if err := l.checkKeys(c); err != nil {
 		return nil, err
 	}
-	steps := []func(*Config) *Error{l.servers, l.protocol, l.sasl, l.tlsSettings}
+	steps := []func(*Config) *problem.Error{l.servers, l.protocol, l.sasl, l.tlsSettings}
 	for _, step := range steps {
 		if err := step(c); err != nil {
 			return nil, err
@@ -354,7 +356,7 @@ func (l *loader) load() (*Config, error) {
 
 // checkKeys refuses unknown and unsupported keys, all in one error, and
 // records the ignored ones.
-func (l *loader) checkKeys(c *Config) *Error {
+func (l *loader) checkKeys(c *Config) *problem.Error {
 	var unknown, unsupported []string
 	for _, p := range l.sorted() {
 		switch classify(p.key) {
@@ -365,8 +367,8 @@ func (l *loader) checkKeys(c *Config) *Error {
 		case unknownKey:
 			if p.bare {
 				// a word alone on a line: maybe a stray password, never echoed
-				return &Error{File: l.file, Line: p.line, msgKey: keyMalformedLine, args: map[string]string{
-					"file": l.file, "line": strconv.Itoa(p.line), "where": where(l.file, p.line, "")}}
+				return refusal(keyMalformedLine, map[string]string{
+					"file": l.file, "line": strconv.Itoa(p.line), "where": where(l.file, p.line, "")}, nil)
 			}
 			s := fmt.Sprintf("%s (line %d", p.key, p.line)
 			if hint := suggest(p.key); hint != "" {
@@ -380,19 +382,19 @@ func (l *loader) checkKeys(c *Config) *Error {
 	switch {
 	case len(unknown) > 0 && len(unsupported) > 0:
 		args["unknown"], args["unsupported"] = strings.Join(unknown, ", "), strings.Join(unsupported, ", ")
-		return &Error{File: l.file, msgKey: keyUnknownUnsupported, args: args}
+		return refusal(keyUnknownUnsupported, args, nil)
 	case len(unknown) > 0:
 		args["keys"] = strings.Join(unknown, ", ")
-		return &Error{File: l.file, msgKey: keyUnknownKeys, args: args}
+		return refusal(keyUnknownKeys, args, nil)
 	case len(unsupported) > 0:
 		args["keys"] = strings.Join(unsupported, ", ")
-		return &Error{File: l.file, msgKey: keyUnsupportedKeys, args: args}
+		return refusal(keyUnsupportedKeys, args, nil)
 	}
 	return nil
 }
 
 // servers reads bootstrap.servers (or metadata.broker.list) and client.id.
-func (l *loader) servers(c *Config) *Error {
+func (l *loader) servers(c *Config) *problem.Error {
 	key := "bootstrap.servers"
 	if l.has("metadata.broker.list") {
 		if l.has(key) && l.get(key) != l.get("metadata.broker.list") {
@@ -419,7 +421,7 @@ func (l *loader) servers(c *Config) *Error {
 }
 
 // protocol reads security.protocol (default PLAINTEXT, as in both clients).
-func (l *loader) protocol(c *Config) *Error {
+func (l *loader) protocol(c *Config) *problem.Error {
 	c.protocol = Plaintext
 	if !l.has("security.protocol") {
 		return nil
@@ -435,7 +437,7 @@ func (l *loader) protocol(c *Config) *Error {
 }
 
 // sasl reads the mechanism and the user's credentials.
-func (l *loader) sasl(c *Config) *Error {
+func (l *loader) sasl(c *Config) *problem.Error {
 	saslKeys := []string{"sasl.mechanism", "sasl.mechanisms", "sasl.jaas.config", "sasl.username", "sasl.password"}
 	usesSASL := c.protocol == SASLPlaintext || c.protocol == SASLSSL
 	if !usesSASL {
@@ -491,7 +493,7 @@ func (l *loader) sasl(c *Config) *Error {
 }
 
 // jaas reads the user from sasl.jaas.config.
-func (l *loader) jaas(c *Config) *Error {
+func (l *loader) jaas(c *Config) *problem.Error {
 	const key = "sasl.jaas.config"
 	e, err := parseJAAS(l.get(key))
 	if err != nil {
@@ -551,7 +553,7 @@ func tlsKeys() []string {
 }
 
 // tlsSettings builds the TLS configuration.
-func (l *loader) tlsSettings(c *Config) *Error {
+func (l *loader) tlsSettings(c *Config) *problem.Error {
 	if c.protocol != SSL && c.protocol != SASLSSL {
 		for _, p := range l.sorted() {
 			if slices.Contains(tlsKeys(), p.key) {
@@ -641,7 +643,7 @@ func (l *loader) tlsSettings(c *Config) *Error {
 // orphans refuses a store setting (type, password) that goes with no
 // store: Kafka's clients ignore one, which usually hides a typo in the
 // store's own key.
-func (l *loader) orphans() *Error {
+func (l *loader) orphans() *problem.Error {
 	rules := []struct {
 		keys   []string
 		stores []string

@@ -14,12 +14,16 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/offsetlab/offsetlab/internal/kafkaconfig"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl"
+
+	"github.com/offsetlab/offsetlab/internal/catalog"
+	"github.com/offsetlab/offsetlab/internal/kafkaconfig"
+	"github.com/offsetlab/offsetlab/internal/problem"
 )
 
 // The secrets used in the test files; none may ever appear in an error,
@@ -466,7 +470,6 @@ func TestLoadRefuses(t *testing.T) {
 		{name: "not a certificate", props: "security.protocol=SSL\nssl.ca.location={TD}/client.key\n",
 			msgKey: "error.commandConfig.noCertificate", key: "ssl.ca.location", line: 2},
 	}
-	messages := kafkaconfig.Messages()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -479,41 +482,33 @@ func TestLoadRefuses(t *testing.T) {
 			if err == nil {
 				t.Fatalf("loaded %v, want an error", c)
 			}
-			if !errors.Is(err, kafkaconfig.ErrInvalid) {
-				t.Errorf("%v does not wrap ErrInvalid", err)
+			var e *problem.Error
+			if !errors.As(err, &e) || e.Kind != problem.Invalid {
+				t.Fatalf("%v is no problem.Invalid error", err)
 			}
-			var e *kafkaconfig.Error
-			if !errors.As(err, &e) {
-				t.Fatalf("%v is no *kafkaconfig.Error", err)
-			}
-			msgKey, args := e.MessageKey()
+			msgKey, args := e.Message.Key, e.Message.Args
 			if msgKey != tt.msgKey {
 				t.Errorf("catalogue key %s, want %s (%v)", msgKey, tt.msgKey, err)
 			}
-			if e.File != path || !strings.HasPrefix(err.Error(), path) {
-				t.Errorf("error %q names file %q, want %q first", err, e.File, path)
+			if args["file"] != path || !strings.HasPrefix(err.Error(), path) {
+				t.Errorf("error %q names file %q, want %q first", err, args["file"], path)
 			}
-			if e.Key != tt.key || (tt.key != "" && !strings.Contains(err.Error(), tt.key)) {
-				t.Errorf("error %q is about key %q, want %q", err, e.Key, tt.key)
+			if args["key"] != tt.key || (tt.key != "" && !strings.Contains(err.Error(), tt.key)) {
+				t.Errorf("error %q is about key %q, want %q", err, args["key"], tt.key)
 			}
-			if tt.line != 0 && e.Line != tt.line {
-				t.Errorf("error %q is about line %d, want %d", err, e.Line, tt.line)
+			if tt.line != 0 && args["line"] != strconv.Itoa(tt.line) {
+				t.Errorf("error %q is about line %s, want %d", err, args["line"], tt.line)
 			}
 			for _, want := range tt.contains {
 				if want = strings.ReplaceAll(want, "{TD}", td); !strings.Contains(err.Error(), want) {
 					t.Errorf("error %q does not say %q", err, want)
 				}
 			}
-			sentence, ok := messages[msgKey]
-			if !ok {
-				t.Fatalf("catalogue key %s is missing from Messages()", msgKey)
+			if !catalog.Has(msgKey) {
+				t.Fatalf("catalogue key %s is missing from the catalogue", msgKey)
 			}
-			filled := sentence
-			for k, v := range args {
-				filled = strings.ReplaceAll(filled, "{"+k+"}", v)
-			}
-			if filled != err.Error() {
-				t.Errorf("catalogue sentence with args\n %q\nis not the error\n %q", filled, err.Error())
+			if ko := catalog.Text(catalog.Korean, msgKey, args); strings.Contains(ko, "{") && !strings.Contains(err.Error(), "{") {
+				t.Errorf("the Korean sentence %q leaves a placeholder unfilled", ko)
 			}
 			var argValues []string
 			for _, v := range args {
@@ -524,16 +519,21 @@ func TestLoadRefuses(t *testing.T) {
 	}
 }
 
-// TestMessagesComplete: every catalogue sentence names only placeholders,
-// and every placeholder appears in the sentence.
+// TestMessages: every refusal sentence of this package is in the
+// catalogue in both languages.
 func TestMessages(t *testing.T) {
 	t.Parallel()
-	for k, s := range kafkaconfig.Messages() {
+	n := 0
+	for _, k := range catalog.Keys(catalog.English) {
 		if !strings.HasPrefix(k, "error.commandConfig.") {
-			t.Errorf("key %s is outside error.commandConfig.", k)
+			continue
 		}
-		if s == k || s == "" {
-			t.Errorf("key %s has no sentence", k)
+		n++
+		if ko, ok := catalog.Sentence(catalog.Korean, k); !ok || ko == "" {
+			t.Errorf("key %s has no Korean sentence", k)
 		}
+	}
+	if n < 30 {
+		t.Errorf("only %d error.commandConfig. sentences in the catalogue", n)
 	}
 }

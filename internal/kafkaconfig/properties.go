@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/offsetlab/offsetlab/internal/catalog"
 )
 
 // property is one key=value setting of a properties file, with the line
@@ -24,7 +26,9 @@ type syntaxError struct {
 	msgKey string
 }
 
-func (e *syntaxError) Error() string { return fmt.Sprintf("line %d: %s", e.line, sentence(e.msgKey)) }
+func (e *syntaxError) Error() string {
+	return fmt.Sprintf("line %d: %s", e.line, catalog.Text(catalog.English, e.msgKey, catalog.Args{"where": "line " + strconv.Itoa(e.line)}))
+}
 
 // parseProperties reads text the way java.util.Properties.load does:
 // '#' and '!' start comment lines, a key ends at the first unescaped '=',

@@ -120,11 +120,3 @@ func TestParseJAAS(t *testing.T) {
 		})
 	}
 }
-
-func TestFill(t *testing.T) {
-	t.Parallel()
-	got := fill("{where}: {a} and {missing}", map[string]string{"where": "f:1: k", "a": "x"})
-	if want := "f:1: k: x and {missing}"; got != want {
-		t.Errorf("got %q, want %q", got, want)
-	}
-}

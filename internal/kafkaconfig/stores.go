@@ -18,6 +18,8 @@ import (
 	"strings"
 
 	"software.sslmate.com/src/go-pkcs12"
+
+	"github.com/offsetlab/offsetlab/internal/problem"
 )
 
 // PKCS#12 stores are read with software.sslmate.com/src/go-pkcs12, the one
@@ -52,7 +54,7 @@ func detectFormat(data []byte) storeFormat {
 }
 
 // readNamed reads the file that key names.
-func (l *loader) readNamed(key string) ([]byte, *Error) {
+func (l *loader) readNamed(key string) ([]byte, *problem.Error) {
 	path := l.get(key)
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -65,14 +67,14 @@ func (l *loader) readNamed(key string) ([]byte, *Error) {
 			reason = pe.Err.Error()
 		}
 		e := l.errAt(key, keyStoreUnreadable, "path", path, "reason", reason)
-		e.err = err
+		e.Err = err
 		return nil, e
 	}
 	return data, nil
 }
 
 // refuseJavaKeystore is the error for a JKS or JCEKS file.
-func (l *loader) refuseJavaKeystore(key string, f storeFormat) *Error {
+func (l *loader) refuseJavaKeystore(key string, f storeFormat) *problem.Error {
 	name := "JKS"
 	if f == formatJCEKS {
 		name = "JCEKS"
@@ -81,7 +83,7 @@ func (l *loader) refuseJavaKeystore(key string, f storeFormat) *Error {
 }
 
 // pemCertificates parses every CERTIFICATE block of data.
-func (l *loader) pemCertificates(key, source string, data []byte) ([]*x509.Certificate, *Error) {
+func (l *loader) pemCertificates(key, source string, data []byte) ([]*x509.Certificate, *problem.Error) {
 	var certs []*x509.Certificate
 	for _, block := range pemBlocks(data) {
 		if block.Type != "CERTIFICATE" {
@@ -101,7 +103,7 @@ func (l *loader) pemCertificates(key, source string, data []byte) ([]*x509.Certi
 
 // trust returns the CA certificates the file trusts, or system=true for
 // the system's roots (no truststore or ssl.ca.location=probe).
-func (l *loader) trust() (roots []*x509.Certificate, system bool, err *Error) {
+func (l *loader) trust() (roots []*x509.Certificate, system bool, err *problem.Error) {
 	if e := l.conflicts("ssl.truststore.location", "ssl.truststore.certificates", "ssl.ca.location", "ssl.ca.pem"); e != nil {
 		return nil, false, e
 	}
@@ -161,7 +163,7 @@ func (l *loader) trust() (roots []*x509.Certificate, system bool, err *Error) {
 
 // caDirectory reads the PEM certificates of every file in dir, as
 // OpenSSL's CA directories (librdkafka's ssl.ca.location) hold them.
-func (l *loader) caDirectory(key, dir string) ([]*x509.Certificate, bool, *Error) {
+func (l *loader) caDirectory(key, dir string) ([]*x509.Certificate, bool, *problem.Error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, false, l.errAt(key, keyStoreUnreadable, "path", dir, "reason", err.Error())
@@ -176,7 +178,7 @@ func (l *loader) caDirectory(key, dir string) ([]*x509.Certificate, bool, *Error
 			continue
 		}
 		more, bad := l.pemCertificates(key, filepath.Join(dir, e.Name()), data)
-		if bad != nil && bad.msgKey != keyNoCertificate {
+		if bad != nil && bad.Message.Key != keyNoCertificate {
 			return nil, false, bad
 		}
 		for _, c := range more {
@@ -195,7 +197,7 @@ func (l *loader) caDirectory(key, dir string) ([]*x509.Certificate, bool, *Error
 // entries (what keytool -importcert writes). A store whose certificates
 // lack Java's trust attribute (openssl pkcs12 -nokeys writes those) is
 // refused, as Java itself trusts none of them.
-func (l *loader) pkcs12TrustStore(key, passwordKey string, data []byte) ([]*x509.Certificate, *Error) {
+func (l *loader) pkcs12TrustStore(key, passwordKey string, data []byte) ([]*x509.Certificate, *problem.Error) {
 	certs, err := pkcs12.DecodeTrustStore(data, l.get(passwordKey))
 	switch {
 	case errors.Is(err, pkcs12.ErrIncorrectPassword):
@@ -212,7 +214,7 @@ func (l *loader) pkcs12TrustStore(key, passwordKey string, data []byte) ([]*x509
 
 // passwordError is a PKCS#12 store's refusal of its password: none given,
 // or the wrong one.
-func (l *loader) passwordError(key, passwordKey string) *Error {
+func (l *loader) passwordError(key, passwordKey string) *problem.Error {
 	if l.get(passwordKey) == "" {
 		return l.errAt(key, keyPasswordNeeded, "path", l.get(key), "passwordKey", passwordKey)
 	}
@@ -221,7 +223,7 @@ func (l *loader) passwordError(key, passwordKey string) *Error {
 
 // clientCertificate returns the certificate and key the client presents
 // (mutual TLS), or nil when the file names none.
-func (l *loader) clientCertificate() (*tls.Certificate, *Error) {
+func (l *loader) clientCertificate() (*tls.Certificate, *problem.Error) {
 	if e := l.conflicts("ssl.keystore.location", "ssl.keystore.certificate.chain", "ssl.certificate.location", "ssl.certificate.pem"); e != nil {
 		return nil, e
 	}
@@ -279,7 +281,7 @@ func (l *loader) clientCertificate() (*tls.Certificate, *Error) {
 		if l.has("ssl.certificate.location") {
 			certKey = "ssl.certificate.location"
 			source = l.get(certKey)
-			var e *Error
+			var e *problem.Error
 			if certData, e = l.readNamed(certKey); e != nil {
 				return nil, e
 			}
@@ -327,7 +329,7 @@ func (l *loader) clientCertificate() (*tls.Certificate, *Error) {
 // pkcs12KeyStore reads the key and certificate chain of a PKCS#12
 // keystore. PKCS#12 keeps one password for the store and its key (keytool
 // refuses different ones), so ssl.key.password is not consulted.
-func (l *loader) pkcs12KeyStore(key, passwordKey string, data []byte) (*tls.Certificate, *Error) {
+func (l *loader) pkcs12KeyStore(key, passwordKey string, data []byte) (*tls.Certificate, *problem.Error) {
 	priv, leaf, chain, err := pkcs12.DecodeChain(data, l.get(passwordKey))
 	if errors.Is(err, pkcs12.ErrIncorrectPassword) {
 		return nil, l.passwordError(key, passwordKey)
@@ -344,7 +346,7 @@ func (l *loader) pkcs12KeyStore(key, passwordKey string, data []byte) (*tls.Cert
 
 // privateKey reads the first private key in data; passwordKey names the
 // setting that decrypts an encrypted one.
-func (l *loader) privateKey(key, source string, data []byte, passwordKey string) (crypto.Signer, *Error) {
+func (l *loader) privateKey(key, source string, data []byte, passwordKey string) (crypto.Signer, *problem.Error) {
 	for _, block := range pemBlocks(data) {
 		if !strings.HasSuffix(block.Type, "PRIVATE KEY") {
 			continue
@@ -405,7 +407,7 @@ func parseKey(pemType string, der []byte) (crypto.Signer, error) {
 
 // pair checks that priv belongs to the first certificate and builds the
 // client certificate.
-func (l *loader) pair(key string, certs []*x509.Certificate, priv crypto.Signer) (*tls.Certificate, *Error) {
+func (l *loader) pair(key string, certs []*x509.Certificate, priv crypto.Signer) (*tls.Certificate, *problem.Error) {
 	leaf := certs[0]
 	pub, ok := priv.Public().(interface{ Equal(crypto.PublicKey) bool })
 	if !ok || !pub.Equal(leaf.PublicKey) {
