@@ -26,6 +26,11 @@ type Limits struct {
 	// open; ViewersPerClient how many one client address may open.
 	Viewers          int
 	ViewersPerClient int
+	// IdleTimeout closes a keep-alive connection idle this long.
+	// ResponseTimeout cuts a log or records answer not written within it
+	// (a client that stopped reading), so its memory returns.
+	IdleTimeout     time.Duration
+	ResponseTimeout time.Duration
 }
 
 // Default limits. A read of 5,000 offsets holds ~10 MB while it is decoded
@@ -37,6 +42,8 @@ const (
 	DefaultReadQueueWait    = 5 * time.Second
 	DefaultViewers          = 500
 	DefaultViewersPerClient = 50
+	DefaultIdleTimeout      = 60 * time.Second
+	DefaultResponseTimeout  = 20 * time.Second
 )
 
 func (l Limits) withDefaults() Limits {
@@ -55,6 +62,12 @@ func (l Limits) withDefaults() Limits {
 	if l.ViewersPerClient <= 0 {
 		l.ViewersPerClient = DefaultViewersPerClient
 	}
+	if l.IdleTimeout <= 0 {
+		l.IdleTimeout = DefaultIdleTimeout
+	}
+	if l.ResponseTimeout <= 0 {
+		l.ResponseTimeout = DefaultResponseTimeout
+	}
 	return l
 }
 
@@ -63,30 +76,29 @@ func WithLimits(l Limits) Option {
 	return func(s *Server) { s.limits = l }
 }
 
-// HTTP server timeouts (see HTTPServer). A response that has not been
-// written after ReadResponseTimeout (a reader that stopped reading) is cut,
-// so its memory returns; actions get requestTimeout plus a margin.
+// HTTP server timeouts (see HTTPServer): headers, then the whole request,
+// must arrive in time; an action's answer is cut after the API's timeout
+// plus a margin.
 const (
-	readHeaderTimeout   = 10 * time.Second
-	readBodyTimeout     = 30 * time.Second
-	writeTimeout        = requestTimeout + 15*time.Second
-	idleTimeout         = 60 * time.Second
-	readResponseTimeout = 20 * time.Second
-	maxHeaderBytes      = 64 << 10
+	readHeaderTimeout = 10 * time.Second
+	readBodyTimeout   = 30 * time.Second
+	writeTimeout      = requestTimeout + 15*time.Second
+	maxHeaderBytes    = 64 << 10
 )
 
 // HTTPServer returns an http.Server for the handler with timeouts that
 // cut slow or silent clients: headers within 10 s, a whole request within
-// 30 s, a response within the API's timeout plus 15 s (20 s for a log or
-// records read), idle keep-alive connections after 60 s. The websocket
-// clears these deadlines for its own connection.
+// 30 s, a response within the API's timeout plus 15 s (Limits.
+// ResponseTimeout for a log or records read), idle keep-alive connections
+// after Limits.IdleTimeout. The websocket clears these deadlines for its
+// own connection.
 func (s *Server) HTTPServer() *http.Server {
 	return &http.Server{
 		Handler:           s.Handler(),
 		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       readBodyTimeout,
 		WriteTimeout:      writeTimeout,
-		IdleTimeout:       idleTimeout,
+		IdleTimeout:       s.limits.IdleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
 	}
 }
@@ -139,7 +151,7 @@ func (p *perClient) give(client string) {
 // readLimiter runs at most Limits.Reads expensive reads at once, and
 // Limits.ReadsPerClient per client. A read keeps its turn until its
 // response is written, so a client that stops reading holds one turn (for
-// at most readResponseTimeout), never the server's memory.
+// at most Limits.ResponseTimeout), never the server's memory.
 type readLimiter struct {
 	limits  Limits
 	slots   chan struct{}
@@ -172,7 +184,7 @@ func (rl *readLimiter) limit(next http.Handler) http.Handler {
 			return
 		}
 		defer func() { <-rl.slots }()
-		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(readResponseTimeout))
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(rl.limits.ResponseTimeout))
 		next.ServeHTTP(w, r)
 	})
 }

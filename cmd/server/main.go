@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -46,6 +47,10 @@ type config struct {
 	allowedHosts []string
 	joinURL      string
 	localKafka   string
+	limits       web.Limits
+	// memoryLimit is the Go runtime's soft memory limit in bytes (0:
+	// leave it to GOMEMLIMIT).
+	memoryLimit int64
 }
 
 func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
@@ -70,6 +75,10 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	hosts := fs.String("allowed-hosts", env("OFFSETLAB_ALLOWED_HOSTS", ""), "comma-separated extra host names the dashboard answers to (DNS rebinding guard) [OFFSETLAB_ALLOWED_HOSTS]")
 	fs.StringVar(&c.joinURL, "join-url", env("OFFSETLAB_JOIN_URL", ""), "the URL students open in classroom mode; empty derives it from --addr [OFFSETLAB_JOIN_URL]")
 	fs.StringVar(&c.localKafka, "local-kafka", env("OFFSETLAB_LOCAL_KAFKA", ""), "run real Apache Kafka brokers with scripts/kafka/harness.sh: single or triple (lesson 4's three brokers, which the dashboard can stop and start); needs Java 17+, and Maven for the first download [OFFSETLAB_LOCAL_KAFKA]")
+	if err := limitFlags(fs, env, &c.limits); err != nil {
+		return config{}, err
+	}
+	memoryMiB := fs.Int64("memory-limit", 512, "the server's soft memory limit in MiB: past it the Go runtime collects garbage harder (a burst of reads cannot swell the process); GOMEMLIMIT, if set, decides instead")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
@@ -78,6 +87,9 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 		return config{}, fmt.Errorf("--local-kafka %q: use single or triple", c.localKafka)
 	case c.localKafka != "" && c.brokers != "":
 		return config{}, errors.New("--local-kafka runs its own brokers: leave --brokers empty")
+	}
+	if getenv("GOMEMLIMIT") == "" {
+		c.memoryLimit = max(*memoryMiB, 64) << 20
 	}
 	if fs.NArg() > 0 {
 		return config{}, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
@@ -91,6 +103,36 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 		return config{}, fmt.Errorf("--addr %s is reachable from the network, where anyone could drive the broker: add --classroom (students get a read-only view, the teacher logs in with a one-time link) or listen on 127.0.0.1", c.addr)
 	}
 	return c, nil
+}
+
+// limitFlags declares the flags of the server's limits (web.Limits), each
+// defaulting to its environment variable, else web's default.
+func limitFlags(fs *flag.FlagSet, env func(key, def string) string, l *web.Limits) error {
+	var bad []string
+	num := func(p *int, name, key string, def int, usage string) {
+		d, err := strconv.Atoi(env(key, strconv.Itoa(def)))
+		if err != nil || d < 1 {
+			bad, d = append(bad, key+"="+env(key, "")+" (a whole number, 1 or more)"), def
+		}
+		fs.IntVar(p, name, d, usage+" ["+key+"]")
+	}
+	dur := func(p *time.Duration, name, key string, def time.Duration, usage string) {
+		d, err := time.ParseDuration(env(key, def.String()))
+		if err != nil || d <= 0 {
+			bad, d = append(bad, key+"="+env(key, "")+" (a duration such as 30s)"), def
+		}
+		fs.DurationVar(p, name, d, usage+" ["+key+"]")
+	}
+	num(&l.Viewers, "max-viewers", "OFFSETLAB_MAX_VIEWERS", web.DefaultViewers, "live views (websockets) open at once")
+	num(&l.ViewersPerClient, "max-viewers-per-client", "OFFSETLAB_MAX_VIEWERS_PER_CLIENT", web.DefaultViewersPerClient, "live views one client address may open")
+	num(&l.Reads, "max-reads", "OFFSETLAB_MAX_READS", web.DefaultReads, "log and records reads running at once (more wait up to 5 s, then 503)")
+	num(&l.ReadsPerClient, "max-reads-per-client", "OFFSETLAB_MAX_READS_PER_CLIENT", web.DefaultReadsPerClient, "log and records reads one client address may run at once (more get 429)")
+	dur(&l.IdleTimeout, "http-idle-timeout", "OFFSETLAB_HTTP_IDLE_TIMEOUT", web.DefaultIdleTimeout, "close keep-alive connections idle this long")
+	dur(&l.ResponseTimeout, "http-response-timeout", "OFFSETLAB_HTTP_RESPONSE_TIMEOUT", web.DefaultResponseTimeout, "cut a log or records answer a client has not read within this")
+	if len(bad) > 0 {
+		return fmt.Errorf("invalid settings in the environment: %s", strings.Join(bad, "; "))
+	}
+	return nil
 }
 
 // loopbackOnly reports whether addr listens on this machine only.
@@ -114,6 +156,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
+	if cfg.memoryLimit > 0 {
+		debug.SetMemoryLimit(cfg.memoryLimit)
+	}
 
 	var local *localkafka.Cluster
 	if cfg.localKafka != "" {
@@ -154,7 +199,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	srv := web.New(web.Deps{Lab: l, Lessons: runner}, log, web.WithAccess(web.Access{
 		Classroom: cfg.classroom, ListenAddr: ln.Addr().String(), AllowedHosts: cfg.allowedHosts, JoinURL: cfg.joinURL,
-	}))
+	}), web.WithLimits(cfg.limits))
 	httpServer := srv.HTTPServer()
 	log.Info("Offset Lab dashboard listening", "url", "http://"+ln.Addr().String())
 	if cfg.classroom {

@@ -31,8 +31,9 @@ const (
 	MaxLimit = 5000
 )
 
-// MaxValueBytes is how many bytes of a record value (or header value) the
-// log view shows; longer values are cut there and flagged as truncated.
+// MaxValueBytes is how many bytes of a record key, value or header value
+// the log view shows; longer ones are cut there and flagged as truncated,
+// so that a window's memory is bounded by its offsets, not its bytes.
 const MaxValueBytes = 1024
 
 // Kinds of Entry.
@@ -133,9 +134,10 @@ type Entry struct {
 
 	// Key and Value hold the bytes as text when they are valid UTF-8,
 	// else as base64 with the matching encoding field set to "base64".
-	// A null key or value is JSON null.
+	// A null key or value is JSON null. Each is cut at MaxValueBytes.
 	Key            *string  `json:"key"`
 	KeyEncoding    string   `json:"keyEncoding,omitempty"`
+	KeyTruncated   bool     `json:"keyTruncated,omitempty"`
 	Value          *string  `json:"value"`
 	ValueEncoding  string   `json:"valueEncoding,omitempty"`
 	ValueTruncated bool     `json:"valueTruncated,omitempty"`
@@ -153,6 +155,7 @@ type Record struct {
 	Offset         int64   `json:"offset"`
 	Key            *string `json:"key"`
 	KeyEncoding    string  `json:"keyEncoding,omitempty"`
+	KeyTruncated   bool    `json:"keyTruncated,omitempty"`
 	Value          *string `json:"value"`
 	ValueEncoding  string  `json:"valueEncoding,omitempty"`
 	ValueTruncated bool    `json:"valueTruncated,omitempty"`

@@ -14,6 +14,9 @@ import (
 	"github.com/offsetlab/offsetlab/internal/problem"
 )
 
+// consumerFetchBytes bounds one fetch of ReadRecords' consumer.
+const consumerFetchBytes = 2 << 20
+
 // DefaultReadRecordsTimeout bounds a ReadRecords call whose context has no
 // deadline.
 const DefaultReadRecordsTimeout = 15 * time.Second
@@ -87,6 +90,12 @@ func (i *Inspector) ReadRecords(ctx context.Context, topic string, partition int
 		kgo.FetchIsolationLevel(level),
 		kgo.KeepControlRecords(),
 		kgo.FetchMaxWait(200*time.Millisecond),
+		// One fetch at a time, of at most a few MiB: the client buffers
+		// little ahead of what this call has read, whatever the size of
+		// the partition (a batch larger than the limit still comes whole).
+		kgo.MaxConcurrentFetches(1),
+		kgo.FetchMaxBytes(consumerFetchBytes),
+		kgo.FetchMaxPartitionBytes(consumerFetchBytes),
 		kgo.WithHooks(watch),
 	)
 	cl, err := kgo.NewClient(opts...)
@@ -175,7 +184,7 @@ func (w *fetchWatch) OnFetchBatchRead(_ kgo.BrokerMetadata, topic string, partit
 
 func consumedRecord(r *kgo.Record) Record {
 	rec := Record{Offset: r.Offset}
-	rec.Key, rec.KeyEncoding, _ = encodeBytes(r.Key, 0)
+	rec.Key, rec.KeyEncoding, rec.KeyTruncated = encodeBytes(r.Key, MaxValueBytes)
 	rec.Value, rec.ValueEncoding, rec.ValueTruncated = encodeBytes(r.Value, MaxValueBytes)
 	return rec
 }

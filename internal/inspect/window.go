@@ -279,7 +279,7 @@ func (w *window) entry(b *rawBatch, rec *rawRecord, o int64, txn string) Entry {
 		e.Kind = KindControl
 		e.Marker, e.Txn = controlMarker(rec.Key)
 	}
-	e.Key, e.KeyEncoding, _ = encodeBytes(rec.Key, 0)
+	e.Key, e.KeyEncoding, e.KeyTruncated = encodeBytes(rec.Key, MaxValueBytes)
 	e.Value, e.ValueEncoding, e.ValueTruncated = encodeBytes(rec.Value, MaxValueBytes)
 	if len(rec.Headers) > 0 {
 		e.Headers = make([]Header, len(rec.Headers))
