@@ -33,7 +33,8 @@ export function setupBrokers(app) {
 
   function render(v) {
     hint.hidden = v.managed;
-    hint.textContent = v.hint || '';
+    if (v.hintCode) tr(hint, v.hintCode, v.hintArgs);
+    else hint.textContent = v.hint || '';
     list.replaceChildren(...v.nodes.map((n) => {
       const li = document.createElement('li');
       li.className = n.up ? 'broker up' : 'broker down';
