@@ -12,7 +12,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -44,6 +46,27 @@ type app struct {
 	kind   brokerKind
 	kafka  *cluster.Cluster
 	suffix string // makes topic, group and transactional names unique per run on a shared cluster
+	// answers, when set, keeps every answer's body (a test that greps
+	// them for secrets).
+	answers *answerLog
+}
+
+// answerLog keeps the bodies of answers.
+type answerLog struct {
+	mu     sync.Mutex
+	bodies []string
+}
+
+func (l *answerLog) add(b []byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.bodies = append(l.bodies, string(b))
+}
+
+func (l *answerLog) all() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.bodies)
 }
 
 // startApp starts the web server over a fresh embedded broker, or over the
@@ -60,7 +83,7 @@ func startApp(t *testing.T, kind brokerKind) *app {
 		if brokers == "" {
 			t.Skipf("real Kafka tests skipped: set %s=host:port (scripts/test.sh starts Apache Kafka 4.3.1 and sets it)", brokersEnv)
 		}
-		kafka, err = cluster.ConnectExternal(strings.Split(brokers, ","))
+		kafka, err = cluster.ConnectExternal(cluster.ExternalConfig{Brokers: strings.Split(brokers, ",")})
 	}
 	if err != nil {
 		t.Fatalf("connect to %s broker: %v", kind, err)
@@ -169,6 +192,9 @@ func (a *app) request(method, path string, body any) (int, []byte) {
 	raw, err := io.ReadAll(resp.Body)
 	if err != nil {
 		a.t.Fatal(err)
+	}
+	if a.answers != nil {
+		a.answers.add(raw)
 	}
 	return resp.StatusCode, raw
 }

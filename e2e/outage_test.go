@@ -37,7 +37,7 @@ func newOutageBroker(t *testing.T) (*outageBroker, *cluster.Cluster) {
 		o.broker = b
 	}
 	t.Cleanup(func() { o.broker.Close() })
-	kafka, err := cluster.ConnectExternal([]string{o.addr})
+	kafka, err := cluster.ConnectExternal(cluster.ExternalConfig{Brokers: []string{o.addr}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -73,7 +73,8 @@ func startServerProcess(t *testing.T, args ...string) *serverProcess {
 	cmd := exec.Command(bin, all...)
 	// The flags decide; variables from the environment must not.
 	cmd.Env = append(os.Environ(), "OFFSETLAB_CLASSROOM=", "OFFSETLAB_ADDR=", "OFFSETLAB_BROKERS=", "OFFSETLAB_LOCAL_KAFKA=",
-		"OFFSETLAB_ALLOWED_HOSTS=", "OFFSETLAB_JOIN_URL=", "OFFSETLAB_KAFKA_ADDR=", "OFFSETLAB_DATA_DIR=")
+		"OFFSETLAB_ALLOWED_HOSTS=", "OFFSETLAB_JOIN_URL=", "OFFSETLAB_KAFKA_ADDR=", "OFFSETLAB_DATA_DIR=",
+		"OFFSETLAB_COMMAND_CONFIG=", "OFFSETLAB_ALLOW_WRITES=")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -43,7 +43,7 @@ func startTriple(t *testing.T) (*app, string) {
 	out := harness(t, "start", "triple", dir)
 	t.Cleanup(func() { harness(t, "stop", dir) })
 	lines := strings.Split(out, "\n")
-	kafka, err := cluster.ConnectExternal(strings.Split(lines[len(lines)-1], ","))
+	kafka, err := cluster.ConnectExternal(cluster.ExternalConfig{Brokers: strings.Split(lines[len(lines)-1], ",")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func startManagedTriple(t *testing.T) (*app, *localkafka.Cluster) {
 			t.Error(err)
 		}
 	})
-	kafka, err := cluster.ConnectExternal(local.Brokers())
+	kafka, err := cluster.ConnectExternal(cluster.ExternalConfig{Brokers: local.Brokers()})
 	if err != nil {
 		t.Fatal(err)
 	}

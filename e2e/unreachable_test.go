@@ -14,7 +14,7 @@ func TestBrokerUnreachable(t *testing.T) {
 	t.Parallel()
 	// Port 1 is privileged and unused: connections are refused at once,
 	// and no other test's listener can ever take it.
-	kafka, err := cluster.ConnectExternal([]string{"127.0.0.1:1"})
+	kafka, err := cluster.ConnectExternal(cluster.ExternalConfig{Brokers: []string{"127.0.0.1:1"}})
 	if err != nil {
 		t.Fatal(err)
 	}

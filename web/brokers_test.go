@@ -17,7 +17,7 @@ import (
 // broker endpoints need none), with brokers the server runs, if given.
 func externalLab(t *testing.T, brokers lab.Brokers) *lab.Lab {
 	t.Helper()
-	c, err := cluster.ConnectExternal([]string{"127.0.0.1:19092"})
+	c, err := cluster.ConnectExternal(cluster.ExternalConfig{Brokers: []string{"127.0.0.1:19092"}})
 	if err != nil {
 		t.Fatal(err)
 	}

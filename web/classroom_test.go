@@ -168,6 +168,9 @@ type overlapLab struct {
 	*overlap
 }
 
+func (overlapLab) ReadOnly() bool    { return false }
+func (overlapLab) Brokers() []string { return []string{"127.0.0.1:9092"} }
+
 func (l overlapLab) RunProcessor(context.Context, producer.RunConfig) (*producer.RunResult, error) {
 	defer l.enter()()
 	return &producer.RunResult{}, nil

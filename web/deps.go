@@ -17,6 +17,7 @@ import (
 type Lab interface {
 	Mode() cluster.Mode
 	Brokers() []string
+	ReadOnly() bool
 	Status(ctx context.Context) lab.ClusterStatus
 
 	Topics(ctx context.Context) ([]cluster.TopicInfo, error)

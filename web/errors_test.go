@@ -34,7 +34,7 @@ func TestErrorCodes(t *testing.T) {
 
 	yes := true
 	_, unknownTopic := c.Topic(ctx, "no-such-topic")
-	sessions := producer.NewSessions(c.ClientOpts(), producer.SessionLimits{})
+	sessions := producer.NewSessions(producer.Connection{Opts: c.ClientOpts()}, producer.SessionLimits{})
 	t.Cleanup(sessions.Close)
 	_, noSession := sessions.Send(ctx, "errors-tx", producer.Request{Topic: "t", Values: producer.Values("v")})
 	if _, err := sessions.Begin(ctx, "errors-tx"); err != nil {

@@ -56,7 +56,15 @@ type dashboardView struct {
 
 	// Lessons are the lessons panel's picker entries.
 	Lessons []lessons.Summary
+
+	// ReadOnly is true when the server refuses to change the cluster: the
+	// page renders no control that would.
+	ReadOnly bool
 }
+
+// CanWrite reports whether the page renders the controls that change the
+// cluster: the teacher's page on a cluster that may be changed.
+func (v dashboardView) CanWrite() bool { return v.Teacher() && !v.ReadOnly }
 
 // Teacher reports whether the page is the teacher's, with every control.
 func (v dashboardView) Teacher() bool { return v.Role != studentRole.String() }
@@ -170,7 +178,7 @@ func (s *Server) partitionPage(w http.ResponseWriter, r *http.Request) {
 
 // baseView fills in the cluster and the topic picker.
 func (s *Server) baseView(ctx context.Context) dashboardView {
-	v := dashboardView{Mode: string(s.deps.Lab.Mode()), KafkaAddr: strings.Join(s.deps.Lab.Brokers(), ",")}
+	v := dashboardView{Mode: string(s.deps.Lab.Mode()), KafkaAddr: strings.Join(s.deps.Lab.Brokers(), ","), ReadOnly: s.deps.Lab.ReadOnly()}
 	if s.deps.Lessons != nil {
 		v.Lessons = s.deps.Lessons.List()
 	}

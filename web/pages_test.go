@@ -29,6 +29,7 @@ type pageLab struct {
 
 func (c *pageLab) Mode() cluster.Mode { return cluster.Embedded }
 func (c *pageLab) Brokers() []string  { return []string{"127.0.0.1:9092"} }
+func (c *pageLab) ReadOnly() bool     { return false }
 
 func (c *pageLab) Topics(context.Context) ([]cluster.TopicInfo, error) {
 	if c.down {

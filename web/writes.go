@@ -3,6 +3,7 @@ package web
 import (
 	"crypto/subtle"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/offsetlab/offsetlab/internal/problem"
@@ -22,6 +23,10 @@ func (s *Server) guardWrites(next http.Handler) http.Handler {
 		}
 		if roleOf(r) != teacherRole {
 			refuse(w, problem.Forbidden, "error.studentView")
+			return
+		}
+		if s.deps.Lab.ReadOnly() {
+			refuse(w, problem.Forbidden, "error.readOnly", "brokers", strings.Join(s.deps.Lab.Brokers(), ","))
 			return
 		}
 		if s.access.Classroom {

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
+	"github.com/offsetlab/offsetlab/internal/kafkaconfig"
 	"github.com/offsetlab/offsetlab/internal/lab"
 	"github.com/offsetlab/offsetlab/internal/lessons"
 	"github.com/offsetlab/offsetlab/internal/localkafka"
@@ -51,6 +52,10 @@ type config struct {
 	// memoryLimit is the Go runtime's soft memory limit in bytes (0:
 	// leave it to GOMEMLIMIT).
 	memoryLimit int64
+	// commandConfig is the --command-config file, loaded; nil without.
+	commandConfig *kafkaconfig.Config
+	// allowWrites lets the dashboard change a cluster it did not start.
+	allowWrites bool
 }
 
 func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
@@ -75,6 +80,12 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	hosts := fs.String("allowed-hosts", env("OFFSETLAB_ALLOWED_HOSTS", ""), "comma-separated extra host names the dashboard answers to (DNS rebinding guard) [OFFSETLAB_ALLOWED_HOSTS]")
 	fs.StringVar(&c.joinURL, "join-url", env("OFFSETLAB_JOIN_URL", ""), "the URL students open in classroom mode; empty derives it from --addr [OFFSETLAB_JOIN_URL]")
 	fs.StringVar(&c.localKafka, "local-kafka", env("OFFSETLAB_LOCAL_KAFKA", ""), "run real Apache Kafka brokers with scripts/kafka/harness.sh: single or triple (lesson 4's three brokers, which the dashboard can stop and start); needs Java 17+, and Maven for the first download [OFFSETLAB_LOCAL_KAFKA]")
+	commandConfig := fs.String("command-config", env("OFFSETLAB_COMMAND_CONFIG", ""), "Kafka client properties (as kafka-*.sh --command-config takes them, Java or librdkafka spellings): TLS, SASL, and bootstrap.servers standing in for --brokers [OFFSETLAB_COMMAND_CONFIG]")
+	allowWrites, err := strconv.ParseBool(env("OFFSETLAB_ALLOW_WRITES", "false"))
+	if err != nil {
+		return config{}, fmt.Errorf("OFFSETLAB_ALLOW_WRITES=%q: use 1 or 0", getenv("OFFSETLAB_ALLOW_WRITES"))
+	}
+	fs.BoolVar(&c.allowWrites, "allow-writes", allowWrites, "with --brokers or --command-config: let the dashboard produce, run the processor, drive transactions and lessons, create topics on that cluster (read-only without it) [OFFSETLAB_ALLOW_WRITES=1]")
 	if err := limitFlags(fs, env, &c.limits); err != nil {
 		return config{}, err
 	}
@@ -87,6 +98,20 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 		return config{}, fmt.Errorf("--local-kafka %q: use single or triple", c.localKafka)
 	case c.localKafka != "" && c.brokers != "":
 		return config{}, errors.New("--local-kafka runs its own brokers: leave --brokers empty")
+	}
+	if *commandConfig != "" {
+		if c.commandConfig, err = kafkaconfig.Load(*commandConfig); err != nil {
+			return config{}, fmt.Errorf("--command-config: %w", err)
+		}
+		if c.brokers == "" {
+			c.brokers = strings.Join(c.commandConfig.BootstrapServers(), ",")
+		}
+		if c.brokers == "" {
+			return config{}, fmt.Errorf("--command-config %s has no bootstrap.servers: give them there or with --brokers", *commandConfig)
+		}
+		if c.localKafka != "" {
+			return config{}, errors.New("--local-kafka runs its own plaintext brokers: leave --command-config out")
+		}
 	}
 	if getenv("GOMEMLIMIT") == "" {
 		c.memoryLimit = max(*memoryMiB, 64) << 20
@@ -176,15 +201,24 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		}
 		log.Info("embedded Kafka broker listening", "kafkaAddr", strings.Join(kafka.Brokers(), ","), "dataDir", cfg.dataDir)
 	} else {
-		kafka, err = cluster.ConnectExternal(strings.Split(cfg.brokers, ","))
+		ext := cluster.ExternalConfig{Brokers: strings.Split(cfg.brokers, ",")}
+		if cc := cfg.commandConfig; cc != nil {
+			d := cc.Describe()
+			ext.Auth, ext.Dial = cc.AuthOpts(), cc.Dialer()
+			ext.Security = cluster.Security{Protocol: d.SecurityProtocol, Mechanism: d.SASLMechanism, User: d.User, ServerCAs: d.ServerCAs, ClientCert: d.ClientCertificate}
+		}
+		kafka, err = cluster.ConnectExternal(ext)
 		if err != nil {
 			return err
 		}
-		log.Info("using external Kafka", "brokers", strings.Join(kafka.Brokers(), ","))
+		log.Info("using external Kafka", "brokers", strings.Join(kafka.Brokers(), ","), "security", kafka.Security().Protocol, "readOnly", !cfg.allowWrites && local == nil)
 	}
 	defer kafka.Close()
 
-	labCfg := lab.Config{Cluster: kafka, Logger: log}
+	// A cluster the dashboard did not start is read-only unless
+	// --allow-writes says otherwise: it may be someone's staging cluster.
+	readOnly := cfg.brokers != "" && local == nil && !cfg.allowWrites
+	labCfg := lab.Config{Cluster: kafka, Logger: log, ReadOnly: readOnly}
 	if local != nil {
 		labCfg.Brokers = local // only a running cluster may become the interface value
 	}

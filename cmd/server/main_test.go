@@ -5,8 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -99,5 +102,53 @@ func TestParseFlags(t *testing.T) {
 	}
 	if _, err := parseFlags([]string{"stray"}, func(string) string { return "" }, io.Discard); err == nil {
 		t.Fatal("a stray argument was accepted")
+	}
+}
+
+// TestCommandConfigRefusedAtStart: a properties file the server cannot use
+// stops it at start with a sentence naming the file (and the key, when it
+// is about one), never a secret; bootstrap.servers stands in for --brokers.
+func TestCommandConfigRefusedAtStart(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := write("good.properties", "bootstrap.servers=127.0.0.1:1\nsecurity.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\nsasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username=\"u\" password=\"s3cret-pw\";\n")
+	tests := []struct {
+		name string
+		file string
+		says []string
+	}{
+		{"a file that does not exist", filepath.Join(dir, "nope.properties"), []string{"nope.properties", "no such file"}},
+		{"a malformed line", write("bad.properties", "bootstrap.servers=127.0.0.1:1\njust-a-word\n"), []string{"bad.properties:2", "not a key=value setting"}},
+		{"a mechanism we do not support", write("mech.properties", "bootstrap.servers=127.0.0.1:1\nsecurity.protocol=SASL_SSL\nsasl.mechanism=GSSAPI\n"), []string{"mech.properties:3: sasl.mechanism", "GSSAPI"}},
+		{"an unknown key", write("typo.properties", "bootstrap.servers=127.0.0.1:1\nsecurity.protocl=SSL\n"), []string{"typo.properties", "security.protocl"}},
+	}
+	for _, tt := range tests {
+		err := run(context.Background(), []string{"--command-config", tt.file, "--addr", "127.0.0.1:0"}, func(string) string { return "" }, io.Discard)
+		if err == nil {
+			t.Errorf("%s: the server started", tt.name)
+			continue
+		}
+		for _, s := range tt.says {
+			if !strings.Contains(err.Error(), s) {
+				t.Errorf("%s: %q does not say %q", tt.name, err, s)
+			}
+		}
+	}
+	c, err := parseFlags([]string{"--command-config", good}, func(string) string { return "" }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.brokers != "127.0.0.1:1" || c.allowWrites {
+		t.Errorf("with bootstrap.servers in the file: brokers %q, allowWrites %v", c.brokers, c.allowWrites)
+	}
+	if strings.Contains(fmt.Sprintf("%+v %#v", c, c), "s3cret-pw") {
+		t.Error("the configuration prints the password")
 	}
 }

@@ -40,11 +40,16 @@ const (
 type Cluster struct {
 	mode    Mode
 	brokers []string
-	fake    *kfake.Cluster
-	dataDir string // the embedded broker's data directory; empty in memory
-	closing sync.Once
-	client  *kgo.Client
-	admin   *kadm.Client
+	// auth are the client options of a secured cluster (SASL, client
+	// id), dial how to reach a broker (TLS); both empty for plaintext.
+	auth     []kgo.Opt
+	dial     func(ctx context.Context, network, host string) (net.Conn, error)
+	security Security
+	fake     *kfake.Cluster
+	dataDir  string // the embedded broker's data directory; empty in memory
+	closing  sync.Once
+	client   *kgo.Client
+	admin    *kadm.Client
 }
 
 // EmbeddedConfig configures the embedded broker.
@@ -109,7 +114,7 @@ func StartEmbedded(cfg EmbeddedConfig) (*Cluster, error) {
 		}
 		return nil, fmt.Errorf("cluster: start embedded broker: %w", err)
 	}
-	c, err := newCluster(Embedded, fake.ListenAddrs())
+	c, err := newCluster(&Cluster{mode: Embedded, brokers: fake.ListenAddrs()})
 	if err != nil {
 		fake.Close()
 		return nil, err
@@ -130,12 +135,33 @@ func StartEmbedded(cfg EmbeddedConfig) (*Cluster, error) {
 	return c, nil
 }
 
+// Security says how Offset Lab connects to a secured cluster, without a
+// secret: what /api/cluster reports. It is zero for a plaintext cluster.
+type Security struct {
+	Protocol   string   `json:"protocol,omitempty"`
+	Mechanism  string   `json:"mechanism,omitempty"`
+	User       string   `json:"user,omitempty"`
+	ServerCAs  []string `json:"serverCAs,omitempty"`
+	ClientCert string   `json:"clientCertificate,omitempty"`
+}
+
+// ExternalConfig says how to reach a real cluster.
+type ExternalConfig struct {
+	Brokers []string
+	// Auth are client options every client adds (SASL, client id), and
+	// Dial opens a connection to a broker (TLS); both nil for plaintext.
+	Auth []kgo.Opt
+	Dial func(ctx context.Context, network, host string) (net.Conn, error)
+	// Security describes the connection for the page, without secrets.
+	Security Security
+}
+
 // ConnectExternal connects to a real Kafka cluster. It does not fail when
 // the brokers are unreachable at start: requests fail later with
 // problem.Unavailable errors and succeed once the brokers are back.
-func ConnectExternal(brokers []string) (*Cluster, error) {
+func ConnectExternal(cfg ExternalConfig) (*Cluster, error) {
 	var clean []string
-	for _, b := range brokers {
+	for _, b := range cfg.Brokers {
 		if b = strings.TrimSpace(b); b != "" {
 			clean = append(clean, b)
 		}
@@ -143,11 +169,11 @@ func ConnectExternal(brokers []string) (*Cluster, error) {
 	if len(clean) == 0 {
 		return nil, errors.New("cluster: no brokers given")
 	}
-	return newCluster(External, clean)
+	return newCluster(&Cluster{mode: External, brokers: clean, auth: cfg.Auth, dial: cfg.Dial, security: cfg.Security})
 }
 
-func newCluster(mode Mode, brokers []string) (*Cluster, error) {
-	c := &Cluster{mode: mode, brokers: brokers}
+func newCluster(c *Cluster) (*Cluster, error) {
+	brokers := c.brokers
 	client, err := kgo.NewClient(c.ClientOpts()...)
 	if err != nil {
 		return nil, fmt.Errorf("cluster: create client for %s: %w", strings.Join(brokers, ","), err)
@@ -166,17 +192,42 @@ func (c *Cluster) Mode() Mode { return c.mode }
 func (c *Cluster) Brokers() []string { return append([]string(nil), c.brokers...) }
 
 // ClientOpts returns the options every kgo client of this cluster starts
-// from: the seed brokers and conservative timeouts so an unreachable broker
-// fails a request in seconds rather than hanging a page.
+// from: the seed brokers, conservative timeouts so an unreachable broker
+// fails a request in seconds rather than hanging a page, and, for a secured
+// cluster, SASL and the TLS dialer.
 func (c *Cluster) ClientOpts() []kgo.Opt {
-	return []kgo.Opt{
+	opts := c.ProducerOpts()
+	if c.dial != nil {
+		opts = append(opts, kgo.Dialer(c.dial))
+	}
+	return opts
+}
+
+// ProducerOpts are ClientOpts without the dialer, for the producers, which
+// dial through their fault layer and then through Dial.
+func (c *Cluster) ProducerOpts() []kgo.Opt {
+	return append([]kgo.Opt{
 		kgo.SeedBrokers(c.brokers...),
 		kgo.ClientID("offset-lab"),
 		kgo.DialTimeout(3 * time.Second),
 		kgo.RetryTimeout(10 * time.Second),
 		kgo.MetadataMinAge(250 * time.Millisecond),
-	}
+	}, c.auth...)
 }
+
+// Dial opens a connection to a broker as the cluster requires (TLS for a
+// secured cluster, plain TCP otherwise), for clients with a dial layer of
+// their own (see ProducerOpts).
+func (c *Cluster) Dial(ctx context.Context, network, host string) (net.Conn, error) {
+	if c.dial != nil {
+		return c.dial(ctx, network, host)
+	}
+	var d net.Dialer
+	return d.DialContext(ctx, network, host)
+}
+
+// Security describes how the cluster is reached, without secrets.
+func (c *Cluster) Security() Security { return c.security }
 
 // Client is the shared client for metadata, fetches and admin requests.
 // It is owned by the Cluster: do not Close it.

@@ -204,17 +204,33 @@ func (c *Config) TLSConfig() *tls.Config {
 // after these options and dials through c.DialContext itself, so that it
 // wraps the decrypted connection.
 func (c *Config) Opts() []kgo.Opt {
+	opts := c.AuthOpts()
+	if d := c.Dialer(); d != nil {
+		opts = append(opts, kgo.Dialer(d))
+	}
+	return opts
+}
+
+// AuthOpts are Opts without the dialer: the client id and the SASL
+// mechanism. A client that dials through a layer of its own (Offset Lab's
+// fault injection) uses these and Dialer.
+func (c *Config) AuthOpts() []kgo.Opt {
 	var opts []kgo.Opt
 	if c.clientID != "" {
 		opts = append(opts, kgo.ClientID(c.clientID))
-	}
-	if c.tls != nil {
-		opts = append(opts, kgo.Dialer(c.DialContext))
 	}
 	if m := c.saslMechanism(); m != nil {
 		opts = append(opts, kgo.SASL(m))
 	}
 	return opts
+}
+
+// Dialer is DialContext when the file asks for TLS, else nil (plain TCP).
+func (c *Config) Dialer() func(ctx context.Context, network, host string) (net.Conn, error) {
+	if c.tls == nil {
+		return nil
+	}
+	return c.DialContext
 }
 
 func (c *Config) saslMechanism() sasl.Mechanism {

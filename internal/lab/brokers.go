@@ -58,6 +58,9 @@ func (l *Lab) StartBroker(ctx context.Context, id int) error {
 }
 
 func (l *Lab) brokerAction(ctx context.Context, id int, action string) error {
+	if err := l.writable(); err != nil {
+		return err
+	}
 	if l.brokers == nil {
 		key := "error.brokersNotManaged.start"
 		if action == "stop" {

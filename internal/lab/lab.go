@@ -21,12 +21,14 @@ package lab
 import (
 	"context"
 	"log/slog"
+	"strings"
 
 	"github.com/offsetlab/offsetlab/internal/catalog"
 	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/internal/inspect"
 	"github.com/offsetlab/offsetlab/internal/live"
 	"github.com/offsetlab/offsetlab/internal/localkafka"
+	"github.com/offsetlab/offsetlab/internal/problem"
 	"github.com/offsetlab/offsetlab/internal/producer"
 )
 
@@ -50,6 +52,9 @@ type Config struct {
 	// transactional producers.
 	Live     live.Config
 	Sessions producer.SessionLimits
+	// ReadOnly refuses every use case that changes the cluster (a
+	// cluster the server did not start, without --allow-writes).
+	ReadOnly bool
 	// Logger receives what the server's operator should know; nil
 	// discards it.
 	Logger *slog.Logger
@@ -64,6 +69,7 @@ type Lab struct {
 	processor *producer.Processor
 	processes *processes
 	brokers   Brokers
+	readOnly  bool
 	log       *slog.Logger
 }
 
@@ -78,16 +84,32 @@ func New(cfg Config) *Lab {
 	}
 	opts := cfg.Cluster.ClientOpts()
 	inspector := inspect.New(cfg.Cluster.Client(), opts...)
-	return &Lab{
+	conn := producer.Connection{Opts: cfg.Cluster.ProducerOpts(), Dial: cfg.Cluster.Dial}
+	l := &Lab{
 		cluster:   cfg.Cluster,
 		inspector: inspector,
-		hub:       live.NewHub(inspector, cfg.Cluster, cfg.Live),
-		producer:  producer.New(opts),
-		processor: producer.NewProcessor(opts),
-		processes: newProcesses(opts, cfg.Sessions),
+		producer:  producer.New(conn),
+		processor: producer.NewProcessor(conn),
+		processes: newProcesses(conn, cfg.Sessions),
 		brokers:   cfg.Brokers,
+		readOnly:  cfg.ReadOnly,
 		log:       log,
 	}
+	// The feeds read through the lab, so that a partition the user may
+	// not read says which ACL is missing, as the API does.
+	l.hub = live.NewHub(feedSource{l}, cfg.Cluster, cfg.Live)
+	return l
+}
+
+// feedSource is what the live feeds read: the lab's reads.
+type feedSource struct{ l *Lab }
+
+func (s feedSource) ReadLog(ctx context.Context, topic string, partition int32, from int64, limit int) (*inspect.Log, error) {
+	return s.l.Log(ctx, topic, partition, from, limit)
+}
+
+func (s feedSource) Pointers(ctx context.Context, topic string, partition int32) (inspect.Pointers, error) {
+	return s.l.Pointers(ctx, topic, partition)
 }
 
 // Close ends every process's producers (aborting open transactions) and
@@ -102,6 +124,18 @@ func (l *Lab) Mode() cluster.Mode { return l.cluster.Mode() }
 
 // Brokers are the bootstrap addresses, as Kafka clients should use them.
 func (l *Lab) Brokers() []string { return l.cluster.Brokers() }
+
+// ReadOnly reports whether the lab refuses every change to the cluster.
+func (l *Lab) ReadOnly() bool { return l.readOnly }
+
+// writable refuses a change to a read-only cluster: the first thing every
+// use case that writes does.
+func (l *Lab) writable() error {
+	if l.readOnly {
+		return problem.New(problem.Forbidden, "error.readOnly", "brokers", strings.Join(l.cluster.Brokers(), ","))
+	}
+	return nil
+}
 
 // Narrate tells the timeline msg about topic's partition (topic "" for
 // the whole cluster). Use cases narrate their outcomes themselves; callers

@@ -4,8 +4,6 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/twmb/franz-go/pkg/kgo"
-
 	"github.com/offsetlab/offsetlab/internal/problem"
 	"github.com/offsetlab/offsetlab/internal/producer"
 )
@@ -23,15 +21,15 @@ const MaxProcesses = 64
 // step: each a set of transactional producers (producer.Sessions), as one
 // running application holds them.
 type processes struct {
-	base   []kgo.Opt
+	conn   producer.Connection
 	limits producer.SessionLimits
 
 	mu     sync.Mutex
 	byName map[string]*producer.Sessions
 }
 
-func newProcesses(base []kgo.Opt, limits producer.SessionLimits) *processes {
-	return &processes{base: base, limits: limits, byName: map[string]*producer.Sessions{}}
+func newProcesses(conn producer.Connection, limits producer.SessionLimits) *processes {
+	return &processes{conn: conn, limits: limits, byName: map[string]*producer.Sessions{}}
 }
 
 // get returns the process name, starting it if it is new.
@@ -47,7 +45,7 @@ func (p *processes) get(name string) (*producer.Sessions, error) {
 	if len(p.byName) >= MaxProcesses {
 		return nil, problem.New(problem.Busy, "error.tooManyProcesses", "max", strconv.Itoa(MaxProcesses))
 	}
-	s := producer.NewSessions(p.base, p.limits)
+	s := producer.NewSessions(p.conn, p.limits)
 	p.byName[name] = s
 	return s, nil
 }

@@ -18,6 +18,9 @@ import (
 // CONCURRENT_TRANSACTIONS retries Kafka answers while it aborts) and the
 // crash, if the run was told to crash.
 func (l *Lab) RunProcessor(ctx context.Context, cfg producer.RunConfig) (*producer.RunResult, error) {
+	if err := l.writable(); err != nil {
+		return nil, err
+	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}

@@ -18,16 +18,34 @@ type ClusterStatus struct {
 	KafkaAddr string `json:"kafkaAddr"`
 	Reachable bool   `json:"reachable"`
 	Error     string `json:"error,omitempty"`
+	// ReadOnly is true when the server refuses to change the cluster
+	// (one it did not start, without --allow-writes).
+	ReadOnly bool `json:"readOnly"`
+	// Security is how a secured cluster is reached (protocol, SASL
+	// mechanism, user, certificate subjects), never a secret.
+	Security *cluster.Security `json:"security,omitempty"`
 }
 
 // Status reports the brokers and whether one answers now.
 func (l *Lab) Status(ctx context.Context) ClusterStatus {
 	brokers := l.cluster.Brokers()
-	s := ClusterStatus{Mode: l.cluster.Mode(), Brokers: brokers, KafkaAddr: strings.Join(brokers, ","), Reachable: true}
+	s := ClusterStatus{Mode: l.cluster.Mode(), Brokers: brokers, KafkaAddr: strings.Join(brokers, ","), Reachable: true, ReadOnly: l.readOnly}
+	if sec := l.cluster.Security(); sec.Protocol != "" {
+		s.Security = &sec
+	}
 	if err := l.cluster.Ping(ctx); err != nil {
 		s.Reachable, s.Error = false, err.Error()
 	}
 	return s
+}
+
+// notAllowed names the operation and resource of an authorization
+// failure, with the user the server connects as (see problem.NotAllowed).
+func (l *Lab) notAllowed(err error, operation, resource, name string) error {
+	if err == nil {
+		return nil
+	}
+	return problem.NotAllowed(err, l.cluster.Security().User, operation, resource, name)
 }
 
 // Topics lists the topics with their partitions' placement and pointers.
@@ -36,18 +54,23 @@ func (l *Lab) Topics(ctx context.Context) ([]cluster.TopicInfo, error) {
 	if topics == nil && err == nil {
 		topics = []cluster.TopicInfo{}
 	}
-	return topics, err
+	return topics, l.notAllowed(err, "DESCRIBE", "topics", "*")
 }
 
 // Topic describes one topic.
 func (l *Lab) Topic(ctx context.Context, name string) (cluster.TopicInfo, error) {
-	return l.cluster.Topic(ctx, name)
+	t, err := l.cluster.Topic(ctx, name)
+	return t, l.notAllowed(err, "DESCRIBE", "topic", name)
 }
 
 // CreateTopic creates a topic after checking its name and configurations
 // as Kafka would (see cluster.CreateTopic).
 func (l *Lab) CreateTopic(ctx context.Context, spec cluster.TopicSpec) (cluster.TopicInfo, error) {
-	return l.cluster.CreateTopic(ctx, spec)
+	if err := l.writable(); err != nil {
+		return cluster.TopicInfo{}, err
+	}
+	t, err := l.cluster.CreateTopic(ctx, spec)
+	return t, l.notAllowed(err, "CREATE", "topic", spec.Name)
 }
 
 // partition checks that topic has partition p and returns the topic.
@@ -65,7 +88,8 @@ func (l *Lab) partition(ctx context.Context, topic string, p int32) (cluster.Top
 // Log reads a window of a partition offset by offset (see
 // inspect.Inspector.ReadLog); from < 0 starts at the log start.
 func (l *Lab) Log(ctx context.Context, topic string, partition int32, from int64, limit int) (*inspect.Log, error) {
-	return l.inspector.ReadLog(ctx, topic, partition, from, limit)
+	log, err := l.inspector.ReadLog(ctx, topic, partition, from, limit)
+	return log, l.notAllowed(err, "READ", "topic", topic)
 }
 
 // Records is what a consumer at isolation level iso receives from offset
@@ -75,12 +99,13 @@ func (l *Lab) Records(ctx context.Context, topic string, partition int32, iso in
 	if recs == nil && err == nil {
 		recs = []inspect.Record{}
 	}
-	return recs, err
+	return recs, l.notAllowed(err, "READ", "topic", topic)
 }
 
 // Pointers are a partition's log start offset, LSO and high watermark.
 func (l *Lab) Pointers(ctx context.Context, topic string, partition int32) (inspect.Pointers, error) {
-	return l.inspector.Pointers(ctx, topic, partition)
+	p, err := l.inspector.Pointers(ctx, topic, partition)
+	return p, l.notAllowed(err, "DESCRIBE", "topic", topic)
 }
 
 // Watch subscribes to a partition's live view: a snapshot, then entries,
@@ -96,10 +121,12 @@ func (l *Lab) Watch(ctx context.Context, topic string, partition int32) (*live.S
 
 // Group describes a consumer group: state, committed offsets and lag.
 func (l *Lab) Group(ctx context.Context, name string) (cluster.GroupInfo, error) {
-	return l.cluster.Group(ctx, name)
+	g, err := l.cluster.Group(ctx, name)
+	return g, l.notAllowed(err, "DESCRIBE", "group", name)
 }
 
 // Transaction describes a transactional.id at its coordinator.
 func (l *Lab) Transaction(ctx context.Context, id string) (cluster.TransactionInfo, error) {
-	return l.cluster.Transaction(ctx, id)
+	t, err := l.cluster.Transaction(ctx, id)
+	return t, l.notAllowed(err, "DESCRIBE", "transactional id", id)
 }

@@ -19,6 +19,9 @@ import (
 // timeout is the producer's transaction.timeout.ms, fixed when the
 // process first uses id; zero means Kafka's default.
 func (l *Lab) Begin(ctx context.Context, process, id string, timeout time.Duration) (producer.SessionState, error) {
+	if err := l.writable(); err != nil {
+		return producer.SessionState{}, err
+	}
 	sessions, err := l.processes.get(process)
 	if err != nil {
 		return producer.SessionState{}, err
@@ -38,6 +41,9 @@ func (l *Lab) Begin(ctx context.Context, process, id string, timeout time.Durati
 // after checking the topic and partition exist. A producer fenced by a
 // newer one reports Fenced in the state, not an error.
 func (l *Lab) Send(ctx context.Context, process, id string, req producer.Request) (producer.SessionState, error) {
+	if err := l.writable(); err != nil {
+		return producer.SessionState{}, err
+	}
 	sessions, err := l.processes.get(process)
 	if err != nil {
 		return producer.SessionState{}, err
@@ -54,6 +60,9 @@ func (l *Lab) Send(ctx context.Context, process, id string, req producer.Request
 
 // End commits or aborts process's open transaction of id.
 func (l *Lab) End(ctx context.Context, process, id string, commit bool) (producer.SessionState, error) {
+	if err := l.writable(); err != nil {
+		return producer.SessionState{}, err
+	}
 	sessions, err := l.processes.get(process)
 	if err != nil {
 		return producer.SessionState{}, err
@@ -65,6 +74,9 @@ func (l *Lab) End(ctx context.Context, process, id string, commit bool) (produce
 // transaction stays Ongoing and holds the LSO back until a newer producer
 // with the same id fences it or transaction.timeout.ms passes.
 func (l *Lab) Crash(ctx context.Context, process, id string) (producer.SessionState, error) {
+	if err := l.writable(); err != nil {
+		return producer.SessionState{}, err
+	}
 	sessions, err := l.processes.get(process)
 	if err != nil {
 		return producer.SessionState{}, err

@@ -15,6 +15,7 @@ import (
 type Lab interface {
 	Mode() cluster.Mode
 	Brokers() []string
+	ReadOnly() bool
 
 	CreateTopic(ctx context.Context, spec cluster.TopicSpec) (cluster.TopicInfo, error)
 	Produce(ctx context.Context, req producer.Request) (*producer.Outcome, error)

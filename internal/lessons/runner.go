@@ -127,6 +127,9 @@ func (r *Runner) Start(id string) (RunState, error) {
 	if why := r.unavailable(l); why != "" {
 		return RunState{}, problem.New(problem.Conflict, why.Key())
 	}
+	if r.lab.ReadOnly() {
+		return RunState{}, problem.New(problem.Forbidden, "error.readOnly", "brokers", strings.Join(r.lab.Brokers(), ","))
+	}
 	rn := &run{id: "r" + randomHex(6), lesson: l, runner: r, used: time.Now()}
 	rn.reset()
 	r.mu.Lock()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/internal/inspect"
+	"github.com/offsetlab/offsetlab/internal/problem"
 )
 
 // feed watches one partition for its subscribers. Its run goroutine is the
@@ -28,6 +29,7 @@ type feed struct {
 	tail         map[int64]inspect.Entry // the last offsets, for snapshots and diffs
 	groups       []cluster.PartitionGroupOffset
 	unreachable  bool
+	problem      *Event // why the partition cannot be read, if it cannot
 }
 
 func newFeed(h *Hub, key feedKey) *feed {
@@ -52,6 +54,7 @@ func (f *feed) subscribe(recent []Event) *Subscription {
 	snap.Entries = f.sortedTail()
 	reachable := !f.unreachable
 	snap.Reachable = &reachable
+	snap.Problem = f.problem
 	ch <- encode(snap)
 	f.subs[s] = struct{}{}
 	return s
@@ -138,7 +141,7 @@ func (f *feed) poll(ctx context.Context, withGroups bool) {
 	ptrs, err := f.hub.src.Pointers(pollCtx, f.key.topic, f.key.partition)
 	if err != nil {
 		if ctx.Err() == nil {
-			f.brokerDown(err)
+			f.failed(err)
 		}
 		return
 	}
@@ -160,7 +163,7 @@ func (f *feed) poll(ctx context.Context, withGroups bool) {
 			l, err := f.hub.src.ReadLog(pollCtx, f.key.topic, f.key.partition, from, int(n))
 			if err != nil {
 				if ctx.Err() == nil {
-					f.brokerDown(err)
+					f.failed(err)
 				}
 				return
 			}
@@ -189,6 +192,10 @@ func (f *feed) poll(ctx context.Context, withGroups bool) {
 		f.unreachable = false
 		yes := true
 		f.publishLocked(encode(Message{Type: TypeBroker, Topic: f.key.topic, Partition: f.key.partition, Reachable: &yes}))
+	}
+	if f.problem != nil {
+		f.problem = nil
+		f.publishLocked(encode(Message{Type: TypeProblem, Topic: f.key.topic, Partition: f.key.partition}))
 	}
 	for _, e := range changed {
 		f.tail[e.Offset] = e
@@ -241,6 +248,26 @@ func (f *feed) pruneLocked(p inspect.Pointers) {
 			delete(f.tail, o)
 		}
 	}
+}
+
+// failed tells viewers why the poll failed: an unreachable broker (the
+// banner), or another problem, such as a user who may not read the
+// partition (shown in place of the log, never as an empty one).
+func (f *feed) failed(err error) {
+	if problem.Unreachable(err) {
+		f.brokerDown(err)
+		return
+	}
+	p := problem.As(err)
+	f.hub.cfg.Logger.Warn("live: poll failed", "topic", f.key.topic, "partition", f.key.partition, "err", err)
+	ev := NewEvent(EventWarning, f.key.topic, f.key.partition, p.Message)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.problem != nil && f.problem.Key == ev.Key && f.problem.Text == ev.Text {
+		return
+	}
+	f.problem = &ev
+	f.publishLocked(encode(Message{Type: TypeProblem, Topic: f.key.topic, Partition: f.key.partition, Problem: &ev}))
 }
 
 // brokerDown tells viewers once that the broker stopped answering.

@@ -25,6 +25,10 @@ const (
 	TypeEvent = "event"
 	// TypeBroker reports the broker becoming unreachable or reachable.
 	TypeBroker = "broker"
+	// TypeProblem reports that the partition cannot be read for a reason
+	// other than an unreachable broker (the user may not read it, say),
+	// in Problem; a TypeProblem without Problem says it can be again.
+	TypeProblem = "problem"
 )
 
 // Message is one update sent to a viewer (as JSON over a websocket).
@@ -39,6 +43,9 @@ type Message struct {
 	Events    []Event                        `json:"events,omitempty"`
 	Reachable *bool                          `json:"reachable,omitempty"`
 	Error     string                         `json:"error,omitempty"`
+	// Problem is why the partition cannot be read (TypeProblem, and in a
+	// snapshot while it lasts).
+	Problem *Event `json:"problem,omitempty"`
 }
 
 // Event kinds, for the timeline's icons and labels.

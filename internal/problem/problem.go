@@ -12,6 +12,8 @@ package problem
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"io"
 	"net"
@@ -102,6 +104,9 @@ func As(err error) *Error {
 	if errors.As(err, &e) {
 		return e
 	}
+	if d := Denied(err); d != nil {
+		return d
+	}
 	if Unreachable(err) {
 		return BrokerUnreachable(err)
 	}
@@ -151,6 +156,58 @@ func Unreachable(err error) bool {
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
 		errors.Is(err, net.ErrClosed) || errors.Is(err, kgo.ErrClientClosed)
+}
+
+// authorizations are the Kafka errors that mean "not allowed", with the
+// kind of resource each is about.
+var authorizations = []struct {
+	err *kerr.Error
+	key string
+}{
+	{kerr.TopicAuthorizationFailed, "error.auth.topic"},
+	{kerr.GroupAuthorizationFailed, "error.auth.group"},
+	{kerr.ClusterAuthorizationFailed, "error.auth.cluster"},
+	{kerr.TransactionalIDAuthorizationFailed, "error.auth.transactionalId"},
+	{kerr.DelegationTokenAuthorizationFailed, "error.auth.delegationToken"},
+}
+
+// Denied is the Forbidden error of a broker's "not allowed" answer —
+// TOPIC_, GROUP_, CLUSTER_ or TRANSACTIONAL_ID_AUTHORIZATION_FAILED, a
+// failed SASL authentication, a certificate the client does not trust —
+// or nil when err is none of those. Callers that know the operation and
+// the resource name say so with NotAllowed.
+func Denied(err error) *Error {
+	for _, a := range authorizations {
+		if errors.Is(err, a.err) {
+			return Wrap(err, Forbidden, a.key, "code", a.err.Message)
+		}
+	}
+	if errors.Is(err, kerr.SaslAuthenticationFailed) {
+		return Wrap(err, Forbidden, "error.auth.sasl", "detail", err.Error())
+	}
+	var unknownCA x509.UnknownAuthorityError
+	var badHost x509.HostnameError
+	var verify *tls.CertificateVerificationError
+	if errors.As(err, &unknownCA) || errors.As(err, &badHost) || errors.As(err, &verify) {
+		return Wrap(err, Unavailable, "error.auth.tls", "detail", err.Error())
+	}
+	return nil
+}
+
+// NotAllowed is err as the sentence "the user may not OPERATION on
+// RESOURCE NAME" when err is a broker's authorization failure (see
+// Denied), and err unchanged otherwise. operation is Kafka's ACL operation
+// (READ, WRITE, DESCRIBE, CREATE), resource its resource type (topic,
+// group, transactional id).
+func NotAllowed(err error, user, operation, resource, name string) error {
+	d := Denied(err)
+	if d == nil || d.Message.Key == "error.auth.sasl" || d.Message.Key == "error.auth.tls" {
+		return err
+	}
+	if user == "" {
+		user = "?"
+	}
+	return Wrap(err, Forbidden, "error.notAllowed", "user", user, "operation", operation, "resource", resource, "name", name, "code", d.Message.Args["code"])
 }
 
 // BrokerUnreachable is the one "broker unreachable" error.

@@ -24,7 +24,7 @@ var errProcessKilled = errors.New("offset lab: connection dropped because the pr
 // what the broker sees when a process dies: no EndTxn, no offset commit, no
 // LeaveGroup, the sockets simply close.
 type connections struct {
-	dialer net.Dialer
+	dial func(ctx context.Context, network, host string) (net.Conn, error)
 
 	mu           sync.Mutex
 	open         map[net.Conn]struct{}
@@ -46,8 +46,13 @@ type StoredBatch struct {
 	BaseOffset int64  `json:"baseOffset"`
 }
 
-func newConnections(loseFirstAck bool) *connections {
-	return &connections{open: make(map[net.Conn]struct{}), loseFirstAck: loseFirstAck}
+func newConnections(conn Connection, loseFirstAck bool) *connections {
+	dial := conn.Dial
+	if dial == nil {
+		var d net.Dialer
+		dial = d.DialContext
+	}
+	return &connections{dial: dial, open: make(map[net.Conn]struct{}), loseFirstAck: loseFirstAck}
 }
 
 // Dial implements the kgo.Dialer signature.
@@ -58,7 +63,7 @@ func (c *connections) Dial(ctx context.Context, network, host string) (net.Conn,
 	if killed {
 		return nil, errProcessKilled
 	}
-	conn, err := c.dialer.DialContext(ctx, network, host)
+	conn, err := c.dial(ctx, network, host)
 	if err != nil {
 		return nil, err
 	}

@@ -120,12 +120,12 @@ type LogLine struct {
 
 // Processor runs the order processor against one cluster.
 type Processor struct {
-	base []kgo.Opt
+	conn Connection
 }
 
-// NewProcessor returns a Processor whose clients start from base.
-func NewProcessor(base []kgo.Opt) *Processor {
-	return &Processor{base: base}
+// NewProcessor returns a Processor whose clients connect as conn says.
+func NewProcessor(conn Connection) *Processor {
+	return &Processor{conn: conn}
 }
 
 // Run processes the orders of cfg.Input from the group's committed offset
@@ -135,11 +135,11 @@ func (p *Processor) Run(ctx context.Context, cfg RunConfig) (*RunResult, error) 
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	r := &run{cfg: cfg, conns: newConnections(false), res: &RunResult{ProducerID: -1, ProducerEpoch: -1, Processed: []Processed{}}}
+	r := &run{cfg: cfg, conns: newConnections(p.conn, false), res: &RunResult{ProducerID: -1, ProducerEpoch: -1, Processed: []Processed{}}}
 	r.conns.onConcurrentTransactions = func() {
 		r.say("processor.log.retry", []string{"id", cfg.TransactionalID})
 	}
-	opts := append([]kgo.Opt{}, p.base...)
+	opts := append([]kgo.Opt{}, p.conn.Opts...)
 	opts = append(opts, kgo.Dialer(r.conns.Dial))
 	switch cfg.Mode {
 	case AtMostOnce:

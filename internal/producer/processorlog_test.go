@@ -29,11 +29,11 @@ func TestProcessorLogKeys(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	out, err := producer.New(c.ClientOpts()).Produce(ctx, producer.Request{Topic: "orders", Values: producer.Values(producer.SeedOrders()...)})
+	out, err := producer.New(producer.Connection{Opts: c.ClientOpts()}).Produce(ctx, producer.Request{Topic: "orders", Values: producer.Values(producer.SeedOrders()...)})
 	if err != nil || out.Results[2].Error != nil {
 		t.Fatalf("seed orders: %v %+v", err, out)
 	}
-	p := producer.NewProcessor(c.ClientOpts())
+	p := producer.NewProcessor(producer.Connection{Opts: c.ClientOpts()})
 	runs := []producer.RunConfig{
 		{Mode: producer.Plain, Input: "orders", Output: "order-totals", Group: "g-plain", CrashAt: "O-2"},
 		{Mode: producer.Plain, Input: "orders", Output: "order-totals", Group: "g-plain"},

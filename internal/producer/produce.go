@@ -3,6 +3,7 @@ package producer
 import (
 	"context"
 	"errors"
+	"net"
 	"strconv"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -145,15 +146,26 @@ type Outcome struct {
 	Committed bool `json:"committed,omitempty"`
 }
 
-// Producer produces with fresh kgo clients built from a base set of
-// options (seed brokers, timeouts). It holds no connections between calls.
-type Producer struct {
-	base []kgo.Opt
+// Connection says how the producers reach the brokers: the client options
+// every client of the cluster starts from (seed brokers, SASL, timeouts)
+// and how to open a connection to a broker (TLS, if the cluster uses it).
+// The faults (a lost ACK, a crash) sit between the two, over plain Kafka
+// frames, so Opts must not set kgo.Dialer.
+type Connection struct {
+	Opts []kgo.Opt
+	// Dial opens a connection; nil dials plain TCP.
+	Dial func(ctx context.Context, network, host string) (net.Conn, error)
 }
 
-// New returns a Producer whose clients start from base.
-func New(base []kgo.Opt) *Producer {
-	return &Producer{base: base}
+// Producer produces with fresh kgo clients over one Connection. It holds
+// no connections between calls.
+type Producer struct {
+	conn Connection
+}
+
+// New returns a Producer whose clients connect as conn says.
+func New(conn Connection) *Producer {
+	return &Producer{conn: conn}
 }
 
 // Produce carries out req with a new producer session. Per-record broker
@@ -163,8 +175,8 @@ func (p *Producer) Produce(ctx context.Context, req Request) (*Outcome, error) {
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	conns := newConnections(req.Fault == LoseAck)
-	opts := append(append([]kgo.Opt{}, p.base...), req.Profile.clientOpts()...)
+	conns := newConnections(p.conn, req.Fault == LoseAck)
+	opts := append(append([]kgo.Opt{}, p.conn.Opts...), req.Profile.clientOpts()...)
 	opts = append(opts, kgo.Dialer(conns.Dial), kgo.RecordRetries(5), kgo.RecordPartitioner(pinnedPartitioner()))
 	client, err := kgo.NewClient(opts...)
 	if err != nil {

@@ -25,7 +25,7 @@ import (
 // the later Begin fences the earlier producer, whose next Send reports
 // Fenced and whose session ends.
 type Sessions struct {
-	base   []kgo.Opt
+	conn   Connection
 	limits SessionLimits
 
 	mu       sync.Mutex
@@ -62,16 +62,16 @@ type session struct {
 	lastUsed time.Time
 }
 
-// NewSessions returns an empty session set whose clients start from base.
-// Zero limits pick the defaults.
-func NewSessions(base []kgo.Opt, limits SessionLimits) *Sessions {
+// NewSessions returns an empty session set whose clients connect as conn
+// says. Zero limits pick the defaults.
+func NewSessions(conn Connection, limits SessionLimits) *Sessions {
 	if limits.Max <= 0 {
 		limits.Max = DefaultMaxSessions
 	}
 	if limits.Idle <= 0 {
 		limits.Idle = DefaultSessionIdle
 	}
-	return &Sessions{base: base, limits: limits, sessions: make(map[string]*session)}
+	return &Sessions{conn: conn, limits: limits, sessions: make(map[string]*session)}
 }
 
 // SessionState is what a step reports.
@@ -106,8 +106,8 @@ func (s *Sessions) get(id string, timeout time.Duration) (*session, error) {
 	if len(s.sessions) >= s.limits.Max {
 		return nil, problem.New(problem.Busy, "error.tooManySessions", "max", strconv.Itoa(s.limits.Max))
 	}
-	conns := newConnections(false)
-	opts := append(append([]kgo.Opt{}, s.base...), Profile{Acks: AcksAll, TransactionalID: id}.clientOpts()...)
+	conns := newConnections(s.conn, false)
+	opts := append(append([]kgo.Opt{}, s.conn.Opts...), Profile{Acks: AcksAll, TransactionalID: id}.clientOpts()...)
 	opts = append(opts, kgo.Dialer(conns.Dial), kgo.TransactionTimeout(timeout), kgo.RecordPartitioner(pinnedPartitioner()))
 	client, err := kgo.NewClient(opts...)
 	if err != nil {

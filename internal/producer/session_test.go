@@ -23,7 +23,7 @@ func connect(t *testing.T, realKafka bool) *cluster.Cluster {
 		if brokers == "" {
 			t.Skip("real Kafka tests skipped: set OFFSETLAB_KAFKA_BROKERS=host:port")
 		}
-		c, err = cluster.ConnectExternal(strings.Split(brokers, ","))
+		c, err = cluster.ConnectExternal(cluster.ExternalConfig{Brokers: strings.Split(brokers, ",")})
 	} else {
 		c, err = cluster.StartEmbedded(cluster.EmbeddedConfig{KafkaAddr: "127.0.0.1:0"})
 	}
@@ -51,7 +51,7 @@ func TestZombieFencing(t *testing.T) {
 				t.Fatal(err)
 			}
 			id := topic + "-app"
-			zombie, successor := producer.NewSessions(c.ClientOpts(), producer.SessionLimits{}), producer.NewSessions(c.ClientOpts(), producer.SessionLimits{})
+			zombie, successor := producer.NewSessions(producer.Connection{Opts: c.ClientOpts()}, producer.SessionLimits{}), producer.NewSessions(producer.Connection{Opts: c.ClientOpts()}, producer.SessionLimits{})
 			t.Cleanup(zombie.Close)
 			t.Cleanup(successor.Close)
 

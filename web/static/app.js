@@ -12,7 +12,7 @@ import { setupPanels } from './panels.js';
 import { setupLessons } from './lessons.js';
 import { setupClassroom } from './classroom.js';
 import { setupBrokers } from './brokers.js';
-import { plain, setupI18n, t, tr } from './i18n.js';
+import { has, plain, setupI18n, t, tr } from './i18n.js';
 
 setupI18n();
 
