@@ -22,6 +22,7 @@ import (
 	"context"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/offsetlab/offsetlab/internal/catalog"
 	"github.com/offsetlab/offsetlab/internal/cluster"
@@ -147,4 +148,31 @@ func (l *Lab) Narrate(kind, topic string, partition int32, msg catalog.Message) 
 // narrate is Narrate with the message as key and name, value pairs.
 func (l *Lab) narrate(kind, topic string, partition int32, key string, kv ...string) {
 	l.Narrate(kind, topic, partition, catalog.M(key, kv...))
+}
+
+// narrateAt narrates an event about no one cell of topic's partition at
+// the log end offset at: the timeline tells it after the records below
+// at and before those written later (see live.Event.At). at < 0 asks the
+// broker for the partition's high watermark now.
+func (l *Lab) narrateAt(kind, topic string, partition int32, at int64, msg catalog.Message) {
+	if at < 0 {
+		at = l.logEnd(topic, partition)
+	}
+	e := live.NewEvent(kind, topic, partition, msg)
+	if at >= 0 {
+		e.At = &at
+	}
+	l.hub.Narrate(e)
+}
+
+// logEnd is a partition's high watermark, or -1 when the broker does not
+// say within a second.
+func (l *Lab) logEnd(topic string, partition int32) int64 {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	p, err := l.inspector.Pointers(ctx, topic, partition)
+	if err != nil {
+		return -1
+	}
+	return p.HighWatermark
 }

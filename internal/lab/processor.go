@@ -35,12 +35,16 @@ func (l *Lab) RunProcessor(ctx context.Context, cfg producer.RunConfig) (*produc
 			fencesOngoing = t.State == cluster.TxnOngoing
 		}
 	}
+	before := int64(-1)
+	if fencesOngoing {
+		before = l.logEnd(cfg.Output, 0) // the fence comes before the ABORT it causes
+	}
 	res, err := l.processor.Run(ctx, cfg)
 	if err != nil {
 		return res, err
 	}
 	if fencesOngoing {
-		l.narrateFence(cfg, res)
+		l.narrateFence(cfg, res, before)
 	}
 	if res.Crashed {
 		l.narrateCrash(cfg, res)
@@ -50,13 +54,13 @@ func (l *Lab) RunProcessor(ctx context.Context, cfg producer.RunConfig) (*produc
 
 // narrateFence: the new producer's init_transactions() fenced the crashed
 // one and made the coordinator abort its transaction.
-func (l *Lab) narrateFence(cfg producer.RunConfig, res *producer.RunResult) {
+func (l *Lab) narrateFence(cfg producer.RunConfig, res *producer.RunResult, at int64) {
 	key := "narration.fence"
 	if res.ConcurrentTransactions > 0 {
 		key = "narration.fence.retried"
 	}
-	l.narrate(live.EventFence, cfg.Output, 0, key, "txid", cfg.TransactionalID,
-		"producer", strconv.FormatInt(res.ProducerID, 10), "epoch", strconv.Itoa(int(res.ProducerEpoch)))
+	l.narrateAt(live.EventFence, cfg.Output, 0, at, catalog.M(key, "txid", cfg.TransactionalID,
+		"producer", strconv.FormatInt(res.ProducerID, 10), "epoch", strconv.Itoa(int(res.ProducerEpoch))))
 }
 
 // narrateCrash quotes the run's last line (the crash) in the viewer's
@@ -74,5 +78,5 @@ func (l *Lab) narrateCrash(cfg producer.RunConfig, res *producer.RunResult) {
 	case producer.Plain:
 		key, args["group"] = "narration.crash.plain", cfg.Group
 	}
-	l.Narrate(live.EventCrash, cfg.Output, 0, catalog.Message{Key: key, Args: args})
+	l.narrateAt(live.EventCrash, cfg.Output, 0, -1, catalog.Message{Key: key, Args: args})
 }

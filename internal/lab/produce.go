@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 
+	"github.com/offsetlab/offsetlab/internal/catalog"
 	"github.com/offsetlab/offsetlab/internal/live"
 	"github.com/offsetlab/offsetlab/internal/problem"
 	"github.com/offsetlab/offsetlab/internal/producer"
@@ -64,19 +65,23 @@ func (l *Lab) checkRecordSize(ctx context.Context, req producer.Request) error {
 // the live feed narrates what landed in the log.
 func (l *Lab) narrateProduce(req producer.Request, out *producer.Outcome) {
 	topic, partition := req.Topic, firstPartition(out)
+	if req.Profile.Acks != producer.AcksNone && req.Fault == producer.NoFault {
+		return
+	}
+	at := l.logEnd(topic, partition) // after the records this call wrote
 	if req.Profile.Acks == producer.AcksNone {
-		l.narrate(live.EventInfo, topic, partition, "narration.acks0")
+		l.narrateAt(live.EventInfo, topic, partition, at, catalog.M("narration.acks0"))
 	}
 	if out.AckLost {
 		if out.ProducerID >= 0 {
-			l.narrate(live.EventWarning, topic, partition, "narration.acklost.idempotent",
-				"producer", strconv.FormatInt(out.ProducerID, 10), "epoch", strconv.Itoa(int(out.ProducerEpoch)))
+			l.narrateAt(live.EventWarning, topic, partition, at, catalog.M("narration.acklost.idempotent",
+				"producer", strconv.FormatInt(out.ProducerID, 10), "epoch", strconv.Itoa(int(out.ProducerEpoch))))
 		} else {
-			l.narrate(live.EventWarning, topic, partition, "narration.acklost.plain")
+			l.narrateAt(live.EventWarning, topic, partition, at, catalog.M("narration.acklost.plain"))
 		}
 	}
 	if req.Fault == producer.DoubleSend {
-		l.narrate(live.EventWarning, topic, partition, "narration.doublesend")
+		l.narrateAt(live.EventWarning, topic, partition, at, catalog.M("narration.doublesend"))
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/offsetlab/offsetlab/internal/catalog"
 	"github.com/offsetlab/offsetlab/internal/live"
 	"github.com/offsetlab/offsetlab/internal/producer"
 )
@@ -85,7 +86,13 @@ func (l *Lab) Crash(ctx context.Context, process, id string) (producer.SessionSt
 	if err != nil {
 		return st, err
 	}
-	l.narrate(live.EventCrash, "", 0, "narration.txn.crash", sessionArgs(st)...)
+	msg := catalog.M("narration.txn.crash", sessionArgs(st)...)
+	if len(st.Partitions) == 0 {
+		l.Narrate(live.EventCrash, "", 0, msg)
+	}
+	for _, p := range st.Partitions { // told where the open transaction holds the LSO
+		l.narrateAt(live.EventCrash, p.Topic, p.Partition, -1, msg)
+	}
 	return st, nil
 }
 

@@ -68,8 +68,14 @@ type Event struct {
 	// events about the whole cluster (a processor run, say).
 	Topic     string `json:"topic,omitempty"`
 	Partition int32  `json:"partition"`
-	// Offset points at the cell the event is about, if any.
+	// Offset points at the cell the event is about, if any. At is, for an
+	// event about no one cell (a crash, a fence, a lost ACK), the log end
+	// offset when it happened: it belongs after the offsets below At and
+	// before the records written after it. The timeline orders a
+	// partition's events by Offset or At, so that it tells them in the
+	// order the log holds them.
 	Offset *int64 `json:"offset,omitempty"`
+	At     *int64 `json:"at,omitempty"`
 	// Key and Args let the page show the sentence in the viewer's
 	// language: Key names a sentence of the catalogue (internal/catalog)
 	// whose {placeholders} Args fills. Text is the English sentence, for

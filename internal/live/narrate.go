@@ -37,6 +37,8 @@ func narrate(key feedKey, changed []inspect.Entry, before map[int64]inspect.Entr
 			resolved[e.ProducerID] = append(resolved[e.ProducerID], e.Offset)
 		}
 	}
+	// Markers and writes are told in offset order: a marker after the
+	// records it resolves, never before.
 	var out []Event
 	if len(writes) > maxWriteEvents {
 		first, last := writes[0].Offset, writes[len(writes)-1].Offset
@@ -66,6 +68,7 @@ func narrate(key feedKey, changed []inspect.Entry, before map[int64]inspect.Entr
 		sort.Slice(offsets, func(i, j int) bool { return offsets[i] < offsets[j] })
 		out = append(out, describeMarker(ev, m, offsets))
 	}
+	sort.SliceStable(out, func(i, j int) bool { return *out[i].Offset < *out[j].Offset })
 	return out
 }
 

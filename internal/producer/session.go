@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -59,6 +60,7 @@ type session struct {
 	client   *kgo.Client
 	conns    *connections
 	inTxn    bool
+	written  []TopicPartition // partitions the open transaction wrote to
 	lastUsed time.Time
 }
 
@@ -87,6 +89,15 @@ type SessionState struct {
 	// transactional.id fenced this one: its write failed and the
 	// session is closed.
 	Fenced bool `json:"fenced,omitempty"`
+	// Partitions are those the open (or just crashed) transaction wrote
+	// to.
+	Partitions []TopicPartition `json:"partitions,omitempty"`
+}
+
+// TopicPartition names a partition.
+type TopicPartition struct {
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
 }
 
 // get returns the session of id. A positive timeout creates it when
@@ -174,7 +185,7 @@ func (s *Sessions) drop(sess *session) {
 }
 
 func (sess *session) state(ctx context.Context) SessionState {
-	st := SessionState{TransactionalID: sess.id, ProducerID: -1, ProducerEpoch: -1, InTransaction: sess.inTxn}
+	st := SessionState{TransactionalID: sess.id, ProducerID: -1, ProducerEpoch: -1, InTransaction: sess.inTxn, Partitions: slices.Clone(sess.written)}
 	if id, epoch, err := sess.client.ProducerID(ctx); err == nil {
 		st.ProducerID, st.ProducerEpoch = id, epoch
 	}
@@ -214,7 +225,7 @@ func (s *Sessions) BeginTimeout(ctx context.Context, id string, timeout time.Dur
 	if err := sess.client.BeginTransaction(); err != nil {
 		return SessionState{}, fmt.Errorf("producer: begin transaction %s: %w", id, err)
 	}
-	sess.inTxn = true
+	sess.inTxn, sess.written = true, nil
 	return sess.state(ctx), nil
 }
 
@@ -242,6 +253,9 @@ func (s *Sessions) Send(ctx context.Context, id string, req Request) (SessionSta
 	for _, v := range req.Values {
 		res, err := sendOne(ctx, sess.client, req, v)
 		results = append(results, res)
+		if tp := (TopicPartition{req.Topic, res.Partition}); err == nil && !slices.Contains(sess.written, tp) {
+			sess.written = append(sess.written, tp)
+		}
 		if fenced = isFenced(err); fenced {
 			break
 		}
