@@ -241,6 +241,14 @@ func (i *Inspector) pointers(ctx context.Context, ref *partitionRef) (Pointers, 
 // latest offset is then the last stable offset). It refreshes the leader
 // once if it moved.
 func (i *Inspector) listOffset(ctx context.Context, ref *partitionRef, timestamp int64, isolation int8) (int64, error) {
+	sp, err := i.listOffsetPartition(ctx, ref, timestamp, isolation)
+	return sp.Offset, err
+}
+
+// listOffsetPartition is listOffset's request, returning the partition's
+// whole answer (the offset and the timestamp found).
+func (i *Inspector) listOffsetPartition(ctx context.Context, ref *partitionRef, timestamp int64, isolation int8) (kmsg.ListOffsetsResponseTopicPartition, error) {
+	var none kmsg.ListOffsetsResponseTopicPartition
 	for attempt := 0; ; attempt++ {
 		req := kmsg.NewPtrListOffsetsRequest()
 		req.IsolationLevel = isolation
@@ -253,21 +261,21 @@ func (i *Inspector) listOffset(ctx context.Context, ref *partitionRef, timestamp
 		req.Topics = append(req.Topics, rt)
 		resp, err := req.RequestWith(ctx, i.client.Broker(int(ref.leader)))
 		if err != nil {
-			return 0, requestErr("list offsets", *ref, err)
+			return none, requestErr("list offsets", *ref, err)
 		}
 		if len(resp.Topics) != 1 || len(resp.Topics[0].Partitions) != 1 {
-			return 0, fmt.Errorf("inspect: list offsets %s: malformed response", ref)
+			return none, fmt.Errorf("inspect: list offsets %s: malformed response", ref)
 		}
 		sp := resp.Topics[0].Partitions[0]
 		err = kerr.ErrorForCode(sp.ErrorCode)
 		if err == nil {
-			return sp.Offset, nil
+			return sp, nil
 		}
 		if attempt > 0 || !leaderMoved(err) {
-			return 0, fmt.Errorf("inspect: list offsets %s: %w", ref, err)
+			return none, fmt.Errorf("inspect: list offsets %s: %w", ref, err)
 		}
 		if err := i.relocate(ctx, ref); err != nil {
-			return 0, err
+			return none, err
 		}
 	}
 }

@@ -1,0 +1,44 @@
+package inspect
+
+import (
+	"errors"
+	"fmt"
+)
+
+// The explorer's reads — MapPartition, Jump, Search, OffsetForTimestamp and
+// RecordLag — look at a whole partition, or a large part of it, rather than
+// a window. They share one scanner (scan.go) that walks record batches by
+// their headers, resolves every transactional record exactly as ReadLog
+// does, and keeps memory bounded by one fetch plus what the caller asked
+// for (buckets, matches), never by the partition.
+
+// Errors of the explorer's reads, besides those of ReadLog. Errors wrap
+// them (test with errors.Is).
+var (
+	// ErrInvalidRange reports an offset range, a bucket count or a
+	// timestamp that cannot be read: from after to, a negative timestamp,
+	// more buckets than MaxBuckets.
+	ErrInvalidRange = errors.New("invalid offset range")
+	// ErrInvalidQuery reports a search that cannot run: an empty or
+	// oversized query, an unknown field to search in or match mode, or a
+	// JSON path that does not parse.
+	ErrInvalidQuery = errors.New("invalid search query")
+)
+
+// offsetRange resolves a requested [from, to) against a partition's
+// pointers: a negative from is the log start offset, a negative to the high
+// watermark, and to is clamped to the high watermark. A from past the high
+// watermark gives an empty range at from. from after to (both given) is
+// ErrInvalidRange.
+func offsetRange(ref partitionRef, ptrs Pointers, from, to int64) (int64, int64, error) {
+	if from >= 0 && to >= 0 && from > to {
+		return 0, 0, fmt.Errorf("inspect: %s: %w: from %d is after to %d", ref, ErrInvalidRange, from, to)
+	}
+	if from < 0 {
+		from = ptrs.LogStartOffset
+	}
+	if to < 0 || to > ptrs.HighWatermark {
+		to = ptrs.HighWatermark
+	}
+	return from, max(from, to), nil
+}
