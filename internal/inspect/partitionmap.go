@@ -170,7 +170,7 @@ func (i *Inspector) MapPartition(ctx context.Context, topic string, partition in
 	m := newMapSink(topic, partition, ptrs, from, to, n)
 	s := newScanner(i, &ref, ptrs, from, to, runs{sink: m, codecs: i.codecs})
 	if req.Progress != nil {
-		last := time.Now()
+		var last time.Time // the first fetch reports at once
 		s.progress = func() {
 			if now := time.Now(); now.Sub(last) >= progressEvery {
 				last = now

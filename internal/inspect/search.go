@@ -132,7 +132,7 @@ func (i *Inspector) Search(ctx context.Context, topic string, partition int32, r
 	s := newScanner(i, &ref, ptrs, from, to, sink)
 	sink.s, s.maxBytes = s, budget
 	if req.Progress != nil {
-		last := time.Now()
+		var last time.Time // the first fetch reports at once
 		s.progress = func() {
 			if now := time.Now(); now.Sub(last) >= progressEvery {
 				last = now
