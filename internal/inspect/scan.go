@@ -17,10 +17,13 @@ type scanSink interface {
 	// data reports the part [lo, hi] of data batch b inside the range.
 	// txn is TxnNone, TxnCommitted or TxnAborted, or TxnOpen when the
 	// outcome waits for a marker of b.ProducerID (reported by resolve).
-	// The sink accounts for every offset of [lo, hi], as a record or,
-	// when compaction thinned the batch, as a gap; it returns the offset
-	// of the batch's first record in [lo, hi], or -1 when there is none.
-	data(b *rawBatch, lo, hi int64, txn string) (first int64, err error)
+	// The sink accounts for the offsets of [lo, hi] up to the last record
+	// there, as records or, between records when compaction thinned the
+	// batch, as gaps; it returns the offsets of the batch's first and
+	// last records in [lo, hi], or -1 when there are none. Offsets after
+	// the last record are left to the next batch, or reported by gap, as
+	// ReadLog leaves them.
+	data(b *rawBatch, lo, hi int64, txn string) (first, last int64, err error)
 	// control reports the control record at offset o; marker is "" for a
 	// control type other than COMMIT and ABORT.
 	control(b *rawBatch, o int64, marker string)
@@ -246,11 +249,13 @@ func (s *scanner) addBatch(b *rawBatch, committed bool, abort aborter) error {
 		txn := batchTxn(b, committed, abort, s.ptrs.LastStableOffset)
 		lo, hi := max(b.BaseOffset, s.next), min(b.LastOffset, s.end-1)
 		s.gapsTo(lo)
-		first, err := s.sink.data(b, lo, hi, txn)
+		first, last, err := s.sink.data(b, lo, hi, txn)
 		if err != nil {
 			return err
 		}
-		s.next = hi + 1
+		if last >= 0 {
+			s.next = last + 1
+		}
 		if _, waiting := s.pending[b.ProducerID]; txn == TxnOpen && first >= 0 && first < s.end && !waiting {
 			s.pending[b.ProducerID] = first
 		}
@@ -428,28 +433,25 @@ func (r runs) control(_ *rawBatch, o int64, marker string) {
 
 func (r runs) resolve(pid int64, txn string) { r.sink.resolve(pid, txn) }
 
-func (r runs) data(b *rawBatch, lo, hi int64, txn string) (int64, error) {
+func (r runs) data(b *rawBatch, lo, hi int64, txn string) (first, last int64, err error) {
 	c := dataClass(txn)
 	if fullBatch(b) {
 		r.sink.run(lo, hi, c, b.ProducerID)
-		return lo, nil
+		return lo, hi, nil
 	}
-	first, next := int64(-1), lo
-	err := r.codecs.recordOffsets(b, lo, hi, func(o int64) {
+	first, last = -1, -1
+	err = r.codecs.recordOffsets(b, lo, hi, func(o int64) {
 		if first < 0 {
 			first = o
 		}
-		if o > next {
+		if next := max(last+1, lo); o > next {
 			r.sink.run(next, o-1, classGap, -1)
 		}
 		r.sink.run(o, o, c, b.ProducerID)
-		next = o + 1
+		last = o
 	})
 	if err != nil {
-		return -1, err
+		return -1, -1, err
 	}
-	if next <= hi {
-		r.sink.run(next, hi, classGap, -1)
-	}
-	return first, nil
+	return first, last, nil
 }

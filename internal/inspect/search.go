@@ -247,32 +247,34 @@ func (k *searchSink) resolve(pid int64, txn string) {
 	delete(k.open, pid)
 }
 
-func (k *searchSink) data(b *rawBatch, lo, hi int64, txn string) (int64, error) {
+func (k *searchSink) data(b *rawBatch, lo, hi int64, txn string) (first, last int64, err error) {
 	src, err := k.codecs.decompress(b.codec(), b.Records)
 	if err != nil {
-		return -1, corruptBatch(b, err)
+		return -1, -1, corruptBatch(b, err)
 	}
 	records := &recordReader{src: src}
-	first, prev := int64(-1), b.BaseOffset-1
+	first, last = -1, -1
+	prev := b.BaseOffset - 1
 	for range b.NumRecords {
 		rec, err := records.next()
 		if err != nil {
-			return -1, corruptBatch(b, err)
+			return -1, -1, corruptBatch(b, err)
 		}
 		o := b.BaseOffset + int64(rec.OffsetDelta)
 		if o <= prev || o > b.LastOffset {
-			return -1, corruptBatch(b, fmt.Errorf("record offset delta %d out of order", rec.OffsetDelta))
+			return -1, -1, corruptBatch(b, fmt.Errorf("record offset delta %d out of order", rec.OffsetDelta))
 		}
 		prev = o
 		if o < lo {
 			continue
 		}
-		if o > hi || o >= k.s.end {
+		if o > hi {
 			break
 		}
 		if first < 0 {
 			first = o
 		}
+		last = o
 		if !k.match.matches(&rec) {
 			continue
 		}
@@ -285,5 +287,5 @@ func (k *searchSink) data(b *rawBatch, lo, hi int64, txn string) (int64, error) 
 			break
 		}
 	}
-	return first, nil
+	return first, last, nil
 }
