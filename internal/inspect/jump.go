@@ -78,8 +78,9 @@ type JumpRequest struct {
 	// Backward looks for the last offset of the kind instead of the first.
 	Backward bool
 	// MaxBytes caps the record-batch bytes read (0: DefaultJumpBytes; at
-	// most MaxJumpBytes). When it runs out first, the answer says where to
-	// go on (Next).
+	// most MaxJumpBytes); backward, the first chunk is read whole whatever
+	// it costs. When it runs out first, the answer says where to go on
+	// (Next).
 	MaxBytes int64
 }
 
@@ -106,10 +107,12 @@ type JumpResult struct {
 //
 // Forward, it scans from From and stops at the first offset of the kind,
 // reading on past it only to resolve earlier records still waiting for
-// their marker. Backward, it scans chunks of the range ending at To, each
-// twice as long as the last (1,024 offsets first), until a chunk holds the
-// kind. Either way it reads batch headers only (as MapPartition does), at
-// most req.MaxBytes of them plus ScanBudget per chunk to resolve
+// their marker; it reads at most req.MaxBytes of the range. Backward, it
+// scans chunks of the range ending at To, each twice as long as the last
+// (1,024 offsets first) but no longer than the budget left affords, until
+// a chunk holds the kind; a chunk is read whole, so a call reads at least
+// one. Either way it reads batch headers only (as MapPartition does), plus
+// at most ScanBudget bytes past the range (a chunk) to resolve
 // transactions; memory is one fetch. It honours ctx. Errors wrap
 // ErrInvalidRange (an unknown kind too), ErrUnknownTopic,
 // ErrUnknownPartition, ErrBrokerUnavailable or ErrCorruptBatch.
@@ -150,37 +153,39 @@ func (i *Inspector) Jump(ctx context.Context, topic string, partition int32, req
 		}
 		return res, nil
 	}
+	// Backward, scan chunks ending at ScannedFrom, each twice as wide as
+	// the last but no wider than the budget left allows at the bytes an
+	// offset cost so far. A chunk is scanned whole (what it holds is
+	// known only once it is), so a call reads at least one chunk.
 	res.ScannedFrom, res.ScannedTo = to, to
-	for width := int64(1024); res.ScannedFrom > from; width *= 2 {
-		if budget <= 0 {
+	width, spent := int64(1024), int64(0)
+	for res.ScannedFrom > from {
+		if req.Kind != JumpGap && res.ScannedFrom <= ptrs.LogStartOffset {
+			res.ScannedFrom = from // below the log start there are only gaps
+			break
+		}
+		if spent >= budget {
 			res.Next = &res.ScannedFrom
 			break
 		}
-		lo := max(from, res.ScannedFrom-width)
-		if req.Kind != JumpGap && res.ScannedFrom <= ptrs.LogStartOffset {
-			// Below the log start there are only gaps.
-			res.ScannedFrom = from
-			break
+		if scanned := to - res.ScannedFrom; spent > 0 && scanned > 0 {
+			affordable := float64(budget-spent) * float64(scanned) / float64(spent)
+			width = min(width, max(1024, int64(min(affordable, 1<<62))))
 		}
+		lo := max(from, res.ScannedFrom-width)
 		j := &jumpSink{kind: req.Kind, backward: true, best: -1, pendingAt: map[int64]int64{}}
 		s := newScanner(i, &ref, ptrs, lo, res.ScannedFrom, runs{sink: j, codecs: i.codecs})
-		j.s, s.maxBytes = s, budget
+		j.s = s
 		if err := s.run(ctx); err != nil {
 			return nil, err
 		}
-		budget -= s.fetched
-		if s.end < res.ScannedFrom {
-			// The budget ran out inside the chunk: what was read
-			// does not end at ScannedFrom, so it proves nothing.
-			res.Next = &res.ScannedFrom
-			break
-		}
+		spent += s.fetched
 		res.ScannedFrom = lo
 		if j.best >= 0 {
 			res.Offset = &j.best
-			res.Next = nil
 			break
 		}
+		width *= 2
 	}
 	return res, nil
 }
