@@ -283,6 +283,11 @@ func TestExplorerOpenTransactionIsNotHanging(t *testing.T) {
 			if s := pp.Producers[i]; s.Hanging || s.TransactionalID != id {
 				t.Errorf("open transaction: %+v, want transactional id %s, not hanging", s, id)
 			}
+			// Kafka reports the last batch's timestamp (an hour ago
+			// here); the embedded broker when the transaction began.
+			if got, recent := pp.Producers[i].LastTimestamp, time.Now().Add(-time.Minute).UnixMilli(); kind == realKafka && got != old.UnixMilli() || kind == embedded && got < recent {
+				t.Errorf("%s: last timestamp %d, record written at %d (divergence changed?)", kind, got, old.UnixMilli())
+			}
 			if pp.MaxTransactionTimeoutMs != 900_000 {
 				t.Errorf("max transaction timeout %d ms, want Kafka's default 900000", pp.MaxTransactionTimeoutMs)
 			}
@@ -376,6 +381,13 @@ func TestExplorerHangingTransaction(t *testing.T) {
 				t.Errorf("aborted %+v", aborted)
 			}
 			x.stable(topic)
+			pp, err = x.kafka.DescribeProducers(x.ctx(), topic, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i := slices.IndexFunc(pp.Producers, func(s cluster.ProducerState) bool { return s.ProducerID == pid }); i >= 0 && pp.Producers[i].CurrentTransactionStartOffset != -1 {
+				t.Errorf("after the abort, producer %d still has a transaction open: %+v", pid, pp.Producers[i])
+			}
 			hanging, err = x.kafka.HangingTransactions(x.ctx(), topic)
 			if err != nil || len(hanging) != 0 {
 				t.Errorf("after the abort, hanging transactions: %+v %v", hanging, err)
@@ -511,7 +523,11 @@ func TestExplorerTopicConfigsAndDelete(t *testing.T) {
 			if c := find("min.insync.replicas"); c == nil || c.Source == "DYNAMIC_TOPIC_CONFIG" || c.Source == "" {
 				t.Errorf("min.insync.replicas: %+v", c)
 			} else {
-				t.Logf("%s: min.insync.replicas=%s from %s; %d configs", kind, *c.Value, c.Source, len(configs))
+				var names []string
+				for _, c := range configs {
+					names = append(names, c.Name+"="+c.Source)
+				}
+				t.Logf("%s: %d configs: %s", kind, len(configs), strings.Join(names, " "))
 			}
 			if !slices.IsSortedFunc(configs, func(a, b cluster.TopicConfig) int { return strings.Compare(a.Name, b.Name) }) {
 				t.Error("configs not sorted by name")
