@@ -5,13 +5,6 @@ import (
 	"fmt"
 )
 
-// The explorer's reads — MapPartition, Jump, Search, OffsetForTimestamp and
-// RecordLag — look at a whole partition, or a large part of it, rather than
-// a window. They share one scanner (scan.go) that walks record batches by
-// their headers, resolves every transactional record exactly as ReadLog
-// does, and keeps memory bounded by one fetch plus what the caller asked
-// for (buckets, matches), never by the partition.
-
 // Errors of the explorer's reads, besides those of ReadLog. Errors wrap
 // them (test with errors.Is).
 var (

@@ -18,6 +18,17 @@
 // at most Inspector.ScanBudget bytes. Memory grows with the window, never
 // with the partition.
 //
+// The explorer's reads look at a whole partition, or a large part of it,
+// with one scanner that walks record batches by their headers and resolves
+// outcomes exactly as ReadLog does: MapPartition counts each offset's kind
+// in equal buckets, Jump finds the next or previous offset of a kind,
+// Search finds records by key, value, header or JSON field, RecordLag
+// counts what a read_committed consumer would still receive, and
+// OffsetForTimestamp seeks by time. Each states its cost; all keep memory
+// to one fetch plus what the caller asked for (buckets, matches), honour
+// their context, and bound the bytes they read where a caller could make
+// them read without end (Search, Jump, RecordLag).
+//
 // The package imports neither net/http nor anything of the web layer.
 package inspect
 
