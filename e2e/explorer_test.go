@@ -195,58 +195,79 @@ func TestExplorerGroupLags(t *testing.T) {
 				}
 			}
 
-			live := x.name("live")
-			consumer := x.client(kgo.ConsumerGroup(live), kgo.ConsumeTopics(topic), kgo.ClientID("explorer-test"),
-				kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.DisableAutoCommit())
-			got := 0
-			for got < 3 {
-				fs := consumer.PollFetches(x.ctx())
-				if err := fs.Err0(); err != nil {
-					t.Fatal(err)
-				}
-				got += fs.NumRecords()
-			}
-			if err := consumer.CommitUncommittedOffsets(x.ctx()); err != nil {
-				t.Fatal(err)
-			}
-			var d cluster.GroupDetail
-			ctx := x.ctx()
-			for {
-				var err error
-				d, err = x.kafka.DescribeGroup(ctx, live, x.ins)
-				if err == nil && d.State == "Stable" && len(d.Offsets) == 1 {
-					break
-				}
-				if ctx.Err() != nil {
-					t.Fatalf("group %s never stable with an offset: %+v %v", live, d, err)
-				}
-				time.Sleep(50 * time.Millisecond)
-			}
-			if d.MemberCount != 1 || d.Members[0].ClientID != "explorer-test" || d.Members[0].Host == "" ||
-				len(d.Members[0].Assignment) != 1 || d.Members[0].Assignment[0].Topic != topic || !slices.Equal(d.Members[0].Assignment[0].Partitions, []int32{0}) {
-				t.Errorf("live group members: %+v", d.Members)
-			}
-			// A read_committed consumer commits the offset after the
-			// last record it received (7, before the trailing COMMIT) or
-			// after the marker (8), depending on the client.
-			if o := d.Offsets[0]; o.RecordLag != 0 || o.Lag > 1 {
-				t.Errorf("live group offsets: %+v", o)
+			x.liveGroup(topic, x.name("live"), "classic")
+			x.liveGroup(topic, x.name("live-848"), "consumer", kgo.ServerSideBalancer(), kgo.Balancers(kgo.RangeBalancer()))
+			if _, err := x.kafka.DescribeGroup(x.ctx(), x.name("never-seen"), x.ins); !errors.Is(err, cluster.ErrUnknownGroup) {
+				t.Errorf("unknown group: got %v", err)
 			}
 			groups, err := x.kafka.ListGroups(x.ctx())
 			if err != nil {
 				t.Fatal(err)
 			}
-			i := slices.IndexFunc(groups, func(g cluster.GroupSummary) bool { return g.Group == live })
-			if i < 0 || groups[i].Members != 1 || groups[i].State != "Stable" || groups[i].ProtocolType != "consumer" {
-				t.Errorf("ListGroups: %+v", groups)
-			}
 			if j := slices.IndexFunc(groups, func(g cluster.GroupSummary) bool { return g.Group == tests[0].group }); j < 0 || groups[j].Members != 0 || groups[j].State != "Empty" {
 				t.Errorf("ListGroups has no empty group %s: %+v", tests[0].group, groups)
 			}
-			if _, err := x.kafka.DescribeGroup(x.ctx(), x.name("never-seen"), x.ins); !errors.Is(err, cluster.ErrUnknownGroup) {
-				t.Errorf("unknown group: got %v", err)
-			}
 		})
+	}
+}
+
+// liveGroup runs a read_committed consumer of protocol groupType
+// ("classic" or KIP-848's "consumer") in group over topic (lesson 2's
+// output), commits what it read, and checks DescribeGroup and ListGroups
+// show the member, its assignment and a record lag of 0.
+func (x *explorer) liveGroup(topic, live, groupType string, opts ...kgo.Opt) {
+	t := x.t
+	t.Helper()
+	consumer := x.client(append([]kgo.Opt{kgo.ConsumerGroup(live), kgo.ConsumeTopics(topic), kgo.ClientID("explorer-test"),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.DisableAutoCommit()}, opts...)...)
+	got := 0
+	for got < 3 {
+		fs := consumer.PollFetches(x.ctx())
+		if err := fs.Err0(); err != nil {
+			t.Fatal(err)
+		}
+		got += fs.NumRecords()
+	}
+	if err := consumer.CommitUncommittedOffsets(x.ctx()); err != nil {
+		t.Fatal(err)
+	}
+	var d cluster.GroupDetail
+	ctx := x.ctx()
+	for {
+		var err error
+		d, err = x.kafka.DescribeGroup(ctx, live, x.ins)
+		if err == nil && d.State == "Stable" && len(d.Offsets) == 1 && d.MemberCount == 1 {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("%s group %s never stable with a member and an offset: %+v %v", groupType, live, d, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if d.MemberCount != 1 || d.Members[0].ClientID != "explorer-test" || d.Members[0].Host == "" || d.Type != groupType ||
+		len(d.Members[0].Assignment) != 1 || d.Members[0].Assignment[0].Topic != topic || !slices.Equal(d.Members[0].Assignment[0].Partitions, []int32{0}) {
+		t.Errorf("%s group %s: type %q, members %+v", groupType, live, d.Type, d.Members)
+	}
+	// A read_committed consumer commits the offset after the last record
+	// it received (7, before the trailing COMMIT) or after the marker (8),
+	// depending on the client.
+	if o := d.Offsets[0]; o.RecordLag != 0 || o.Lag > 1 {
+		t.Errorf("%s group offsets: %+v", groupType, o)
+	}
+	t.Logf("%s: %s group committed %d (lag %d, record lag %d), state %s, protocol %q", x.kind, groupType, d.Offsets[0].Committed, d.Offsets[0].Lag, d.Offsets[0].RecordLag, d.State, d.Protocol)
+	groups, err := x.kafka.ListGroups(x.ctx())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// ListGroups names the protocol type of a KIP-848 group "consumer" on
+	// Kafka; the embedded broker leaves it empty.
+	protocolType := "consumer"
+	if groupType == "consumer" && x.kind == embedded {
+		protocolType = ""
+	}
+	i := slices.IndexFunc(groups, func(g cluster.GroupSummary) bool { return g.Group == live })
+	if i < 0 || groups[i].Members != 1 || groups[i].State != "Stable" || groups[i].ProtocolType != protocolType || groups[i].Type != groupType {
+		t.Errorf("ListGroups, %s: %+v", live, groups)
 	}
 }
 

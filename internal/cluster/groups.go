@@ -2,13 +2,12 @@ package cluster
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"sort"
 
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/offsetlab/offsetlab/internal/kretry"
 )
@@ -167,20 +166,13 @@ func (c *Cluster) DescribeGroup(ctx context.Context, group string, lags RecordLa
 		}
 		detail.Members = append(detail.Members, member)
 	}
-	if len(d.Members) == 0 && (d.State == "" || d.State == "Dead" || errors.Is(d.Err, kerr.GroupIDNotFound)) {
-		// Perhaps a KIP-848 consumer group, which DescribeGroups does
-		// not describe.
-		if described, err := c.admin.DescribeConsumerGroups(ctx, group); err == nil {
-			if cg, ok := described[group]; ok && cg.Err == nil && cg.State != "" && cg.State != "Dead" {
-				detail.State, detail.ProtocolType, detail.Protocol, detail.Type = cg.State, "consumer", cg.AssignorName, "consumer"
-				for _, m := range cg.Members {
-					member := GroupMember{MemberID: m.MemberID, ClientID: m.ClientID, Host: m.ClientHost, Assignment: topicPartitions(m.Assignment)}
-					if m.InstanceID != nil {
-						member.InstanceID = *m.InstanceID
-					}
-					detail.Members = append(detail.Members, member)
-				}
-			}
+	if len(d.Members) == 0 {
+		// Perhaps a KIP-848 consumer group, whose members DescribeGroups
+		// does not list: Kafka 4.3.1 answers GROUP_ID_NOT_FOUND, the
+		// embedded broker Stable with no members. A classic group
+		// without members is not found by ConsumerGroupDescribe.
+		if cg, ok := c.describeConsumerGroup(ctx, group); ok {
+			detail.State, detail.ProtocolType, detail.Protocol, detail.Type, detail.Members = cg.State, "consumer", cg.Protocol, "consumer", cg.Members
 		}
 	}
 	detail.MemberCount = len(detail.Members)
@@ -209,6 +201,52 @@ func (c *Cluster) DescribeGroup(ctx context.Context, group string, lags RecordLa
 	return detail, nil
 }
 
+// describeConsumerGroup describes a KIP-848 consumer group
+// (ConsumerGroupDescribe at its coordinator). Assigned topics are named
+// from their topic ids when the broker leaves the names out, as the
+// embedded broker does. ok is false when the group is not such a group.
+func (c *Cluster) describeConsumerGroup(ctx context.Context, group string) (GroupDetail, bool) {
+	req := kmsg.NewPtrConsumerGroupDescribeRequest()
+	req.Groups = []string{group}
+	resp, err := req.RequestWith(ctx, c.client)
+	if err != nil || len(resp.Groups) != 1 {
+		return GroupDetail{}, false
+	}
+	g := resp.Groups[0]
+	if g.ErrorCode != 0 || g.State == "" || g.State == "Dead" {
+		return GroupDetail{}, false
+	}
+	var names map[[16]byte]string
+	name := func(tp kmsg.AssignmentTopicPartition) string {
+		if tp.Topic != "" {
+			return tp.Topic
+		}
+		if names == nil {
+			names = map[[16]byte]string{}
+			if details, err := c.admin.ListTopics(ctx); err == nil {
+				for _, d := range details {
+					names[d.ID] = d.Topic
+				}
+			}
+		}
+		return names[tp.TopicID]
+	}
+	detail := GroupDetail{State: g.State, Protocol: g.AssignorName, Members: []GroupMember{}}
+	for _, m := range g.Members {
+		member := GroupMember{MemberID: m.MemberID, ClientID: m.ClientID, Host: m.ClientHost, Assignment: []TopicPartitions{}}
+		if m.InstanceID != nil {
+			member.InstanceID = *m.InstanceID
+		}
+		for _, tp := range m.Assignment.TopicPartitions {
+			member.Assignment = append(member.Assignment, TopicPartitions{Topic: name(tp), Partitions: sorted(tp.Partitions)})
+		}
+		sort.Slice(member.Assignment, func(i, j int) bool { return member.Assignment[i].Topic < member.Assignment[j].Topic })
+		detail.Members = append(detail.Members, member)
+	}
+	sort.Slice(detail.Members, func(i, j int) bool { return detail.Members[i].MemberID < detail.Members[j].MemberID })
+	return detail, true
+}
+
 func sorted(p []int32) []int32 {
 	p = slices.Clone(p)
 	slices.Sort(p)
@@ -216,18 +254,4 @@ func sorted(p []int32) []int32 {
 		p = []int32{}
 	}
 	return p
-}
-
-func topicPartitions(s kadm.TopicsSet) []TopicPartitions {
-	out := []TopicPartitions{}
-	for topic, ps := range s {
-		tp := TopicPartitions{Topic: topic, Partitions: []int32{}}
-		for p := range ps {
-			tp.Partitions = append(tp.Partitions, p)
-		}
-		slices.Sort(tp.Partitions)
-		out = append(out, tp)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Topic < out[j].Topic })
-	return out
 }
