@@ -13,8 +13,8 @@ var (
 	// more buckets than MaxBuckets.
 	ErrInvalidRange = errors.New("invalid offset range")
 	// ErrInvalidQuery reports a search that cannot run: an empty or
-	// oversized query, an unknown field to search in or match mode, or a
-	// JSON path that does not parse.
+	// oversized query, an unknown field to search in or match mode, a
+	// JSON path that does not parse, or an unknown kind to jump to.
 	ErrInvalidQuery = errors.New("invalid search query")
 )
 

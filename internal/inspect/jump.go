@@ -114,11 +114,11 @@ type JumpResult struct {
 // one. Either way it reads batch headers only (as MapPartition does), plus
 // at most ScanBudget bytes past the range (a chunk) to resolve
 // transactions; memory is one fetch. It honours ctx. Errors wrap
-// ErrInvalidRange (an unknown kind too), ErrUnknownTopic,
+// ErrInvalidQuery (an unknown kind), ErrInvalidRange, ErrUnknownTopic,
 // ErrUnknownPartition, ErrBrokerUnavailable or ErrCorruptBatch.
 func (i *Inspector) Jump(ctx context.Context, topic string, partition int32, req JumpRequest) (*JumpResult, error) {
 	if !req.Kind.Valid() {
-		return nil, fmt.Errorf("inspect: jump %s/%d: %w: unknown kind %q", topic, partition, ErrInvalidRange, req.Kind)
+		return nil, fmt.Errorf("inspect: jump %s/%d: %w: unknown kind %q", topic, partition, ErrInvalidQuery, req.Kind)
 	}
 	budget := req.MaxBytes
 	if budget <= 0 {

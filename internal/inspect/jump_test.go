@@ -117,8 +117,8 @@ func TestJumpBudget(t *testing.T) {
 			t.Errorf("%s backward=%v: got %d after %d calls, want %d after several", tt.kind, tt.backward, got, calls, tt.want)
 		}
 	}
-	if _, err := f.ins.Jump(testCtx(t), f.topic, 0, JumpRequest{Kind: "sideways", From: -1, To: -1}); !errors.Is(err, ErrInvalidRange) {
-		t.Errorf("unknown kind: got %v, want ErrInvalidRange", err)
+	if _, err := f.ins.Jump(testCtx(t), f.topic, 0, JumpRequest{Kind: "sideways", From: -1, To: -1}); !errors.Is(err, ErrInvalidQuery) {
+		t.Errorf("unknown kind: got %v, want ErrInvalidQuery", err)
 	}
 	res, err := f.ins.Jump(testCtx(t), f.topic, 0, JumpRequest{Kind: JumpPlain, From: hw + 5, To: -1})
 	if err != nil || res.Offset != nil || res.Next != nil {
