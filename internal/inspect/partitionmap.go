@@ -97,7 +97,8 @@ func (m *PartitionMap) Total() MapBucket {
 	return t
 }
 
-// MapRequest says which part of a partition to map, and how finely.
+// MapRequest says which part of a partition to map, and how finely. 0 is
+// an offset: ask From -1 and To -1 for the whole partition.
 type MapRequest struct {
 	// From is the first offset; negative means the log start offset.
 	// Offsets below the log start offset are gaps.
