@@ -36,8 +36,31 @@ type GroupInfo struct {
 // log end offset (high watermark) of each partition and the lag between
 // them. A group with no members and no offsets is ErrUnknownGroup.
 func (c *Cluster) Group(ctx context.Context, group string) (GroupInfo, error) {
+	info, _, err := c.groupOffsets(ctx, group)
+	if err != nil {
+		return GroupInfo{}, err
+	}
+	if unknownGroup(info.State, info.Members, len(info.Offsets)) {
+		return GroupInfo{}, errUnknownGroup(group)
+	}
+	return info, nil
+}
+
+// unknownGroup reports whether a group with this state, member count and
+// number of committed offsets has no trace at its coordinator.
+func unknownGroup(state string, members, offsets int) bool {
+	return (state == "" || state == "Dead") && members == 0 && offsets == 0
+}
+
+func errUnknownGroup(group string) error {
+	return problem.New(problem.NotFound, "error.unknownGroup", "group", group)
+}
+
+// groupOffsets is Group without the unknown-group check, also returning
+// the group as DescribeGroups described it.
+func (c *Cluster) groupOffsets(ctx context.Context, group string) (GroupInfo, kadm.DescribedGroup, error) {
 	if group == "" {
-		return GroupInfo{}, problem.New(problem.Invalid, "error.groupRequired")
+		return GroupInfo{}, kadm.DescribedGroup{}, problem.New(problem.Invalid, "error.groupRequired")
 	}
 	var d kadm.DescribedGroup
 	err := wait.Retry(ctx, func() error {
@@ -52,7 +75,7 @@ func (c *Cluster) Group(ctx context.Context, group string) (GroupInfo, error) {
 		return d.Err
 	})
 	if err != nil {
-		return GroupInfo{}, fmt.Errorf("cluster: describe group %s: %w", group, err)
+		return GroupInfo{}, d, fmt.Errorf("cluster: describe group %s: %w", group, err)
 	}
 	var committed kadm.OffsetResponses
 	err = wait.Retry(ctx, func() (err error) {
@@ -60,7 +83,7 @@ func (c *Cluster) Group(ctx context.Context, group string) (GroupInfo, error) {
 		return err
 	})
 	if err != nil && !errors.Is(err, kerr.GroupIDNotFound) {
-		return GroupInfo{}, fmt.Errorf("cluster: fetch offsets of group %s: %w", group, err)
+		return GroupInfo{}, d, fmt.Errorf("cluster: fetch offsets of group %s: %w", group, err)
 	}
 	info := GroupInfo{Group: group, State: d.State, Members: len(d.Members), Offsets: []GroupPartitionOffset{}}
 	var topics []string
@@ -72,7 +95,7 @@ func (c *Cluster) Group(ctx context.Context, group string) (GroupInfo, error) {
 	if len(topics) > 0 {
 		ends, err := c.admin.ListEndOffsets(ctx, topics...)
 		if err != nil {
-			return GroupInfo{}, fmt.Errorf("cluster: log end offsets for group %s: %w", group, err)
+			return GroupInfo{}, d, fmt.Errorf("cluster: log end offsets for group %s: %w", group, err)
 		}
 		committed.Each(func(o kadm.OffsetResponse) {
 			if o.Err != nil {
@@ -95,10 +118,7 @@ func (c *Cluster) Group(ctx context.Context, group string) (GroupInfo, error) {
 		a, b := info.Offsets[i], info.Offsets[j]
 		return a.Topic < b.Topic || a.Topic == b.Topic && a.Partition < b.Partition
 	})
-	if (info.State == "" || info.State == "Dead") && info.Members == 0 && len(info.Offsets) == 0 {
-		return GroupInfo{}, problem.New(problem.NotFound, "error.unknownGroup", "group", group)
-	}
-	return info, nil
+	return info, d, nil
 }
 
 // PartitionGroupOffset is one consumer group's committed offset on one

@@ -18,6 +18,17 @@
 // at most Inspector.ScanBudget bytes. Memory grows with the window, never
 // with the partition.
 //
+// The explorer's reads look at a whole partition, or a large part of it,
+// with one scanner that walks record batches by their headers and resolves
+// outcomes exactly as ReadLog does: MapPartition counts each offset's kind
+// in equal buckets, Jump finds the next or previous offset of a kind,
+// Search finds records by key, value, header or JSON field, RecordLag
+// counts what a read_committed consumer would still receive, and
+// OffsetForTimestamp seeks by time. Each states its cost; all keep memory
+// to one fetch plus what the caller asked for (buckets, matches), honour
+// their context, and bound the bytes they read where a caller could make
+// them read without end (Search, Jump, RecordLag).
+//
 // The package imports neither net/http nor anything of the web layer.
 package inspect
 
@@ -221,6 +232,14 @@ func (i *Inspector) pointers(ctx context.Context, ref *partitionRef) (Pointers, 
 // latest offset is then the last stable offset). It refreshes the leader
 // once if it moved.
 func (i *Inspector) listOffset(ctx context.Context, ref *partitionRef, timestamp int64, isolation int8) (int64, error) {
+	sp, err := i.listOffsetPartition(ctx, ref, timestamp, isolation)
+	return sp.Offset, err
+}
+
+// listOffsetPartition is listOffset's request, returning the partition's
+// whole answer (the offset and the timestamp found).
+func (i *Inspector) listOffsetPartition(ctx context.Context, ref *partitionRef, timestamp int64, isolation int8) (kmsg.ListOffsetsResponseTopicPartition, error) {
+	var none kmsg.ListOffsetsResponseTopicPartition
 	for attempt := 0; ; attempt++ {
 		req := kmsg.NewPtrListOffsetsRequest()
 		req.IsolationLevel = isolation
@@ -233,21 +252,21 @@ func (i *Inspector) listOffset(ctx context.Context, ref *partitionRef, timestamp
 		req.Topics = append(req.Topics, rt)
 		resp, err := req.RequestWith(ctx, i.client.Broker(int(ref.leader)))
 		if err != nil {
-			return 0, requestErr("list offsets", *ref, err)
+			return none, requestErr("list offsets", *ref, err)
 		}
 		if len(resp.Topics) != 1 || len(resp.Topics[0].Partitions) != 1 {
-			return 0, fmt.Errorf("inspect: list offsets %s: malformed response", ref)
+			return none, fmt.Errorf("inspect: list offsets %s: malformed response", ref)
 		}
 		sp := resp.Topics[0].Partitions[0]
 		err = kerr.ErrorForCode(sp.ErrorCode)
 		if err == nil {
-			return sp.Offset, nil
+			return sp, nil
 		}
 		if attempt > 0 || !leaderMoved(err) {
-			return 0, fmt.Errorf("inspect: list offsets %s: %w", ref, err)
+			return none, fmt.Errorf("inspect: list offsets %s: %w", ref, err)
 		}
 		if err := i.relocate(ctx, ref); err != nil {
-			return 0, err
+			return none, err
 		}
 	}
 }

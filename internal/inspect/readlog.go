@@ -146,6 +146,16 @@ func (i *Inspector) fill(ctx context.Context, ref *partitionRef, w *window) erro
 // consistent. Errors (an old broker, no permission) are ignored: the
 // forward scan then decides.
 func (i *Inspector) settleOngoing(ctx context.Context, ref *partitionRef, w *window) {
+	for pid, start := range i.ongoingTransactions(ctx, ref) {
+		w.settleOpen(pid, start)
+	}
+}
+
+// ongoingTransactions asks the leader (DescribeProducers) which producers
+// have a transaction ongoing on the partition, and where each began:
+// producer id -> current transaction start offset (-1 when none). It
+// returns nothing when the request fails.
+func (i *Inspector) ongoingTransactions(ctx context.Context, ref *partitionRef) map[int64]int64 {
 	req := kmsg.NewPtrDescribeProducersRequest()
 	rt := kmsg.NewDescribeProducersRequestTopic()
 	rt.Topic = ref.topic
@@ -153,16 +163,18 @@ func (i *Inspector) settleOngoing(ctx context.Context, ref *partitionRef, w *win
 	req.Topics = append(req.Topics, rt)
 	resp, err := req.RequestWith(ctx, i.client.Broker(int(ref.leader)))
 	if err != nil {
-		return
+		return nil
 	}
+	ongoing := make(map[int64]int64)
 	for _, t := range resp.Topics {
 		for _, p := range t.Partitions {
 			if p.Partition != ref.partition || p.ErrorCode != 0 {
 				continue
 			}
 			for _, producer := range p.ActiveProducers {
-				w.settleOpen(producer.ProducerID, producer.CurrentTxnStartOffset)
+				ongoing[producer.ProducerID] = producer.CurrentTxnStartOffset
 			}
 		}
 	}
+	return ongoing
 }

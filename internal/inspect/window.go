@@ -182,12 +182,19 @@ func (w *window) addBatch(b *rawBatch, committed bool, abort aborter) error {
 
 // dataTxn is the outcome a data batch's records start with.
 func (w *window) dataTxn(b *rawBatch, committed bool, abort aborter) string {
+	return batchTxn(b, committed, abort, w.ptrs.LastStableOffset)
+}
+
+// batchTxn is the outcome the records of data batch b start with, read by
+// a fetch that was read_committed (with its aborted transactions abort) or
+// not, given the snapshot's last stable offset lso.
+func batchTxn(b *rawBatch, committed bool, abort aborter, lso int64) string {
 	switch {
 	case !b.transactional():
 		return TxnNone
-	case committed && b.BaseOffset < w.ptrs.LastStableOffset && abort.aborts(b):
+	case committed && b.BaseOffset < lso && abort.aborts(b):
 		return TxnAborted
-	case committed && b.BaseOffset < w.ptrs.LastStableOffset:
+	case committed && b.BaseOffset < lso:
 		return TxnCommitted
 	}
 	return TxnOpen // until a marker says otherwise
@@ -215,7 +222,10 @@ func (w *window) records(b *rawBatch) (*recordReader, error) {
 	return &recordReader{src: src}, nil
 }
 
-func (w *window) corrupt(b *rawBatch, err error) error {
+func (w *window) corrupt(b *rawBatch, err error) error { return corruptBatch(b, err) }
+
+// corruptBatch wraps a decoding error of batch b in ErrCorruptBatch.
+func corruptBatch(b *rawBatch, err error) error {
 	return fmt.Errorf("%w at offset %d (%s): %w", ErrCorruptBatch, b.BaseOffset, b.compression(), err)
 }
 
@@ -244,7 +254,7 @@ func (w *window) addRecords(b *rawBatch, txn string) error {
 			break
 		}
 		w.gapsTo(o)
-		w.entries = append(w.entries, w.entry(b, &rec, o, txn))
+		w.entries = append(w.entries, recordEntry(b, &rec, o, txn))
 		w.next = o + 1
 		if txn == TxnOpen {
 			w.pending[b.ProducerID] = append(w.pending[b.ProducerID], int32(len(w.entries)-1))
@@ -253,7 +263,9 @@ func (w *window) addRecords(b *rawBatch, txn string) error {
 	return nil
 }
 
-func (w *window) entry(b *rawBatch, rec *rawRecord, o int64, txn string) Entry {
+// recordEntry is the Entry of record rec of batch b at offset o. txn is the
+// outcome of a data record; "" marks a control record.
+func recordEntry(b *rawBatch, rec *rawRecord, o int64, txn string) Entry {
 	e := Entry{
 		Offset:          o,
 		Kind:            KindData,
@@ -304,15 +316,20 @@ const maxTimestamp = 253402300799999
 func (w *window) finish() []Entry {
 	w.gapsTo(w.end)
 	for i := range w.entries {
-		e := &w.entries[i]
-		if e.Kind != KindData {
-			continue // control records and gaps reach no consumer
-		}
-		e.ReadUncommitted = e.Offset < w.ptrs.HighWatermark
-		switch e.Txn {
-		case TxnNone, TxnCommitted:
-			e.ReadCommitted = e.Offset < w.ptrs.LastStableOffset
-		}
+		setDelivery(&w.entries[i], w.ptrs)
 	}
 	return w.entries
+}
+
+// setDelivery computes whether each isolation level delivers e, given the
+// pointers of the snapshot it belongs to.
+func setDelivery(e *Entry, ptrs Pointers) {
+	if e.Kind != KindData {
+		return // control records and gaps reach no consumer
+	}
+	e.ReadUncommitted = e.Offset < ptrs.HighWatermark
+	switch e.Txn {
+	case TxnNone, TxnCommitted:
+		e.ReadCommitted = e.Offset < ptrs.LastStableOffset
+	}
 }

@@ -1,0 +1,246 @@
+package inspect
+
+import (
+	"context"
+
+	"github.com/offsetlab/offsetlab/internal/problem"
+)
+
+// JumpKind names what Jump looks for; the names match MapBucket's fields.
+type JumpKind string
+
+// Kinds of offset Jump finds.
+const (
+	JumpPlain        JumpKind = "plain"
+	JumpCommitted    JumpKind = "committed"
+	JumpAborted      JumpKind = "aborted"
+	JumpOpen         JumpKind = "open"
+	JumpMarker       JumpKind = "marker" // a COMMIT or an ABORT marker
+	JumpCommitMarker JumpKind = "commitMarker"
+	JumpAbortMarker  JumpKind = "abortMarker"
+	JumpGap          JumpKind = "gap"
+)
+
+// matches reports whether an offset of class c is of kind k.
+func (k JumpKind) matches(c class) bool {
+	switch k {
+	case JumpPlain:
+		return c == classPlain
+	case JumpCommitted:
+		return c == classCommitted
+	case JumpAborted:
+		return c == classAborted
+	case JumpOpen:
+		return c == classOpen
+	case JumpMarker:
+		return c == classCommitMarker || c == classAbortMarker
+	case JumpCommitMarker:
+		return c == classCommitMarker
+	case JumpAbortMarker:
+		return c == classAbortMarker
+	case JumpGap:
+		return c == classGap
+	}
+	return false
+}
+
+// pendingKind reports whether records still waiting for their marker may
+// turn out to be of kind k.
+func (k JumpKind) pendingKind() bool {
+	return k == JumpCommitted || k == JumpAborted || k == JumpOpen
+}
+
+// Valid reports whether k is one of the kinds above.
+func (k JumpKind) Valid() bool {
+	switch k {
+	case JumpPlain, JumpCommitted, JumpAborted, JumpOpen, JumpMarker, JumpCommitMarker, JumpAbortMarker, JumpGap:
+		return true
+	}
+	return false
+}
+
+// Scan budgets of Jump.
+const (
+	// DefaultJumpBytes is how many record-batch bytes one Jump reads
+	// when the request does not say.
+	DefaultJumpBytes = 64 << 20
+	// MaxJumpBytes caps what a request may ask for.
+	MaxJumpBytes = 512 << 20
+)
+
+// JumpRequest asks for the first (or, Backward, the last) offset of a kind
+// in [From, To). For "next after offset x" ask From x+1; for "previous
+// before x" ask To x with Backward.
+type JumpRequest struct {
+	Kind JumpKind
+	// From and To bound the search as in MapRequest: negative From is
+	// the log start offset, negative To the high watermark.
+	From, To int64
+	// Backward looks for the last offset of the kind instead of the first.
+	Backward bool
+	// MaxBytes caps the record-batch bytes read (0: DefaultJumpBytes; at
+	// most MaxJumpBytes); backward, the first chunk is read whole whatever
+	// it costs. When it runs out first, the answer says where to go on
+	// (Next).
+	MaxBytes int64
+}
+
+// JumpResult is where Jump found the offset, if it did.
+type JumpResult struct {
+	Kind JumpKind `json:"kind"`
+	// Offset is the offset found, or null when [ScannedFrom, ScannedTo)
+	// holds none.
+	Offset *int64 `json:"offset"`
+	// ScannedFrom and ScannedTo are the part of the range searched.
+	ScannedFrom int64 `json:"scannedFrom"`
+	ScannedTo   int64 `json:"scannedTo"`
+	// Next, when the budget ran out before the range was searched and no
+	// offset was found, is where to go on: the From of the next forward
+	// request, or the To of the next backward one. It is null otherwise.
+	Next *int64 `json:"next"`
+	Pointers
+}
+
+// Jump finds the first offset of kind req.Kind in [req.From, req.To), or
+// the last with req.Backward, classified exactly as ReadLog and
+// MapPartition classify offsets (an open record is one whose marker is not
+// found within ScanBudget past the range, as ReadLog says).
+//
+// Forward, it scans from From and stops at the first offset of the kind,
+// reading on past it only to resolve earlier records still waiting for
+// their marker; it reads at most req.MaxBytes of the range. Backward, it
+// scans chunks of the range ending at To, each twice as long as the last
+// (1,024 offsets first) but no longer than the budget left affords, until
+// a chunk holds the kind; a chunk is read whole, so a call reads at least
+// one. Either way it reads batch headers only (as MapPartition does), plus
+// at most ScanBudget bytes past the range (a chunk) to resolve
+// transactions; memory is one fetch. It honours ctx. Errors wrap
+// ErrInvalidQuery (an unknown kind), ErrInvalidRange, ErrUnknownTopic,
+// ErrUnknownPartition, ErrBrokerUnavailable or ErrCorruptBatch.
+func (i *Inspector) Jump(ctx context.Context, topic string, partition int32, req JumpRequest) (*JumpResult, error) {
+	if !req.Kind.Valid() {
+		return nil, problem.Wrap(ErrInvalidQuery, problem.Invalid, "error.jumpKindUnknown", "kind", string(req.Kind))
+	}
+	budget := req.MaxBytes
+	if budget <= 0 {
+		budget = DefaultJumpBytes
+	}
+	budget = min(budget, MaxJumpBytes)
+	ref, err := i.locate(ctx, topic, partition)
+	if err != nil {
+		return nil, err
+	}
+	ptrs, err := i.pointers(ctx, &ref)
+	if err != nil {
+		return nil, err
+	}
+	from, to, err := offsetRange(ref, ptrs, req.From, req.To)
+	if err != nil {
+		return nil, err
+	}
+	res := &JumpResult{Kind: req.Kind, ScannedFrom: from, ScannedTo: from, Pointers: ptrs}
+	if !req.Backward {
+		j := &jumpSink{kind: req.Kind, best: -1, pendingAt: map[int64]int64{}}
+		s := newScanner(i, &ref, ptrs, from, to, runs{sink: j, codecs: i.codecs})
+		j.s, s.maxBytes = s, budget
+		if err := s.run(ctx); err != nil {
+			return nil, err
+		}
+		res.ScannedTo = s.end
+		if j.best >= 0 {
+			res.Offset = &j.best
+		} else if s.end < to {
+			res.Next = &res.ScannedTo
+		}
+		return res, nil
+	}
+	// Backward, scan chunks ending at ScannedFrom, each twice as wide as
+	// the last but no wider than the budget left allows at the bytes an
+	// offset cost so far. A chunk is scanned whole (what it holds is
+	// known only once it is), so a call reads at least one chunk.
+	res.ScannedFrom, res.ScannedTo = to, to
+	width, spent := int64(1024), int64(0)
+	for res.ScannedFrom > from {
+		if req.Kind != JumpGap && res.ScannedFrom <= ptrs.LogStartOffset {
+			res.ScannedFrom = from // below the log start there are only gaps
+			break
+		}
+		if spent >= budget {
+			res.Next = &res.ScannedFrom
+			break
+		}
+		if scanned := to - res.ScannedFrom; spent > 0 && scanned > 0 {
+			affordable := float64(budget-spent) * float64(scanned) / float64(spent)
+			width = min(width, max(1024, int64(min(affordable, 1<<62))))
+		}
+		lo := max(from, res.ScannedFrom-width)
+		j := &jumpSink{kind: req.Kind, backward: true, best: -1, pendingAt: map[int64]int64{}}
+		s := newScanner(i, &ref, ptrs, lo, res.ScannedFrom, runs{sink: j, codecs: i.codecs})
+		j.s = s
+		if err := s.run(ctx); err != nil {
+			return nil, err
+		}
+		spent += s.fetched
+		res.ScannedFrom = lo
+		if j.best >= 0 {
+			res.Offset = &j.best
+			break
+		}
+		width *= 2
+	}
+	return res, nil
+}
+
+// jumpSink keeps the first (or last) offset of a kind seen in a scan.
+type jumpSink struct {
+	s        *scanner
+	kind     JumpKind
+	backward bool
+	best     int64 // -1 until found
+	// pendingAt holds, per producer with open records, the first (or
+	// last) of them: they all share one outcome.
+	pendingAt map[int64]int64
+}
+
+func (j *jumpSink) run(first, last int64, c class, pid int64) {
+	if c == classOpen {
+		if !j.kind.pendingKind() {
+			return
+		}
+		if _, ok := j.pendingAt[pid]; j.backward {
+			j.pendingAt[pid] = last // runs come in offset order
+		} else if !ok {
+			j.pendingAt[pid] = first
+		}
+		return
+	}
+	if j.kind.matches(c) {
+		if j.backward {
+			j.best = max(j.best, last)
+		} else {
+			j.found(first)
+		}
+	}
+}
+
+func (j *jumpSink) resolve(pid int64, txn string) {
+	at, ok := j.pendingAt[pid]
+	delete(j.pendingAt, pid)
+	if !ok || !j.kind.matches(dataClass(txn)) {
+		return
+	}
+	if j.backward {
+		j.best = max(j.best, at)
+	} else {
+		j.found(at)
+	}
+}
+
+// found keeps o when it is the earliest so far; nothing past it matters
+// any more, except to resolve earlier open records.
+func (j *jumpSink) found(o int64) {
+	if j.best < 0 || o < j.best {
+		j.best = o
+	}
+	j.s.stopAt(j.best + 1)
+}
