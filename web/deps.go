@@ -36,6 +36,19 @@ type Lab interface {
 	End(ctx context.Context, process, id string, commit bool) (producer.SessionState, error)
 	Crash(ctx context.Context, process, id string) (producer.SessionState, error)
 
+	AllTopics(ctx context.Context) ([]cluster.TopicInfo, error)
+	TopicDetail(ctx context.Context, name string) (lab.TopicDetail, error)
+	DeleteTopic(ctx context.Context, name string) error
+	Map(ctx context.Context, topic string, partition int32, req inspect.MapRequest) (*inspect.PartitionMap, error)
+	Jump(ctx context.Context, topic string, partition int32, req inspect.JumpRequest) (*inspect.JumpResult, error)
+	Search(ctx context.Context, topic string, partition int32, req inspect.SearchRequest) (*inspect.SearchResult, error)
+	OffsetForTime(ctx context.Context, topic string, partition int32, ms int64) (inspect.TimestampOffset, error)
+	Groups(ctx context.Context) ([]cluster.GroupSummary, error)
+	GroupDetail(ctx context.Context, name string) (cluster.GroupDetail, error)
+	Transactions(ctx context.Context, states ...string) ([]cluster.TransactionSummary, error)
+	Producers(ctx context.Context, topic string, partition int32) (cluster.PartitionProducers, error)
+	AbortTransaction(ctx context.Context, topic string, partition int32, startOffset int64) (cluster.AbortedTransaction, error)
+
 	BrokerStatus(ctx context.Context) (lab.BrokersStatus, error)
 	StopBroker(ctx context.Context, id int) error
 	StartBroker(ctx context.Context, id int) error

@@ -6,9 +6,13 @@ import (
 	"github.com/offsetlab/offsetlab/internal/cluster"
 )
 
-// listTopics is GET /api/topics.
+// listTopics is GET /api/topics (?internal=true: Kafka's own topics too).
 func (s *Server) listTopics(w http.ResponseWriter, r *http.Request) {
-	topics, err := s.deps.Lab.Topics(r.Context())
+	list := s.deps.Lab.Topics
+	if r.URL.Query().Get("internal") == "true" {
+		list = s.deps.Lab.AllTopics
+	}
+	topics, err := list(r.Context())
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -16,9 +20,10 @@ func (s *Server) listTopics(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"topics": topics})
 }
 
-// getTopic is GET /api/topics/{topic}.
+// getTopic is GET /api/topics/{topic}: partitions with their open
+// transactions, and the topic's configurations.
 func (s *Server) getTopic(w http.ResponseWriter, r *http.Request) {
-	t, err := s.deps.Lab.Topic(r.Context(), pathParam(r, "topic"))
+	t, err := s.deps.Lab.TopicDetail(r.Context(), pathParam(r, "topic"))
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -55,7 +55,21 @@ type TopicInfo struct {
 // Topics lists the non-internal topics, sorted by name, with each
 // partition's leader, replicas, ISR and offsets.
 func (c *Cluster) Topics(ctx context.Context) ([]TopicInfo, error) {
-	return c.describeTopics(ctx)
+	details, err := c.admin.ListTopics(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: list topics: %w", err)
+	}
+	return c.describeTopics(ctx, details)
+}
+
+// AllTopics is Topics with Kafka's internal topics too (__consumer_offsets,
+// __transaction_state).
+func (c *Cluster) AllTopics(ctx context.Context) ([]TopicInfo, error) {
+	details, err := c.admin.ListTopicsWithInternal(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: list topics: %w", err)
+	}
+	return c.describeTopics(ctx, details)
 }
 
 // Topic describes one topic, or fails with ErrUnknownTopic.
@@ -63,7 +77,11 @@ func (c *Cluster) Topic(ctx context.Context, name string) (TopicInfo, error) {
 	if err := ValidateTopicName(name); err != nil {
 		return TopicInfo{}, err
 	}
-	topics, err := c.describeTopics(ctx, name)
+	details, err := c.admin.ListTopics(ctx, name)
+	if err != nil {
+		return TopicInfo{}, fmt.Errorf("cluster: list topics: %w", err)
+	}
+	topics, err := c.describeTopics(ctx, details)
 	if err != nil {
 		return TopicInfo{}, err
 	}
@@ -73,11 +91,9 @@ func (c *Cluster) Topic(ctx context.Context, name string) (TopicInfo, error) {
 	return topics[0], nil
 }
 
-func (c *Cluster) describeTopics(ctx context.Context, names ...string) ([]TopicInfo, error) {
-	details, err := c.admin.ListTopics(ctx, names...)
-	if err != nil {
-		return nil, fmt.Errorf("cluster: list topics: %w", err)
-	}
+// describeTopics adds to the topics of a ListTopics answer their
+// partitions' log start offsets, high watermarks and last stable offsets.
+func (c *Cluster) describeTopics(ctx context.Context, details kadm.TopicDetails) ([]TopicInfo, error) {
 	var present []string
 	for _, d := range details.Sorted() {
 		if d.Err == nil {

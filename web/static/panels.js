@@ -375,7 +375,7 @@ function groupPanel(app) {
     if (!id || !active) return;
     try {
       const g = await api('GET', `/api/groups/${enc(id)}`);
-      tr(state, g.members === 1 ? 'group.stateOne' : 'group.state', { group: g.group, state: g.state, members: g.members });
+      tr(state, g.memberCount === 1 ? 'group.stateOne' : 'group.state', { group: g.group, state: g.state, members: g.memberCount ?? 0 });
       state.dataset.state = g.state;
       body.replaceChildren();
       for (const o of g.offsets || []) {
