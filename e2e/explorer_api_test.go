@@ -294,4 +294,3 @@ func waitForLog(t *testing.T, a *app, topic string, cond func(partitionLog) bool
 		time.Sleep(100 * time.Millisecond)
 	}
 }
-
