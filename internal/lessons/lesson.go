@@ -40,7 +40,12 @@ type Lesson struct {
 	// real cluster of three brokers and refuses to start on the embedded
 	// broker, which has no replication.
 	NeedsReplication bool
-	Steps            []Step
+	// Focus is the logical topic whose partition 0 carries the lesson's
+	// point (the output log with its markers, say): the page ends the
+	// lesson there, whatever log its last step read. Empty leaves the
+	// page on the last step's log.
+	Focus string
+	Steps []Step
 }
 
 // Step is one action of a lesson with what to say, the command a learner

@@ -117,6 +117,9 @@ func TestLessonData(t *testing.T) {
 		if len(l.Steps) == 0 {
 			t.Errorf("lesson %s has no steps", l.ID)
 		}
+		if l.Focus != "" && !slices.Contains(lessonTopics(&l), l.Focus) {
+			t.Errorf("lesson %s ends on %q, which is none of its topics %v", l.ID, l.Focus, lessonTopics(&l))
+		}
 		for i, s := range l.Steps {
 			where := l.ID + " step " + string(rune('1'+i))
 			known(where+" command", s.Command)
@@ -201,6 +204,9 @@ func TestRunnerLifecycle(t *testing.T) {
 	}
 	if st.Status != RunReady || st.Cursor != 0 || st.Steps[0].Status != StepPending || st.Names["orders"] != "orders-"+st.Suffix {
 		t.Fatalf("started run = %+v", st)
+	}
+	if st.Focus == nil || *st.Focus != (LogRef{Topic: st.Names["order-totals"]}) {
+		t.Fatalf("lesson 1 ends on %+v, want partition 0 of %s", st.Focus, st.Names["order-totals"])
 	}
 	if !strings.Contains(st.Steps[0].Command, "--topic "+st.Names["orders"]) || !strings.Contains(st.Steps[3].Command, "--group "+st.Names["totals-plain"]) {
 		t.Fatalf("commands not rendered with the run's names: %q / %q", st.Steps[0].Command, st.Steps[3].Command)

@@ -39,6 +39,15 @@ type RunState struct {
 	Checked int         `json:"checked"`
 	Steps   []StepState `json:"steps"`
 	Error   string      `json:"error,omitempty"`
+	// Focus is the log that carries the lesson's point, where a page
+	// shows the finished lesson; nil when the lesson names none.
+	Focus *LogRef `json:"focus,omitempty"`
+}
+
+// LogRef names a partition's log by the run's topic name.
+type LogRef struct {
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
 }
 
 // StepState is one step of a run.
@@ -309,6 +318,9 @@ func (rn *run) state() RunState {
 	}
 	for _, t := range lessonTopics(l) {
 		st.Topics = append(st.Topics, rn.names[t])
+	}
+	if l.Focus != "" {
+		st.Focus = &LogRef{Topic: rn.nameLocked(l.Focus)}
 	}
 	switch {
 	case rn.running:

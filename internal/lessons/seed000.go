@@ -11,7 +11,7 @@ import (
 
 func lesson1() Lesson {
 	return Lesson{
-		ID: "1", Seed: "000", Title: "l1.title", Summary: "l1.summary",
+		ID: "1", Seed: "000", Title: "l1.title", Summary: "l1.summary", Focus: "order-totals",
 		Steps: []Step{
 			seedTopics("l1.create.say", "orders", "order-totals"),
 			seedOrders(),
@@ -57,7 +57,7 @@ func crashAndRestart(crashSay, restartSay Msg) []Step {
 func lesson2() Lesson {
 	runs := crashAndRestart("l2.crash.say", "l2.restart.say")
 	return Lesson{
-		ID: "2", Seed: "000", Title: "l2.title", Summary: "l2.summary",
+		ID: "2", Seed: "000", Title: "l2.title", Summary: "l2.summary", Focus: "order-totals-tx",
 		Steps: []Step{
 			seedTopics("l2.create.say", "orders", "order-totals-tx"),
 			seedOrders(),
@@ -121,5 +121,5 @@ func lesson3() Lesson {
 			Expect{Say: "expect.total", Fact: FactTotal, Want: "3"},
 		),
 	)
-	return Lesson{ID: "3", Seed: "000", Title: "l3.title", Summary: "l3.summary", Steps: steps}
+	return Lesson{ID: "3", Seed: "000", Title: "l3.title", Summary: "l3.summary", Focus: "order-totals-tx", Steps: steps}
 }

@@ -19,7 +19,7 @@ func lesson4() Lesson {
 		}
 	}
 	return Lesson{
-		ID: "4", Seed: "002", Title: "l4.title", Summary: "l4.summary", NeedsReplication: true,
+		ID: "4", Seed: "002", Title: "l4.title", Summary: "l4.summary", NeedsReplication: true, Focus: "reliable-orders",
 		Steps: []Step{
 			{
 				Title: "create.title", Say: "l4.create.say",
@@ -72,7 +72,7 @@ func lesson5() Lesson {
 	produceCmd := "kafka-console-producer.sh --bootstrap-server {bootstrap} --topic {reliable-orders} --command-property acks=all --command-property enable.idempotence="
 	dump := fmt.Sprintf(cmdDumpLog, topic)
 	return Lesson{
-		ID: "5", Seed: "002", Title: "l5.title", Summary: "l5.summary",
+		ID: "5", Seed: "002", Title: "l5.title", Summary: "l5.summary", Focus: "reliable-orders",
 		Steps: []Step{
 			seedTopics("l5.create.say", topic),
 			{

@@ -22,7 +22,7 @@ func lesson6e() Lesson {
 	}
 	initTxn := `producer = Producer({"bootstrap.servers": "{bootstrap}", "transactional.id": "{order-service}"})` + "\n" + `producer.init_transactions(); producer.begin_transaction()`
 	return Lesson{
-		ID: "6e", Seed: "003", Title: "l6e.title", Summary: "l6e.summary",
+		ID: "6e", Seed: "003", Title: "l6e.title", Summary: "l6e.summary", Focus: "orders",
 		Steps: []Step{
 			seedTopics("l6e.create.say", "orders", "inventory"),
 			{
@@ -84,7 +84,7 @@ func lesson6f() Lesson {
 		}
 	}
 	return Lesson{
-		ID: "6f", Seed: "003", Title: "l6f.title", Summary: "l6f.summary",
+		ID: "6f", Seed: "003", Title: "l6f.title", Summary: "l6f.summary", Focus: "payments",
 		Steps: []Step{
 			seedTopics("l6f.create.say", "payments"),
 			{
@@ -117,7 +117,7 @@ func lesson6f() Lesson {
 func lesson6g() Lesson {
 	init := `producer = Producer({"bootstrap.servers": "{bootstrap}", "transactional.id": "{slow-app}", "transaction.timeout.ms": 5000})` + "\n" + `producer.init_transactions(); producer.begin_transaction()`
 	return Lesson{
-		ID: "6g", Seed: "003", Title: "l6g.title", Summary: "l6g.summary",
+		ID: "6g", Seed: "003", Title: "l6g.title", Summary: "l6g.summary", Focus: "payments",
 		Steps: []Step{
 			seedTopics("l6g.create.say", "payments"),
 			{

@@ -28,7 +28,7 @@ func lesson6a() Lesson {
 	}
 	crashed := Expect{Say: "expect.crashed", Fact: FactCrashed, Want: "yes"}
 	return Lesson{
-		ID: "6a", Seed: "003", Title: "l6a.title", Summary: "l6a.summary",
+		ID: "6a", Seed: "003", Title: "l6a.title", Summary: "l6a.summary", Focus: "totals-eos",
 		Steps: []Step{
 			seedTopics("l6a.create.say", "orders", "totals-amo", "totals-alo", "totals-eos"),
 			seedOrders(),
@@ -78,7 +78,7 @@ func pySend(value string) string {
 
 func lesson6b() Lesson {
 	return Lesson{
-		ID: "6b", Seed: "003", Title: "l6b.title", Summary: "l6b.summary",
+		ID: "6b", Seed: "003", Title: "l6b.title", Summary: "l6b.summary", Focus: "payments",
 		Steps: []Step{
 			seedTopics("l6b.create.say", "payments"),
 			{
@@ -142,7 +142,7 @@ func lesson6b() Lesson {
 func lesson6c() Lesson {
 	dump := fmt.Sprintf(cmdDumpLog, "payments")
 	return Lesson{
-		ID: "6c", Seed: "003", Title: "l6c.title", Summary: "l6c.summary",
+		ID: "6c", Seed: "003", Title: "l6c.title", Summary: "l6c.summary", Focus: "payments",
 		Steps: []Step{
 			seedTopics("l6c.create.say", "payments"),
 			{
