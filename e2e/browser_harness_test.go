@@ -208,10 +208,23 @@ func (p *page) fill(testID, value string) {
 	})()`, testID, testID, v), nil)
 }
 
-// click clicks a control by data-testid with the mouse.
+// click clicks a control by data-testid with the mouse, first choosing the
+// dock's tab that holds it when another tab is on show, as a person would.
 func (p *page) click(testID string) {
 	p.t.Helper()
+	p.openTabOf(testID)
 	p.do("click "+testID, chromedp.Click(chromedp.CSS(fmt.Sprintf(`[data-testid=%q]`, testID))))
+}
+
+// openTabOf clicks the dock tab whose panel holds the element with testID,
+// if that panel is hidden.
+func (p *page) openTabOf(testID string) {
+	p.t.Helper()
+	var tab string
+	p.eval(fmt.Sprintf(`(() => { const panel = byTestID(%q)?.closest('[role="tabpanel"]'); return panel && panel.hidden ? panel.getAttribute('aria-labelledby') : ''; })()`, testID), &tab)
+	if tab != "" {
+		p.do("choose the dock tab "+tab, chromedp.Click(chromedp.CSS("#"+tab)))
+	}
 }
 
 // press sends keys to whatever has the focus.

@@ -97,3 +97,9 @@ func (s *Server) static(w http.ResponseWriter, r *http.Request) {
 	}
 	http.ServeFileFS(w, r, files, name)
 }
+
+// favicon is GET /favicon.ico, which browsers ask for on pages that name
+// no icon (an API answer opened in a tab, say): the dashboard's SVG icon.
+func (s *Server) favicon(w http.ResponseWriter, r *http.Request) {
+	http.Redirect(w, r, assetURL("favicon.svg"), http.StatusFound)
+}

@@ -249,3 +249,27 @@ func (s *Server) renderDashboard(w http.ResponseWriter, r *http.Request, status 
 		s.log.Error("render dashboard", "err", err)
 	}
 }
+
+// DockTabs names the dock's tabs this page has, the first one chosen when
+// the viewer has not chosen another: the guided lesson (any page on a
+// cluster that may be changed), the controls that act (the teacher's),
+// the panels that inspect, and the selected offset's details.
+func (v dashboardView) DockTabs() []string {
+	var tabs []string
+	if !v.ReadOnly {
+		tabs = append(tabs, "lesson")
+	}
+	if v.CanWrite() {
+		tabs = append(tabs, "act")
+	}
+	return append(tabs, "inspect", "details")
+}
+
+// tabIndex is a tab's tabindex: only the chosen tab is in the tab order
+// (the arrow keys move between tabs).
+func tabIndex(chosen bool) string {
+	if chosen {
+		return "0"
+	}
+	return "-1"
+}

@@ -95,6 +95,7 @@ func (s *Server) Handler() http.Handler {
 	r.Get("/classroom/join.svg", s.joinQR)
 	r.Get("/topics/{topic}/partitions/{partition}", s.partitionPage)
 	r.Get("/static/{version}/*", s.static)
+	r.Get("/favicon.ico", s.favicon)
 	r.Get("/healthz", s.healthz)
 	r.Get("/ws/topics/{topic}/partitions/{partition}", s.watchPartition)
 

@@ -1,18 +1,24 @@
 // app.js: boots the dashboard. It owns which partition is on show (the
 // URL /topics/{topic}/partitions/{p}, plus ?at= and ?sel= for the scroll
 // position and the selected offset), connects the live stream to the log
-// view and the timeline, and shows the broker banner.
+// view and the story, keeps the log of whatever the teacher just did in
+// view (show()), and shows the banner when the broker — or the Offset Lab
+// server itself — does not answer.
 
 import { api, errorText, partitionPath } from './api.js';
 import { LogView } from './logview.js';
 import { Stream } from './stream.js';
 import { Timeline } from './timeline.js';
-import { showDetails } from './details.js';
+import { setupDetails, showDetails } from './details.js';
+import { setupDock } from './dock.js';
 import { setupPanels } from './panels.js';
 import { setupLessons } from './lessons.js';
 import { setupClassroom } from './classroom.js';
 import { setupBrokers } from './brokers.js';
-import { has, plain, setupI18n, t, tr } from './i18n.js';
+import { setupReplay } from './replay.js';
+import { setupSave } from './save.js';
+import { reportEpoch } from './producers.js';
+import { plain, setupI18n, t, tr } from './i18n.js';
 
 setupI18n();
 
@@ -23,29 +29,48 @@ const state = {
   partition: Number(main.dataset.partition) || 0,
   hasTopic: main.dataset.hasTopic === 'true',
 };
+const current = () => ({ ...state });
+const dock = setupDock();
 
-// ---- broker banner ------------------------------------------------------
+// ---- banner -----------------------------------------------------------------
 
 const banner = $('broker-banner');
+const bannerTitle = $('broker-banner-title');
 const bannerText = $('broker-banner-text');
-const reach = { cluster: banner.hidden, stream: true, why: '' };
+// server: does the Offset Lab server answer; cluster and stream: does the
+// broker (as the API and the stream see it).
+const reach = { server: true, cluster: banner.hidden, stream: true, why: '' };
 
 function setBanner() {
-  const down = !reach.cluster || !reach.stream;
+  const serverDown = !reach.server;
+  const down = serverDown || !reach.cluster || !reach.stream;
   banner.hidden = !down;
-  if (down) tr(bannerText, reach.why ? 'banner.textWhy' : 'banner.text', reach.why ? { why: reach.why } : undefined);
+  banner.dataset.cause = serverDown ? 'server' : 'broker';
+  if (serverDown) {
+    tr(bannerTitle, 'banner.serverTitle');
+    tr(bannerText, 'banner.serverText');
+  } else if (down) {
+    tr(bannerTitle, 'banner.title');
+    tr(bannerText, reach.why ? 'banner.textWhy' : 'banner.text', reach.why ? { why: reach.why } : undefined);
+  }
   document.body.classList.toggle('broker-down', down);
 }
 
 async function pollCluster() {
   try {
     const c = await api('GET', '/api/cluster');
+    reach.server = true;
     reach.cluster = c.reachable;
     if (c.reachable) reach.stream = true;
     reach.why = c.error ? `(${c.error})` : '';
   } catch (err) {
-    reach.cluster = false;
-    reach.why = errorText(err);
+    if (err.status === 0) {
+      reach.server = false;
+    } else {
+      reach.server = true;
+      reach.cluster = false;
+      reach.why = errorText(err);
+    }
   }
   setBanner();
 }
@@ -58,30 +83,63 @@ function apiFailed(err) {
     reach.cluster = false;
     reach.why = '';
     setBanner();
+  } else if (err && err.status === 0) {
+    reach.server = false;
+    setBanner();
   }
 }
 
-// ---- log, timeline, stream ----------------------------------------------
+// ---- log, story, stream ---------------------------------------------------------
 
 const view = new LogView({
-  onDetails: (offset, entry, transient) => showDetails(offset, entry, view.pointers, transient),
+  onDetails: (offset, entry, transient) => showDetails(offset, entry, view.pointers, transient, offset === null ? null : view.copyOf(offset)),
+  onPick: () => dock.show('details', { remember: false }),
   onError: apiFailed,
   onView: saveViewSoon,
 });
-const timeline = new Timeline($('timeline'), (offset) => {
+setupDetails((offset) => {
   view.follow = false;
   view.updateFollow();
   view.jumpTo(offset, true);
   view.select(offset);
 });
 
+const timeline = new Timeline($('timeline'), {
+  current,
+  onPick: async ({ topic, partition, offsets, primary }) => {
+    if (topic && (topic !== state.topic || partition !== state.partition)) {
+      await navigate(topic, partition, { sel: primary ?? undefined, at: primary ?? undefined });
+      return;
+    }
+    view.mark(offsets);
+    if (primary !== null) {
+      view.follow = false;
+      view.updateFollow();
+      view.jumpTo(primary, false);
+      view.select(primary);
+    }
+    view.reveal(offsets.length ? offsets : [primary]);
+  },
+});
+
+/** heard learns what an event says about our producers: retries and reported epochs. */
+function heard(e) {
+  const a = e.args || {};
+  if (e.key === 'narration.retry' && e.topic === state.topic && e.partition === state.partition) view.noteRetry(Number(a.offset), Number(a.of));
+  if (a.producer !== undefined && a.epoch !== undefined && /^narration\.(txn|fence|acklost)/.test(e.key || '')) reportEpoch(a.producer, Number(a.epoch));
+}
+
 const streamStatus = $('stream-status');
 const stream = new Stream(onMessage, (s, why, delay) => {
-  streamStatus.dataset.state = s;
+  const shown = s === 'idle' && !state.hasTopic ? 'none' : s;
+  streamStatus.dataset.state = shown;
   const secs = delay ? Math.max(1, Math.round(delay / 1000)) : 0;
-  const key = s === 'reconnecting' ? (secs ? 'stream.reconnectingIn' : 'stream.reconnecting') : 'stream.' + s;
+  const key = shown === 'reconnecting' ? (secs ? 'stream.reconnectingIn' : 'stream.reconnecting') : 'stream.' + shown;
   tr(streamStatus, key, { seconds: secs, why: why ? ' (' + why + ')' : '' });
-  if (s === 'reconnecting' && state.hasTopic) checkTopic();
+  if (s === 'reconnecting' && state.hasTopic) {
+    checkTopic();
+    pollCluster();
+  }
 });
 
 function onMessage(m) {
@@ -90,22 +148,30 @@ function onMessage(m) {
     case 'snapshot':
       view.applySnapshot(m);
       labelPicked(m.pointers);
+      for (const e of m.events || []) heard(e);
       timeline.reset(m.events);
       reach.stream = m.reachable !== false;
+      reach.server = true;
       setBanner();
+      replay.onLive(m);
       break;
     case 'entries':
       view.applyEntries(m.entries || []);
+      replay.onLive(m);
       break;
     case 'pointers':
       view.applyPointers(m.pointers);
       labelPicked(m.pointers);
+      replay.onLive(m);
       break;
     case 'groups':
       view.applyGroups(m.groups || []);
       break;
     case 'event':
-      if (m.event) timeline.add(m.event);
+      if (m.event) {
+        heard(m.event);
+        timeline.add(m.event);
+      }
       break;
     case 'broker':
       reach.stream = !!m.reachable;
@@ -121,10 +187,10 @@ async function checkTopic() {
   const { topic, partition } = state;
   let t0 = null;
   try {
-    const t = await api('GET', `/api/topics/${encodeURIComponent(topic)}`);
-    if (partition >= t.partitions.length) {
-      t0 = { topic, count: t.partitions.length, partition };
-      throw Object.assign(new Error(`Topic ${topic} has ${t.partitions.length} partition(s); partition ${partition} does not exist.`), { status: 404 });
+    const info = await api('GET', `/api/topics/${encodeURIComponent(topic)}`);
+    if (partition >= info.partitions.length) {
+      t0 = { topic, count: info.partitions.length, partition };
+      throw Object.assign(new Error(`Topic ${topic} has ${info.partitions.length} partition(s); partition ${partition} does not exist.`), { status: 404 });
     }
   } catch (err) {
     if (err.status !== 404 || topic !== state.topic) return;
@@ -172,15 +238,31 @@ async function navigate(topic, partition, opts = {}) {
   $('problem').hidden = true;
   document.querySelector('.empty')?.remove();
   $('log-frame').hidden = false;
-  $('goto-form').hidden = false;
+  $('log-foot').hidden = false;
   main.dataset.topic = topic;
   main.dataset.partition = String(partition);
   main.dataset.hasTopic = 'true';
   panels.onTopic(topic);
   syncPicker();
-  timeline.reset([]);
+  replay.reset();
+  timeline.unpick();
   view.reset(topic, partition, opts.at, opts.sel);
+  timeline.reset([]);
   stream.open(topic, partition);
+}
+
+/**
+ * show keeps in view the log an action concerns: it opens the partition if
+ * another is on show and scrolls to the offsets the action wrote (the end
+ * of the log when it does not know them).
+ */
+async function show(topic, partition, offsets) {
+  if (!topic) return;
+  if (replay.active()) replay.live();
+  if (!state.hasTopic || topic !== state.topic || partition !== state.partition) {
+    await navigate(topic, partition);
+  }
+  view.expect(offsets || []);
 }
 
 window.addEventListener('popstate', () => {
@@ -210,32 +292,42 @@ function labelPicked(pointers) {
   const option = picker.selectedOptions[0];
   if (!pointers || !option || option.value !== `${state.topic}/${state.partition}`) return;
   const n = Math.max(0, pointers.highWatermark - pointers.logStartOffset);
-  tr(option, 'picker.partitionOffsets', { topic: state.topic, partition: state.partition, offsets: n });
+  const args = { ...JSON.parse(option.dataset.i18nArgs || '{}'), topic: state.topic, partition: state.partition, offsets: n };
+  tr(option, option.dataset.i18n === 'picker.partitionOf' ? 'picker.partitionOf' : 'picker.partitionOffsets', args);
 }
 
+let refreshing = null;
 async function refreshTopics() {
-  try {
-    const { topics } = await api('GET', '/api/topics');
-    const options = [];
-    for (const t of topics) {
-      if (t.internal || t.name.startsWith('__')) continue;
-      for (const p of t.partitions) {
-        const n = Math.max(0, p.highWatermark - p.logStartOffset);
-        options.push(tr(new Option('', `${t.name}/${p.partition}`), 'picker.partitionOffsets', { topic: t.name, partition: p.partition, offsets: n }));
+  if (refreshing) return refreshing;
+  refreshing = (async () => {
+    try {
+      const { topics } = await api('GET', '/api/topics');
+      const options = [];
+      for (const tp of topics) {
+        if (tp.internal || tp.name.startsWith('__')) continue;
+        const count = tp.partitions.length;
+        for (const p of tp.partitions) {
+          const n = Math.max(0, p.highWatermark - p.logStartOffset);
+          const key = count > 1 ? 'picker.partitionOf' : 'picker.partitionOffsets';
+          options.push(tr(new Option('', `${tp.name}/${p.partition}`), key, { topic: tp.name, partition: p.partition, count, offsets: n }));
+        }
       }
+      const keep = picker.value;
+      picker.replaceChildren(...options);
+      if (!state.hasTopic) {
+        picker.prepend(tr(new Option('', ''), 'picker.choose'));
+        picker.value = '';
+      } else {
+        picker.value = keep;
+        syncPicker();
+      }
+    } catch (err) {
+      apiFailed(err);
+    } finally {
+      refreshing = null;
     }
-    const keep = picker.value;
-    picker.replaceChildren(...options);
-    if (!state.hasTopic) {
-      picker.prepend(tr(new Option('', ''), 'picker.choose'));
-      picker.value = '';
-    } else {
-      picker.value = keep;
-      syncPicker();
-    }
-  } catch (err) {
-    apiFailed(err);
-  }
+  })();
+  return refreshing;
 }
 
 function openPicked() {
@@ -246,10 +338,28 @@ function openPicked() {
 }
 picker.addEventListener('change', openPicked);
 picker.addEventListener('focus', refreshTopics);
+picker.addEventListener('pointerdown', refreshTopics);
 $('topic-picker').addEventListener('submit', (ev) => {
   ev.preventDefault();
   openPicked();
 });
+// The counts of partitions not on show change too (another tab, a lesson).
+setInterval(() => {
+  if (!document.hidden && document.activeElement !== picker) refreshTopics();
+}, 10000);
+
+// The legend, behind a button on a short presenter screen.
+const legend = $('legend');
+const legendToggle = $('legend-toggle');
+const openLegend = (open) => {
+  legend.classList.toggle('open', open);
+  legendToggle.setAttribute('aria-expanded', String(open));
+};
+legendToggle.addEventListener('click', () => openLegend(!legend.classList.contains('open')));
+document.addEventListener('keydown', (ev) => {
+  if (ev.key === 'Escape' && legend.classList.contains('open')) openLegend(false);
+});
+legend.addEventListener('click', () => openLegend(false));
 
 $('goto-form').addEventListener('submit', (ev) => {
   ev.preventDefault();
@@ -263,7 +373,10 @@ $('goto-form').addEventListener('submit', (ev) => {
 
 // ---- boot ---------------------------------------------------------------------
 
-const panels = setupPanels({ current: () => ({ ...state }), navigate, refreshTopics, apiFailed });
+const app = { current, navigate, show, refreshTopics, apiFailed, dock, view, timeline };
+const replay = setupReplay(app);
+const panels = setupPanels(app);
+setupSave(app);
 
 if (state.hasTopic) {
   navigate(state.topic, state.partition, { push: false, force: true, ...readQuery() });
@@ -271,7 +384,8 @@ if (state.hasTopic) {
   timeline.reset([]);
 }
 pollCluster();
-setupClassroom({ current: () => ({ ...state }), navigate });
-setupLessons({ current: () => ({ ...state }), navigate });
-setupBrokers({ current: () => ({ ...state }) });
+refreshTopics();
+setupClassroom(app);
+setupLessons(app);
+setupBrokers(app);
 main.dataset.ready = 'true';

@@ -1,7 +1,9 @@
 // classroom.js: classroom mode in the page. The teacher's page shows how
-// many students are watching; a student's page follows the partition the
-// teacher opened (unless the student turns that off or picks another one)
-// and the guided lesson the teacher drives.
+// many students are watching (a student page names itself with a random
+// id per tab when it polls, so it counts before any partition is open);
+// a student's page follows the partition the teacher opened (unless the
+// student turns that off or picks another one) and the guided lesson the
+// teacher drives.
 
 import { api } from './api.js';
 
@@ -37,12 +39,13 @@ export function setupClassroom(app) {
     document.dispatchEvent(new CustomEvent('offsetlab:lesson-run', { detail: st }));
   };
 
+  const client = student ? clientId() : '';
   let running = false;
   const tick = async () => {
     if (running || document.hidden) return;
     running = true;
     try {
-      const c = await api('GET', '/api/classroom');
+      const c = await api('GET', '/api/classroom' + (client ? '?client=' + client : ''));
       for (const node of counts) node.textContent = String(c.students);
       const t = c.teacherPartition;
       const cur = app.current();
@@ -58,4 +61,23 @@ export function setupClassroom(app) {
   };
   setInterval(tick, POLL_MS);
   tick();
+}
+
+/** clientId is this tab's name for the presence count, kept across reloads of the tab. */
+function clientId() {
+  let id = '';
+  try {
+    id = sessionStorage.getItem('offsetlab.client') || '';
+  } catch {
+    // storage disabled: a new id per load
+  }
+  if (!/^[A-Za-z0-9_-]{8,40}$/.test(id)) {
+    id = Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, '0')).join('');
+    try {
+      sessionStorage.setItem('offsetlab.client', id);
+    } catch {
+      // the count still works for this load
+    }
+  }
+  return id;
 }

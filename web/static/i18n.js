@@ -5,7 +5,8 @@
 // re-renders every element carrying data-i18n (its text) or data-i18n-attr
 // ("aria-label:key;placeholder:key2"), with {placeholders} filled from
 // data-i18n-args (JSON), sets <html lang>, remembers the choice in
-// localStorage (the key the lessons panel shares) and tells listeners.
+// localStorage and tells listeners. The page has one language switch, in
+// the masthead.
 
 export const LANGS = ['en', 'ko'];
 const LANG_KEY = 'offsetlab.lang';
@@ -51,11 +52,20 @@ function endsInConsonant(s) {
   return 'lmnrLMNR'.includes(last);
 }
 
+// resolvers turn an argument's value into what a sentence shows: a
+// producer id into the open partition's short alias (producers.js).
+const resolvers = {};
+
+/** resolveArg makes every sentence show the argument name through fn. */
+export function resolveArg(name, fn) {
+  resolvers[name] = fn;
+}
+
 /** fill replaces the placeholders of s with args. */
 function fill(s, args) {
   return s.replace(PLACEHOLDER, (m, name, afterConsonant, afterVowel) => {
     let v;
-    if (args && name in args) v = String(args[name]);
+    if (args && name in args) v = resolvers[name] ? String(resolvers[name](args[name])) : String(args[name]);
     else if (args && args[name + 'Key'] && has(args[name + 'Key'])) v = t(args[name + 'Key'], args);
     if (v === undefined) return m;
     if (afterConsonant !== undefined) return endsInConsonant(v) ? afterConsonant : afterVowel;

@@ -1,16 +1,18 @@
-// lessons.js: the guided lessons panel. The server renders the panel with
-// every label in English and Korean (the panel's lang attribute shows one);
-// this module drives the lesson API (start, next, run to end, reset), draws
-// the run's steps — narration, the command on real Kafka, and the checks
-// with ✓ or ✗ — in the chosen language, remembers the language in
-// localStorage and the run in sessionStorage, and opens the log of the
-// topic a step concerns.
+// lessons.js: the guided lessons panel (the dock's Lesson tab). The server
+// renders the panel with every label in English and Korean (the panel's
+// lang attribute, which follows the page's one language switch, shows
+// one); this module drives the lesson API (start, next, run to end, reset,
+// clean up), draws the run's progress and step bar (at the top of the tab)
+// and its steps — narration, the command on real Kafka, and the checks with
+// ✓ or ✗ — in the chosen language, and opens the log each step concerns:
+// the step's partition while it runs, the lesson's focus when it ends. The
+// run lives on the server: any tab or browser resumes the current one.
 
 import { api, errorText } from './api.js';
-import { has, initialLanguage, onLanguage, setLanguage, t } from './i18n.js';
+import { has, initialLanguage, onLanguage, t } from './i18n.js';
 
-const RUN_KEY = 'offsetlab.lessonRun';
 const LANGS = ['en', 'ko'];
+const POLL_MS = 3000;
 
 const $ = (id) => document.getElementById(id);
 
@@ -20,7 +22,7 @@ function el(tag, attrs = {}, ...children) {
   for (const [k, v] of Object.entries(attrs)) {
     if (v === undefined || v === null || v === false) continue;
     if (k === 'class') node.className = v;
-    else if (k.startsWith('data-') || k === 'lang' || k === 'role' || k.startsWith('aria-')) node.setAttribute(k, v === true ? 'true' : String(v));
+    else if (k.startsWith('data-') || k === 'lang' || k === 'role' || k.startsWith('aria-') || k === 'title') node.setAttribute(k, v === true ? 'true' : String(v));
     else node[k] = v;
   }
   for (const c of children) {
@@ -30,36 +32,32 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
-function storage(kind) {
-  try {
-    return window[kind];
-  } catch {
-    return null; // storage disabled: the panel still works, it just forgets
-  }
-}
-
 /**
  * setupLessons wires the lessons panel.
  * @param {object} app
  * @param {() => {topic: string, partition: number, hasTopic: boolean}} app.current
- * @param {(topic: string, partition: number) => Promise<void>} app.navigate
+ * @param {(topic: string, partition: number, offsets?: number[]) => Promise<void>} app.show
+ * @param {{show: (name: string) => void}} app.dock
  */
 export function setupLessons(app) {
   const panel = $('lessons-panel');
   if (!panel) return;
   const picker = $('lesson-select');
-  const buttons = { start: $('lesson-start'), next: $('lesson-next'), finish: $('lesson-finish'), reset: $('lesson-reset') };
+  const buttons = { start: $('lesson-start'), next: $('lesson-next'), finish: $('lesson-finish'), reset: $('lesson-reset'), cleanup: $('lesson-cleanup') };
   const out = $('lesson-run');
+  const bar = $('lesson-bar');
   const error = $('lesson-error');
+  const status = $('lesson-status');
   const unavailable = $('lesson-unavailable');
   // A student's page (classroom mode) has no buttons: it shows the run the
   // teacher drives, which classroom.js passes on as an event.
   const student = $('app')?.dataset.role === 'student';
   let run = null;
   let busy = false;
+  let shown = '';
 
-  // One language for the whole page: i18n.js remembers it (localStorage)
-  // and tells this panel when either switch (masthead or panel) changes it.
+  // One language for the whole page: i18n.js remembers it and tells this
+  // panel when the masthead's switch changes it.
   let lang = initialLanguage();
 
   /** tx picks the current language of a {en, ko} text from the API. */
@@ -70,12 +68,10 @@ export function setupLessons(app) {
   function setLang(l) {
     lang = l;
     panel.lang = l;
-    for (const b of panel.querySelectorAll('.lang-switch button')) b.setAttribute('aria-pressed', String(b.dataset.lang === l));
     for (const o of picker.options) o.textContent = o.dataset[l] || o.dataset.en;
     showAvailability();
     draw();
   }
-  for (const b of panel.querySelectorAll('.lang-switch button')) b.addEventListener('click', () => setLanguage(b.dataset.lang));
   onLanguage((l) => setLang(LANGS.includes(l) ? l : 'en'));
 
   function showAvailability() {
@@ -95,6 +91,7 @@ export function setupLessons(app) {
     buttons.next.disabled = busy || !ready;
     buttons.finish.disabled = busy || !ready;
     buttons.reset.disabled = busy || !run;
+    buttons.cleanup.disabled = busy;
   }
 
   function showError(err) {
@@ -103,7 +100,7 @@ export function setupLessons(app) {
   }
 
   /** call sends one lesson request, keeping the panel busy meanwhile. */
-  async function call(method, path) {
+  async function call(method, path, keep) {
     busy = true;
     panel.setAttribute('aria-busy', 'true');
     out.dataset.busy = 'true';
@@ -111,7 +108,7 @@ export function setupLessons(app) {
     showError(null);
     try {
       const st = await api(method, path);
-      setRun(st);
+      if (!keep) setRun(st);
       return st;
     } catch (err) {
       showError(err);
@@ -127,19 +124,25 @@ export function setupLessons(app) {
 
   function setRun(st) {
     run = st;
-    if (st) storage('sessionStorage')?.setItem(RUN_KEY, st.id);
-    else storage('sessionStorage')?.removeItem(RUN_KEY);
+    shown = st ? JSON.stringify(st) : '';
     if (st && [...picker.options].some((o) => o.value === st.lesson)) picker.value = st.lesson;
     draw();
+    enable();
   }
 
-  /** openStep shows the log a finished step concerns. */
-  function openStep(st) {
+  /**
+   * openStep shows the log a finished step concerns — or, once the lesson
+   * is over, the log that carries its point (the run's focus).
+   */
+  async function openStep(st) {
+    if (st.status === 'finished' && st.focus) {
+      await app.show(st.focus.topic, st.focus.partition);
+      return;
+    }
     const done = st.steps.filter((s) => s.status !== 'pending' && s.status !== 'running');
     const last = done[done.length - 1];
     if (!last || !last.topic) return;
-    const cur = app.current();
-    if (!cur.hasTopic || cur.topic !== last.topic || cur.partition !== last.partition) app.navigate(last.topic, last.partition);
+    await app.show(last.topic, last.partition);
   }
 
   $('lesson-form').addEventListener('submit', async (ev) => {
@@ -152,23 +155,40 @@ export function setupLessons(app) {
     document.addEventListener('offsetlab:lesson-run', (ev) => setRun(ev.detail));
   } else {
     buttons.next.addEventListener('click', async () => {
+      app.dock.show('lesson', { remember: false });
       const st = await call('POST', `/api/lessons/runs/${run.id}/next`);
-      if (st) openStep(st);
-      if (st && st.status === 'ready') buttons.next.focus();
+      if (st) await openStep(st);
+      if (st && st.status === 'ready') buttons.next.focus({ preventScroll: true });
     });
     buttons.finish.addEventListener('click', async () => {
       const st = await call('POST', `/api/lessons/runs/${run.id}/finish`);
-      if (st) openStep(st);
+      if (st) await openStep(st);
     });
-    buttons.reset.addEventListener('click', () => call('POST', `/api/lessons/runs/${run.id}/reset`));
+    buttons.reset.addEventListener('click', async () => {
+      // Starting over leaves nothing behind: the run's topics go and its
+      // transactions end (an older server without the call just resets).
+      const id = run.id;
+      const cleaned = await api('POST', `/api/lessons/runs/${id}/cleanup`).then(() => true, () => false);
+      const st = await call('POST', `/api/lessons/runs/${id}/reset`);
+      status.textContent = st && cleaned ? t('lesson.ui.resetCleaned') : '';
+    });
+    buttons.cleanup.addEventListener('click', async () => {
+      const res = await call('POST', '/api/lessons/cleanup', true);
+      if (!res) return;
+      const deleted = res.deleted || [];
+      status.textContent = deleted.length ? t('lesson.ui.cleaned', { count: deleted.length, topics: deleted.join(', ') }) : t('lesson.ui.cleanedNone');
+      app.refreshTopics();
+    });
   }
 
   // ---- drawing ----------------------------------------------------------------
 
   function draw() {
     if (!run) {
-      out.replaceChildren(el('p', { class: 'hint' }, t('lesson.ui.notStarted')));
+      bar.replaceChildren();
+      out.replaceChildren(el('p', { class: 'hint' }, t(student ? 'lesson.ui.notStartedStudent' : 'lesson.ui.notStarted')));
       delete out.dataset.status;
+      delete out.dataset.run;
       return;
     }
     out.dataset.run = run.id;
@@ -177,18 +197,19 @@ export function setupLessons(app) {
     out.dataset.passed = String(run.passed);
     out.dataset.checked = String(run.checked);
     const total = run.steps.length;
+    bar.replaceChildren(
+      el('p', { class: 'lesson-progress', 'data-testid': 'lesson-progress', title: tx(run.title) },
+        t('lesson.ui.stepOf', { n: Math.min(run.cursor + 1, total), total }),
+        run.checked ? ' · ' + t('lesson.ui.passed', { passed: run.passed, checked: run.checked }) : ''),
+      stepList());
     const parts = [el('p', { class: 'lesson-summary', 'data-testid': 'lesson-summary' }, tx(run.summary))];
-    parts.push(el('p', { class: 'lesson-progress', 'data-testid': 'lesson-progress' },
-      t('lesson.ui.stepOf', { n: Math.min(run.cursor + 1, total), total }),
-      run.checked ? ' · ' + t('lesson.ui.passed', { passed: run.passed, checked: run.checked }) : ''));
-    parts.push(stepList());
-    const shown = run.steps.filter((s) => s.status === 'done' || s.status === 'failed');
-    const last = shown[shown.length - 1];
+    const shownSteps = run.steps.filter((s) => s.status === 'done' || s.status === 'failed');
+    const last = shownSteps[shownSteps.length - 1];
+    if (run.status === 'finished') parts.unshift(el('p', { class: 'status lesson-end', 'data-testid': 'lesson-end', role: 'status' }, t('lesson.ui.finished')));
+    if (run.status === 'failed') parts.unshift(el('p', { class: 'error', 'data-testid': 'lesson-failed' }, t('lesson.ui.failed')));
     if (last) parts.push(stepCard(last, false));
     const next = run.steps[run.cursor];
     if (next && run.status !== 'failed') parts.push(stepCard(next, true));
-    if (run.status === 'finished') parts.push(el('p', { class: 'status lesson-end', 'data-testid': 'lesson-end', role: 'status' }, t('lesson.ui.finished')));
-    if (run.status === 'failed') parts.push(el('p', { class: 'error', 'data-testid': 'lesson-failed' }, t('lesson.ui.failed')));
     parts.push(namesList());
     out.replaceChildren(...parts);
   }
@@ -197,9 +218,11 @@ export function setupLessons(app) {
     const list = el('ol', { class: 'lesson-steps', 'data-testid': 'lesson-steps' });
     for (const s of run.steps) {
       const failedChecks = s.expectations.some((c) => s.status === 'done' && !c.ok);
-      const mark = s.status === 'failed' || failedChecks ? '✗' : s.status === 'done' ? '✓' : s.index === run.cursor ? '▶' : '·';
-      list.append(el('li', { 'data-status': s.status, 'aria-current': s.index === run.cursor ? 'step' : null },
-        el('span', { class: 'mark', 'aria-hidden': 'true' }, mark), ' ', tx(s.title)));
+      const mark = s.status === 'failed' || failedChecks ? '✗' : s.status === 'done' ? '✓' : s.index === run.cursor ? '▶' : '';
+      const title = t('lesson.ui.stepOf', { n: s.index + 1, total: run.steps.length }) + ' — ' + tx(s.title);
+      list.append(el('li', { 'data-status': s.status, 'aria-current': s.index === run.cursor ? 'step' : null, title },
+        el('span', { class: 'mark', 'aria-hidden': 'true' }, mark), String(s.index + 1),
+        el('span', { class: 'sr-only' }, ' ' + tx(s.title))));
     }
     return list;
   }
@@ -259,9 +282,26 @@ export function setupLessons(app) {
   // ---- boot -------------------------------------------------------------------
 
   setLang(lang);
-  const resume = storage('sessionStorage')?.getItem(RUN_KEY);
-  if (resume) {
-    api('GET', `/api/lessons/runs/${encodeURIComponent(resume)}`).then(setRun, () => setRun(null));
+  /** resume shows the run the server has (started or stepped last, in any tab). */
+  async function resume() {
+    if (busy || document.hidden) return;
+    try {
+      const { current } = await api('GET', '/api/lessons');
+      if (!current) {
+        if (run && !busy) setRun(null);
+        return;
+      }
+      const st = await api('GET', `/api/lessons/runs/${encodeURIComponent(current)}`);
+      if (busy || JSON.stringify(st) === shown) return;
+      setRun(st);
+    } catch {
+      // The banner tells an unreachable server; the panel keeps what it shows.
+    }
   }
-  panel.dataset.ready = 'true';
+  if (!student) {
+    resume().finally(() => { panel.dataset.ready = 'true'; });
+    setInterval(resume, POLL_MS);
+  } else {
+    panel.dataset.ready = 'true';
+  }
 }

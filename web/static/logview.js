@@ -21,6 +21,7 @@
 import { api, apiPartition, fmt } from './api.js';
 import { EntryCache, PAGE } from './cache.js';
 import { onLanguage, t } from './i18n.js';
+import { alias, onProducers, producerLabel, resetProducers, seeProducers } from './producers.js';
 
 const MAX_INFLIGHT = 3;
 const RETRY_MS = 2000;
@@ -61,7 +62,21 @@ function valueText(e) {
   return e.value + (e.valueTruncated ? '…' : '');
 }
 
-function tagText(e) {
+/**
+ * copyOf says which earlier offset a record repeats: our producer's retry
+ * after a lost ACK (narrated by the server), else a record with the same
+ * key and value earlier in the window (the entry's duplicateOf).
+ */
+function copyOf(e, retries) {
+  if (!e || e.kind !== 'data') return null;
+  const retry = retries.get(e.offset);
+  if (retry !== undefined && retry !== e.offset) return { kind: 'retry', of: retry };
+  if (typeof e.duplicateOf === 'number') return { kind: 'same', of: e.duplicateOf };
+  return null;
+}
+
+function tagText(e, copy) {
+  if (copy) return t(copy.kind === 'retry' ? 'cell.retryOf' : 'cell.sameAs', { offset: fmt(copy.of) });
   if (e.kind === 'control') return t('cell.marker');
   if (e.kind === 'gap') return t('legend.gap');
   switch (e.txn) {
@@ -72,9 +87,16 @@ function tagText(e) {
   }
 }
 
-/** describe is a cell's sentence for screen readers and the details panel. */
+/** describeKind says what a cell is without its value (the details print the value once, below). */
+export function describeKind(e) {
+  if (e.kind === 'control') return t('cell.describeMarker', { marker: e.marker || 'control', producer: producerLabel(e.producerId), epoch: e.producerEpoch });
+  if (e.kind === 'gap') return t('cell.describeGap');
+  return t({ committed: 'legend.committedSr', aborted: 'legend.abortedSr', open: 'cell.describeOpen' }[e.txn] || 'cell.describeNoTxn');
+}
+
+/** describe is a cell's sentence for screen readers. */
 export function describe(e) {
-  if (e.kind === 'control') return t('cell.describeMarker', { marker: e.marker || 'control', producer: e.producerId, epoch: e.producerEpoch });
+  if (e.kind === 'control') return t('cell.describeMarker', { marker: e.marker || 'control', producer: producerLabel(e.producerId), epoch: e.producerEpoch });
   if (e.kind === 'gap') return t('cell.describeGap');
   const what = t({ committed: 'legend.committedSr', aborted: 'legend.abortedSr', open: 'cell.describeOpen' }[e.txn] || 'cell.describeNoTxn');
   return t('cell.describe', { what, value: valueText(e) });
@@ -100,6 +122,15 @@ export class LogView {
     this.followBtn = document.getElementById('follow-toggle');
 
     this.cache = new EntryCache(60);
+    // marked are the offsets the story's chosen entry points at; retryOf
+    // maps a retried send's offset to the one whose ACK was lost.
+    this.marked = new Set();
+    this.retryOf = new Map();
+    // While replaying, the live state waits in stash and the view shows
+    // the recorded past (replay.js).
+    this.replaying = false;
+    this.stash = null;
+    this.wanted = null;
     this.rows = new Map();
     this.marks = [];
     this.gen = 0;
@@ -131,6 +162,10 @@ export class LogView {
       this.render();
       if (focused) this.focusActive();
     });
+    onProducers(() => {
+      this.summaryKey = null;
+      this.schedule();
+    });
   }
 
   // ---- state from the outside -------------------------------------------
@@ -145,6 +180,12 @@ export class LogView {
     this.failed.clear();
     this.cache.clear();
     this.clearRows();
+    resetProducers(topic, partition);
+    this.marked.clear();
+    this.retryOf.clear();
+    this.wanted = null;
+    this.replaying = false;
+    this.stash = null;
     this.pointers = null;
     this.groups = [];
     this.scrollY = 0;
@@ -160,6 +201,15 @@ export class LogView {
   }
 
   applySnapshot(msg) {
+    seeProducers(msg.entries || []);
+    if (this.replaying) {
+      const s = this.stash;
+      s.cache.clear();
+      if (msg.pointers) s.pointers = { ...msg.pointers };
+      s.groups = msg.groups || [];
+      for (const e of msg.entries || []) s.cache.put(e);
+      return;
+    }
     this.cache.clear();
     this.failed.clear();
     if (msg.pointers) this.pointers = { ...msg.pointers };
@@ -169,6 +219,11 @@ export class LogView {
   }
 
   applyEntries(entries) {
+    seeProducers(entries);
+    if (this.replaying) {
+      for (const e of entries) this.stash.cache.put(e);
+      return;
+    }
     const changed = [];
     for (const e of entries) if (this.cache.put(e)) changed.push(e.offset);
     this.afterGrowth();
@@ -177,17 +232,138 @@ export class LogView {
   }
 
   applyPointers(p) {
-    const old = this.pointers;
-    this.pointers = { ...p };
+    const live = this.replaying ? this.stash : this;
+    const old = live.pointers;
+    live.pointers = { ...p };
     if (old) {
-      if (p.lastStableOffset > old.lastStableOffset) this.cache.markStale(old.lastStableOffset, p.lastStableOffset);
-      if (p.logStartOffset > old.logStartOffset) this.cache.markStale(old.logStartOffset, p.logStartOffset);
+      if (p.lastStableOffset > old.lastStableOffset) live.cache.markStale(old.lastStableOffset, p.lastStableOffset);
+      if (p.logStartOffset > old.logStartOffset) live.cache.markStale(old.logStartOffset, p.logStartOffset);
     }
-    this.afterGrowth();
+    if (!this.replaying) this.afterGrowth();
   }
 
   applyGroups(groups) {
+    if (this.replaying) {
+      this.stash.groups = groups || [];
+      return;
+    }
     this.groups = groups || [];
+    this.schedule();
+  }
+
+  /**
+   * expect shows the offsets an action just wrote once they arrive (with
+   * the earlier copies they repeat); meanwhile, and without offsets, the
+   * view follows the end of the log.
+   */
+  expect(offsets) {
+    const list = (offsets || []).filter(Number.isFinite);
+    this.wanted = list.length ? list : null;
+    if (this.replaying) return;
+    this.setFollow(true);
+    this.tryReveal();
+  }
+
+  tryReveal() {
+    if (!this.wanted || !this.pointers || this.replaying) return;
+    const hi = Math.max(...this.wanted);
+    if (this.hw <= hi || !this.cache.get(hi)) return;
+    const copies = this.wanted.map((o) => this.copyOf(o)?.of).filter(Number.isFinite);
+    const list = [...this.wanted, ...copies];
+    this.wanted = null;
+    this.reveal(list);
+  }
+
+  /** noteRetry marks offset as our producer's retry of the send stored at of. */
+  noteRetry(offset, of) {
+    if (!Number.isFinite(offset) || !Number.isFinite(of)) return;
+    this.retryOf.set(offset, of);
+    this.schedule();
+  }
+
+  /** copyOf is what offset repeats, if anything: {kind: 'retry'|'same', of}. */
+  copyOf(offset) {
+    return copyOf(this.cache.get(offset), this.retryOf);
+  }
+
+  /** mark outlines the cells of offsets (the story's chosen entry); none clears it. */
+  mark(offsets) {
+    this.marked = new Set(offsets || []);
+    this.schedule();
+  }
+
+  /**
+   * reveal scrolls so that the offsets (and the pointers right after them)
+   * are on screen, then flashes them: what an action just wrote. When
+   * they are at the end of the log it follows the end again.
+   */
+  reveal(offsets) {
+    const list = (offsets || []).filter(Number.isFinite);
+    if (!this.pointers || !list.length) {
+      this.setFollow(true);
+      return;
+    }
+    this.layoutIfNeeded();
+    if (!this.cols) return;
+    const lo = Math.max(this.start, Math.min(...list));
+    const hi = Math.min(this.hw, Math.max(...list));
+    const last = this.rowOf(this.hw);
+    const first = this.rowOf(lo);
+    if (last - first < this.visibleRows()) {
+      this.setFollow(true);
+    } else {
+      this.follow = false;
+      this.updateFollow();
+      const rows = this.visibleRows();
+      const top = Math.max(0, Math.min(first, this.rowOf(hi) - rows + 1));
+      this.setScroll(top * this.rowH, true);
+    }
+    this.render();
+    this.flash(list);
+  }
+
+  // ---- replay -------------------------------------------------------------
+
+  /** showPast shows a recorded state: entries, pointers and groups as they were. */
+  showPast(past) {
+    if (!this.replaying) {
+      this.stash = { cache: this.cache, pointers: this.pointers, groups: this.groups };
+      this.replaying = true;
+      this.cache = new EntryCache(60);
+      for (const c of this.inflight.values()) c.abort();
+      this.inflight.clear();
+    }
+    this.cache.clear();
+    seeProducers(past.entries);
+    for (const e of past.entries) this.cache.put(e);
+    this.pointers = past.pointers ? { ...past.pointers } : null;
+    this.groups = past.groups || [];
+    this.summaryKey = null;
+    this.follow = true;
+    this.updateFollow();
+    this.layoutIfNeeded();
+    this.scrollY = this.maxScroll();
+    if (past.changed && past.changed.length) {
+      this.render();
+      this.reveal(past.changed);
+    }
+    if (this.selected !== null) this.opts.onDetails(this.selected, this.cache.get(this.selected));
+    this.schedule();
+  }
+
+  /** showLive leaves the replay: the live state comes back. */
+  showLive() {
+    if (!this.replaying) return;
+    const s = this.stash;
+    this.cache = s.cache;
+    this.pointers = s.pointers;
+    this.groups = s.groups;
+    this.stash = null;
+    this.replaying = false;
+    this.summaryKey = null;
+    this.gen++;
+    this.setFollow(true);
+    if (this.selected !== null) this.opts.onDetails(this.selected, this.cache.get(this.selected));
     this.schedule();
   }
 
@@ -207,6 +383,7 @@ export class LogView {
     }
     if (this.selected !== null) this.opts.onDetails(this.selected, this.cache.get(this.selected));
     this.schedule();
+    if (this.wanted) queueMicrotask(() => this.tryReveal());
   }
 
   // ---- geometry ---------------------------------------------------------
@@ -404,9 +581,10 @@ export class LogView {
     const kind = !inLog ? 'none' : offset === this.hw ? 'next' : e ? e.kind : 'loading';
     const here = inLog ? flags.get(offset) : undefined;
     const flagKey = here ? here.map((f) => f.id + '=' + f.value).join(',') : '';
+    const copy = copyOf(e, this.retryOf);
     const key = [offset, kind, e && e.txn, e && e.marker, e && e.readCommitted, e && e.readUncommitted,
-      e && e.value, e && e.producerId, e && e.batchBaseOffset, flagKey,
-      this.pointers.lastStableOffset, this.hw, this.selected === offset].join('|');
+      e && e.value, e && e.producerId, e && alias(e.producerId), e && e.batchBaseOffset, flagKey, copy && copy.kind + copy.of,
+      this.pointers.lastStableOffset, this.hw, this.selected === offset, this.marked.has(offset)].join('|');
     if (slot._key === key) return;
     slot._key = key;
     slot.hidden = !inLog;
@@ -422,25 +600,38 @@ export class LogView {
     cell.dataset.txn = e ? e.txn : 'none';
     if (e && e.marker) cell.dataset.marker = e.marker;
     else delete cell.dataset.marker;
+    if (copy) {
+      cell.dataset.copy = copy.kind;
+      cell.dataset.copyOf = copy.of;
+    } else {
+      delete cell.dataset.copy;
+      delete cell.dataset.copyOf;
+    }
+    if (this.marked.has(offset)) cell.dataset.marked = 'true';
+    else delete cell.dataset.marked;
     cell.setAttribute('aria-pressed', String(this.selected === offset));
     const [off, val, pid, tag] = cell.children;
     off.textContent = fmt(offset);
     if (kind === 'next') {
       val.textContent = t('cell.next');
+      cell.title = '';
       pid.textContent = '';
       tag.textContent = t('cell.notWritten');
       cell.setAttribute('aria-label', t('cell.ariaNext', { offset }));
     } else if (!e) {
       val.textContent = t('cell.loading');
+      cell.title = '';
       pid.textContent = '';
       tag.textContent = '';
       cell.setAttribute('aria-label', t('cell.ariaLoading', { offset }));
     } else {
       val.textContent = valueText(e);
-      pid.textContent = e.producerId >= 0 ? `pid ${shortId(e.producerId)} · e${e.producerEpoch}` + (e.sequence >= 0 ? ` · s${e.sequence}` : '') : '';
-      pid.title = e.producerId >= 0 ? t('cell.pidTitle', { producer: e.producerId, epoch: e.producerEpoch, sequence: e.sequence }) : '';
-      tag.textContent = tagText(e);
-      cell.setAttribute('aria-label', t('cell.aria', { offset, what: describe(e) }));
+      const hasPid = Number(e.producerId) >= 0;
+      // Narrow no-break spaces around the dots: the line fits a cell.
+      pid.textContent = hasPid ? `${producerLabel(e.producerId)}\u202f·\u202fe${e.producerEpoch}` + (e.sequence >= 0 ? `\u202f·\u202fs${e.sequence}` : '') : '';
+      cell.title = hasPid ? t('cell.pidTitle', { pid: e.producerId, alias: producerLabel(e.producerId), epoch: e.producerEpoch, sequence: e.sequence }) : '';
+      tag.textContent = tagText(e, copy);
+      cell.setAttribute('aria-label', t('cell.aria', { offset, what: describe(e) }) + (copy ? '. ' + tagText(e, copy) : ''));
     }
     this.fillLane(rc, 'rc', offset, kind, e);
     this.fillLane(ru, 'ru', offset, kind, e);
@@ -560,7 +751,7 @@ export class LogView {
     }
     if (p.lastStableOffset < p.highWatermark) {
       const holder = this.cache.get(p.lastStableOffset);
-      const who = holder && holder.producerId >= 0 ? t('lso.who', { producer: holder.producerId, epoch: holder.producerEpoch }) : '';
+      const who = holder && Number(holder.producerId) >= 0 ? t('lso.who', { producer: producerLabel(holder.producerId), epoch: holder.producerEpoch }) : '';
       this.why.textContent = t('lso.held', { who, lso: fmt(p.lastStableOffset), hw: fmt(p.highWatermark) });
       this.why.dataset.state = 'held';
     } else {
@@ -687,6 +878,13 @@ export class LogView {
       const log = await api('GET', `${apiPartition(this.topic, this.partition)}/log?from=${from}&limit=${limit}`, undefined, ctrl.signal);
       if (gen !== this.gen) return;
       this.failed.delete(p);
+      seeProducers(log.entries);
+      if (this.replaying) {
+        // The recording holds the recent tail; older offsets come from the
+        // log as it is now, never over what the recording says.
+        for (const e of log.entries) if (!this.cache.get(e.offset)) this.cache.put(e);
+        return;
+      }
       this.cache.fresh(p);
       if (this.pointers) {
         this.pointers = {
@@ -761,6 +959,7 @@ export class LogView {
       const o = +cell.dataset.offset;
       this.active = o;
       this.select(this.selected === o ? null : o);
+      if (this.selected !== null) this.opts.onPick?.(o);
     });
     vp.addEventListener('focusin', (ev) => {
       const cell = ev.target.closest('.cell');
@@ -832,12 +1031,6 @@ export class LogView {
       this.setScroll(d === Infinity ? this.maxScroll() : d === -Infinity ? 0 : this.scrollY + d, true);
     });
   }
-}
-
-/** shortId keeps a producer id readable in a cell: the embedded broker hands out 19-digit ids. */
-function shortId(id) {
-  const s = String(id);
-  return s.length > 6 ? '…' + s.slice(-4) : s;
 }
 
 function pointerTitle(f) {

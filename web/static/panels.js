@@ -3,6 +3,7 @@
 
 import { api, fmt, showErrorText } from './api.js';
 import { has, onLanguage, plain, span, t, tr } from './i18n.js';
+import { reportEpoch } from './producers.js';
 
 const $ = (id) => document.getElementById(id);
 const enc = encodeURIComponent;
@@ -52,6 +53,7 @@ const value = (id) => $(id).value.trim();
  * @param {object} app
  * @param {() => {topic: string, partition: number, hasTopic: boolean}} app.current
  * @param {(topic: string, partition: number) => Promise<void>} app.navigate
+ * @param {(topic: string, partition: number, offsets?: number[]) => Promise<void>} app.show keeps an action's log and cells in view
  * @param {() => Promise<void>} app.refreshTopics
  * @param {(err: Error) => void} app.apiFailed
  */
@@ -121,7 +123,7 @@ function seedPanel(app, processor) {
       status.dataset.done = 'true';
       processor.useSeed(orders, totals, totalsTx);
       await app.refreshTopics();
-      await app.navigate(processor.output(), 0);
+      await app.show(processor.output(), 0);
     } catch (err) {
       plain(status, '');
       showError(error, err);
@@ -196,12 +198,13 @@ function processorPanel(app, coordinator, group) {
       try {
         // Watch the output while the processor writes, if it exists; the
         // run itself reports a missing topic.
-        const cur = app.current();
-        if (body.output && (!cur.hasTopic || cur.topic !== body.output) && await topicExists(body.output)) await app.navigate(body.output, 0);
+        if (body.output && await topicExists(body.output)) await app.show(body.output, 0);
         const res = await api('POST', '/api/processor/runs', body);
         runs++;
+        reportEpoch(res.producerId, res.producerEpoch);
         addRun(body, res);
         refresh();
+        await app.show(body.output, 0);
       } catch (err) {
         showError(error, err);
         app.apiFailed(err);
@@ -276,8 +279,14 @@ function transactionPanel(app, coordinator) {
         const st = await api('POST', `/api/transactions/${enc(id)}/${name}`, body);
         status.dataset.step = name;
         status.dataset.inTransaction = String(!!st.inTransaction);
-        const sent = (st.results || []).map((r) => (r.error ? t('txn.failed', { error: r.error }) : t('txn.offset', { offset: r.offset }))).join(', ');
+        reportEpoch(st.producerId, st.producerEpoch);
+        const results = st.results || [];
+        const sent = results.map((r) => (r.error ? t('txn.failed', { error: r.error }) : t('txn.offset', { offset: r.offset }))).join(', ');
         tr(status, 'txn.status.' + name, { id: st.transactionalId, producer: st.producerId, epoch: st.producerEpoch, sent });
+        status.title = t('txn.producerTitle', { pid: String(st.producerId) });
+        const wrote = results.filter((r) => !r.error && r.offset !== null && r.offset !== undefined);
+        if (name === 'send' && wrote.length) await app.show(body.topic, wrote[0].partition ?? body.partition ?? 0, wrote.map((r) => r.offset));
+        else if (name !== 'begin' && app.current().hasTopic) await app.show(app.current().topic, app.current().partition);
       } catch (err) {
         showError(error, err);
         app.apiFailed(err);
@@ -289,6 +298,16 @@ function transactionPanel(app, coordinator) {
     if (button.type !== 'submit') button.addEventListener('click', () => step(button, button.dataset.step));
   }
   onSubmit(form, (button) => step(button, 'send'));
+}
+
+/** partitionCount is how many partitions topic has (1 when it cannot tell). */
+async function partitionCount(name) {
+  try {
+    const info = await api('GET', `/api/topics/${enc(name)}`);
+    return info.partitions.length;
+  } catch {
+    return 1;
+  }
 }
 
 async function topicExists(name) {
@@ -447,11 +466,26 @@ function producerPanel(app) {
     if (twice) body.fault = 'double-send';
     try {
       const out = await api('POST', '/api/produce', body);
-      const parts = out.results.map((r) => (r.error ? t('producer.failed', { value: r.value, error: r.error }) : r.offset === null ? t('producer.sentUnknown', { value: r.value }) : t('producer.at', { value: r.value, offset: r.offset })));
-      const who = out.producerId >= 0 ? t('producer.who', { producer: out.producerId, epoch: out.producerEpoch }) : t('producer.noPid');
-      result.textContent = parts.join('; ') + '.' + who + (out.ackLost ? t('producer.ackLost') : '');
+      reportEpoch(out.producerId, out.producerEpoch);
+      // Say which partition each record landed in when the topic has more
+      // than one (or the record went elsewhere than the partition on show).
+      const partitions = new Set(out.results.map((r) => r.partition).filter((p) => p !== undefined && p !== null));
       const cur = app.current();
-      if (!cur.hasTopic || cur.topic !== body.topic) await app.navigate(body.topic, body.partition ?? 0);
+      const many = (await partitionCount(body.topic)) > 1 || partitions.size > 1;
+      const parts = out.results.map((r) => {
+        if (r.error) return t('producer.failed', { value: r.value, error: r.error });
+        if (r.offset === null) return many && r.partition !== undefined && r.partition !== null ? t('producer.sentUnknownIn', { value: r.value, partition: r.partition }) : t('producer.sentUnknown', { value: r.value });
+        return many ? t('producer.atIn', { value: r.value, partition: r.partition, offset: r.offset }) : t('producer.at', { value: r.value, offset: r.offset });
+      });
+      const who = Number(out.producerId) >= 0 ? t('producer.who', { producer: out.producerId, epoch: out.producerEpoch }) : t('producer.noPid');
+      result.textContent = parts.join('; ') + '.' + who + (out.ackLost ? t('producer.ackLost') : '');
+      result.title = Number(out.producerId) >= 0 ? t('txn.producerTitle', { pid: String(out.producerId) }) : '';
+      // Follow the records: the partition the last one landed in.
+      const written = out.results.filter((r) => !r.error && r.partition !== undefined && r.partition !== null);
+      const last = written[written.length - 1];
+      const partition = last ? last.partition : body.partition ?? (cur.hasTopic && cur.topic === body.topic ? cur.partition : 0);
+      const offsets = written.filter((r) => r.partition === partition && r.offset !== null).map((r) => r.offset);
+      await app.show(body.topic, partition, offsets);
     } catch (err) {
       showError(error, err);
       app.apiFailed(err);
@@ -473,7 +507,7 @@ function topicsPanel(app) {
       const made = await api('POST', '/api/topics', body);
       tr(status, 'topics.created', { name: made.name, count: made.partitions.length });
       await app.refreshTopics();
-      await app.navigate(made.name, 0);
+      await app.show(made.name, 0);
     } catch (err) {
       showError(error, err);
       app.apiFailed(err);
