@@ -90,7 +90,7 @@ func TestBrowserClassroom(t *testing.T) {
 	teacher.click("lesson-next")
 	teacher.wait("the lesson's first step", `byTestID('lesson-run').dataset.cursor === '1'`, 60*time.Second)
 	student.wait("the lesson's first step on the student's page", `byTestID('lesson-run').dataset.cursor === '1' && byTestID('lesson-current')?.dataset.index === '0'`, 15*time.Second)
-	student.click("lang-ko")
+	student.click("ui-lang-ko")
 	student.wait("the student's panel in Korean", `byTestID('lessons-panel').lang === 'ko'`, 5*time.Second)
 	if lang := teacher.attr("lessons-panel", "lang"); lang != "en" {
 		t.Fatalf("the student's language switch changed the teacher's panel to %q", lang)

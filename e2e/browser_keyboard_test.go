@@ -10,7 +10,8 @@ import (
 )
 
 // TestBrowserKeyboardCrash drives the transaction panel with the keyboard
-// only: Tab to each control, type, Enter or Space — Begin, Send, then
+// only: Tab to the dock's tabs and the arrow key to its Act tab, then Tab to
+// each control, type, Enter or Space — Begin, Send, then
 // "Crash before commit". The crash must leave the transaction open at the
 // coordinator with its cell open and the LSO held before it, and every
 // focused control must show a visible focus ring.
@@ -27,6 +28,15 @@ func TestBrowserKeyboardCrash(t *testing.T) {
 			p.open("/topics/" + topic + "/partitions/0")
 			p.wait("the stream to connect", `byTestID('stream-status').dataset.state === 'open'`, 15*time.Second)
 			txnID := a.name("keyboard-tx")
+
+			// The transaction panel is in the dock's Act tab: reach the
+			// tablist with Tab, move to Act with the arrow key.
+			p.tabTo("dock-tab-lesson")
+			p.press(kb.ArrowRight)
+			if got := p.focused(); got != "dock-tab-act" {
+				t.Fatalf("ArrowRight on the Lesson tab focused %q, want dock-tab-act", got)
+			}
+			p.wait("the Act tab chosen", `byTestID('dock-tab-act').getAttribute('aria-selected') === 'true' && !byTestID('dock-act').hidden && byTestID('dock-lesson').hidden`, 2*time.Second)
 
 			p.tabTo("txn-id")
 			p.typeOver(txnID)

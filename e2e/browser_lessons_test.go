@@ -32,8 +32,9 @@ func (p *page) currentChecks() []pageCheck {
 // TestBrowserGuidedLesson2 runs lesson 2 in headless Chromium with the
 // lessons panel's "Next" button only, and reads each step's checks from the
 // page: the ✓ mark, the expected and observed values, the seeds' numbers.
-// Then it switches the panel to Korean, reloads, and finds the language
-// and the run remembered. Screenshots go to test-output/screenshots.
+// The lesson ends on its output log. Then it switches the page to Korean,
+// reloads, and finds the language and the run (kept by the server)
+// remembered. Screenshots go to test-output/screenshots.
 func TestBrowserGuidedLesson2(t *testing.T) {
 	t.Parallel()
 	for _, kind := range brokerKinds {
@@ -96,14 +97,15 @@ func TestBrowserGuidedLesson2(t *testing.T) {
 			if got := p.text("lesson-progress"); !strings.Contains(got, "19 of 19 checks hold") {
 				t.Errorf("progress reads %q", got)
 			}
-			// The last steps concern topics: the log view follows them.
-			p.wait("the log to show the orders topic the group step read",
-				`location.pathname.startsWith('/topics/orders-') && byTestID('stream-status').dataset.state === 'open'`, 15*time.Second)
+			// The lesson ends on the log that carries its point: the output
+			// with its markers (the last step read the orders' group).
+			p.wait("the log to show the output order-totals-tx",
+				`location.pathname.startsWith('/topics/order-totals-tx-') && byTestID('stream-status').dataset.state === 'open' && cell(7)?.dataset.marker === 'COMMIT'`, 15*time.Second)
 			p.screenshot("lessons-lesson2-"+string(kind)+"-en", 1280, 900, false)
 
-			// Korean: every label and the narration switch; the choice and the
-			// run survive a reload.
-			p.click("lang-ko")
+			// Korean, with the page's one language switch: every label and the
+			// narration switch; the choice and the run survive a reload.
+			p.click("ui-lang-ko")
 			if lang := p.attr("lessons-panel", "lang"); lang != "ko" {
 				t.Fatalf("after 한국어: panel lang = %q", lang)
 			}

@@ -1,13 +1,302 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/chromedp"
 )
+
+// The stage (issue 11): at 1280×720 a class sees the log and the control
+// that acts on it at once, without scrolling.
+
+// visibleJS defines visible(el): the element's box lies inside the window
+// and inside every ancestor that clips it (the log's viewport, the dock's
+// scrolling tab), and the page itself is not scrolled.
+const visibleJS = `
+var visible = (el) => {
+	if (!el || window.scrollY !== 0 || window.scrollX !== 0) return false;
+	const r = el.getBoundingClientRect();
+	if (r.width === 0 || r.height === 0) return false;
+	const inside = (q) => r.top >= q.top - 0.5 && r.left >= q.left - 0.5 && r.bottom <= q.bottom + 0.5 && r.right <= q.right + 0.5;
+	if (!inside({top: 0, left: 0, bottom: innerHeight, right: innerWidth})) return false;
+	for (let a = el.parentElement; a; a = a.parentElement) {
+		const s = getComputedStyle(a);
+		if (s.display === 'none' || s.visibility === 'hidden') return false;
+		if (/hidden|auto|scroll|clip/.test(s.overflowX + ' ' + s.overflowY) && !inside(a.getBoundingClientRect())) return false;
+	}
+	return true;
+};
+`
+
+// assertOnScreen fails the test naming every element (a JavaScript
+// expression) that is not on screen without scrolling.
+func (p *page) assertOnScreen(when string, exprs map[string]string) {
+	p.t.Helper()
+	var parts []string
+	for name, expr := range exprs {
+		parts = append(parts, fmt.Sprintf("[%q, visible(%s)]", name, expr))
+	}
+	slices.Sort(parts)
+	var got [][2]any
+	p.eval("(() => {"+visibleJS+" return ["+strings.Join(parts, ",")+"]; })()", &got)
+	var off []string
+	for _, g := range got {
+		if ok, _ := g[1].(bool); !ok {
+			off = append(off, g[0].(string))
+		}
+	}
+	if len(off) > 0 {
+		shot := strings.NewReplacer(" ", "-", "/", "-", ",", "").Replace(when)
+		p.screenshot("stage-offscreen-"+shot, 1280, 720, false)
+		p.t.Fatalf("%s: not on screen at 1280×720 without scrolling: %v\npage state: %s", when, off, p.state())
+	}
+}
+
+// logOnScreen waits until the page shows topic's partition 0 as the API
+// reads it, then checks that the lesson's Next button, every cell of the
+// log, the LSO and HW pointers (the summary and the flags on the log) are
+// on screen.
+func (p *page) logOnScreen(when, topic string) partitionLog {
+	p.t.Helper()
+	l := p.a.log(topic)
+	p.wait(when+": the page on "+topic+" at HW "+fmt.Sprint(l.HighWatermark),
+		fmt.Sprintf(`location.pathname === '/topics/%s/partitions/0' && byTestID('stream-status').dataset.state === 'open' &&
+			summary('hw')?.dataset.value === '%d' && summary('lso')?.dataset.value === '%d' &&
+			[...Array(%d).keys()].every((o) => cell(o + %d) && cell(o + %d).dataset.kind !== 'loading')`,
+			topic, l.HighWatermark, l.LastStableOffset, l.HighWatermark-l.LogStartOffset, l.LogStartOffset, l.LogStartOffset), 20*time.Second)
+	exprs := map[string]string{
+		"Next":          `byTestID('lesson-next')`,
+		"LSO summary":   `summary('lso')`,
+		"HW summary":    `summary('hw')`,
+		"LSO flag":      `flag('lso')`,
+		"HW flag":       `flag('hw')`,
+		"the HW's cell": fmt.Sprintf(`cell(%d)`, l.HighWatermark),
+	}
+	for o := l.LogStartOffset; o < l.HighWatermark; o++ {
+		exprs[fmt.Sprintf("cell %d", o)] = fmt.Sprintf(`cell(%d)`, o)
+	}
+	p.assertOnScreen(when, exprs)
+	return l
+}
+
+// TestBrowserStageLessons steps lessons 2 and 6g with the Next button
+// at 1280×720, on both brokers: after each step the Next button, the cells
+// of the log the step concerns and its LSO and HW are on screen without
+// scrolling; after the crash the open record and the held LSO are; each
+// lesson ends on the log that carries its point, whose story tells writes
+// and markers oldest first, in offset order; text on cells measures at
+// least 16 px.
+func TestBrowserStageLessons(t *testing.T) {
+	t.Parallel()
+	for _, kind := range brokerKinds {
+		for _, lesson := range []string{"2", "6g"} {
+			t.Run(string(kind)+"/"+lesson, func(t *testing.T) {
+				t.Parallel()
+				chromium := chromiumPath(t)
+				a := startApp(t, kind)
+				p := openPage(t, a, chromium, 1280, 720)
+				p.open("/")
+				p.wait("the lessons panel", `byTestID('lessons-panel')?.dataset.ready === 'true'`, 10*time.Second)
+				p.fill("lesson-select", lesson)
+				p.click("lesson-start")
+				p.wait("the run to start", `byTestID('lesson-run').dataset.status === 'ready' && !byTestID('lesson-next').disabled`, 10*time.Second)
+				runID := p.attr("lesson-run", "data-run")
+				var st lessonRun
+				topic := ""
+				for i := 0; ; i++ {
+					p.click("lesson-next")
+					p.wait(fmt.Sprintf("step %d", i+1), fmt.Sprintf(`byTestID('lesson-run').dataset.cursor === '%d' && byTestID('lesson-run').dataset.busy === undefined`, i+1), 90*time.Second)
+					a.do("GET", "/api/lessons/runs/"+runID, nil, http.StatusOK, &st)
+					if st.Status == "failed" {
+						t.Fatalf("lesson %s failed at step %d: %s", lesson, i+1, st.Error)
+					}
+					if s := st.Steps[i]; s.Topic != "" {
+						topic = s.Topic
+					}
+					if st.Status == "finished" {
+						break
+					}
+					if topic != "" {
+						p.logOnScreen(fmt.Sprintf("lesson %s step %d", lesson, i+1), topic)
+					}
+					if lesson == "2" && i == 2 { // the crash before commit
+						p.wait("O-2's write open, the LSO held at 2", `cell(2)?.dataset.txn === 'open' && summary('lso')?.dataset.value === '2' && flag('lso')?.dataset.value === '2'`, 5*time.Second)
+						p.assertOnScreen("after the crash", map[string]string{"the open record": `cell(2)`, "the held LSO": `flag('lso')`, "the LSO sentence": `byTestID('lso-why')`})
+						p.screenshot("stage-"+string(kind)+"-lesson2-crash-1280x720", 1280, 720, false)
+					}
+				}
+				if st.Focus == nil {
+					t.Fatalf("lesson %s names no log to end on", lesson)
+				}
+				end := p.logOnScreen("lesson "+lesson+" at its end", st.Focus.Topic)
+				p.screenshot("stage-"+string(kind)+"-lesson"+lesson+"-end-1280x720", 1280, 720, false)
+
+				// The story of the log the lesson ends on: writes and markers,
+				// oldest first, in offset order.
+				var told []int64
+				p.eval(`[...document.querySelectorAll('[data-testid="timeline"] [data-testid="event"]')]
+					.filter((e) => ['write', 'commit', 'abort'].includes(e.dataset.kind) && e.dataset.offset !== undefined)
+					.map((e) => +e.dataset.offset)`, &told)
+				var want []int64
+				for _, e := range end.Entries {
+					want = append(want, e.Offset)
+				}
+				equalOffsets(t, "the story of "+st.Focus.Topic+" (writes and markers, oldest first)", told, want)
+				if lesson == "2" {
+					equalOffsets(t, "lesson 2's story", told, []int64{0, 1, 2, 3, 4, 5, 6, 7})
+				}
+				p.assertCellTextSize()
+			})
+		}
+	}
+}
+
+// assertCellTextSize fails when any text on the log (cells, lanes, their
+// labels, pointer flags, batch labels) or in the story measures less than
+// 16 px.
+func (p *page) assertCellTextSize() {
+	p.t.Helper()
+	var small []string
+	p.eval(`[...document.querySelectorAll('.cell .off, .cell .val, .cell .pid, .cell .tag, .lane, .gutter span, .flag, .batch-label, [data-testid="timeline"] .ev p, .ev-kind, .ev time, .ev-where')]
+		.filter((e) => e.textContent.trim() !== '' && e.getClientRects().length > 0)
+		.map((e) => [e.className + ' "' + e.textContent.trim().slice(0, 30) + '"', parseFloat(getComputedStyle(e).fontSize)])
+		.filter(([, size]) => size < 16)
+		.map(([what, size]) => what + ': ' + size + 'px')`, &small)
+	if len(small) > 0 {
+		p.t.Errorf("text under 16 px on the stage: %v", small)
+	}
+}
+
+// zoom emulates the browser zoomed to factor on a 1280×720 screen: the page
+// lays out in 1280/factor × 720/factor CSS pixels.
+func (p *page) zoom(factor float64) {
+	p.t.Helper()
+	w, h := int64(1280/factor), int64(720/factor)
+	p.do(fmt.Sprintf("zoom to %.0f%%", factor*100), chromedp.EmulateViewport(w, h, chromedp.EmulateScale(factor)))
+	p.wait("the log to redraw", fmt.Sprintf(`byTestID('log-viewport').clientWidth <= %d && document.querySelectorAll('[data-testid="log-cell"]').length > 0`, w), 5*time.Second)
+	p.wait("animations to finish", `document.getAnimations().length === 0`, 5*time.Second)
+}
+
+// clipped lists the visible texts whose content is wider than their box:
+// cells' lines, lanes, pointer buttons, tabs, buttons and select boxes.
+func (p *page) clipped() []string {
+	p.t.Helper()
+	var out []string
+	p.eval(`[...document.querySelectorAll('.cell .off, .cell .val, .cell .pid, .cell .tag, .lane, .ptr, [role="tab"], button, select, .flag')]
+		.filter((e) => e.getClientRects().length > 0 && !e.closest('[hidden]') && e.textContent.trim() !== '')
+		.filter((e) => e.scrollWidth > e.clientWidth + 1)
+		.map((e) => (e.dataset.testid || e.id || e.className) + ' "' + e.textContent.trim().slice(0, 40) + '" ' + e.scrollWidth + '>' + e.clientWidth)`, &out)
+	return out
+}
+
+// TestBrowserStageZoom: nothing clips at 150 % and 200 % zoom — cells,
+// markers, lanes, pointer buttons, select boxes (the topic picker and the
+// panels' choices), tabs and buttons — in English and Korean; below
+// 1000 px the page stacks and scrolls.
+func TestBrowserStageZoom(t *testing.T) {
+	t.Parallel()
+	chromium := chromiumPath(t)
+	a := startApp(t, embedded)
+	st := a.runLesson("2", true)
+	topic := st.Names["order-totals-tx"]
+	p := openPage(t, a, chromium, 1280, 720)
+	p.open("/topics/" + topic + "/partitions/0")
+	p.wait("lesson 2's log", `cell(7)?.dataset.marker === 'COMMIT' && byTestID('lessons-panel')?.dataset.ready === 'true'`, 15*time.Second)
+	p.assertCellTextSize()
+	if c := p.clipped(); len(c) > 0 {
+		t.Errorf("clipped at 100%%: %v", c)
+	}
+	for _, lang := range []string{"en", "ko"} {
+		p.click("ui-lang-" + lang)
+		for _, factor := range []float64{1.5, 2} {
+			p.zoom(factor)
+			var stacked bool
+			p.eval(`getComputedStyle(document.querySelector('.stage')).gridTemplateColumns.split(' ').length === 1`, &stacked)
+			if !stacked {
+				t.Errorf("%s at %.0f%%: the stage does not stack", lang, factor*100)
+			}
+			// Every row of the log, one at a time (the zoomed log shows one).
+			for o := range 9 {
+				p.fill("goto-offset", fmt.Sprint(o))
+				p.eval(`byTestID('goto-form').requestSubmit()`, nil)
+				p.wait(fmt.Sprintf("offset %d on show", o), fmt.Sprintf(`cell(%d) && cell(%d).dataset.kind !== 'loading'`, o, o), 5*time.Second)
+				if c := p.clipped(); len(c) > 0 {
+					t.Errorf("%s at %.0f%%, offset %d on show: clipped %v", lang, factor*100, o, c)
+				}
+			}
+			for _, tab := range []string{"lesson", "act", "inspect"} {
+				p.click("dock-tab-" + tab)
+				if c := p.clipped(); len(c) > 0 {
+					t.Errorf("%s at %.0f%%, %s tab: clipped %v", lang, factor*100, tab, c)
+				}
+			}
+			p.eval(`window.scrollTo(0, 0)`, nil)
+			p.screenshot(fmt.Sprintf("stage-zoom%.0f-%s", factor*100, lang), int64(1280/factor), int64(720/factor), false)
+		}
+		p.do("back to 100%", chromedp.EmulateViewport(1280, 720))
+	}
+}
+
+// TestBrowserStageDuplicates: a send whose ACK was lost, without
+// idempotence, leaves two cells — the second marked as our producer's
+// retry of the first (or as the same key and value), with a link to it in
+// the details; both stay on screen. With idempotence the retry leaves one
+// cell, and the story tells the retry.
+func TestBrowserStageDuplicates(t *testing.T) {
+	t.Parallel()
+	for _, kind := range brokerKinds {
+		t.Run(string(kind), func(t *testing.T) {
+			t.Parallel()
+			chromium := chromiumPath(t)
+			a := startApp(t, kind)
+			topic := a.name("lost-ack")
+			a.createTopic(topic)
+			p := openPage(t, a, chromium, 1280, 720)
+			p.open("/topics/" + topic + "/partitions/0")
+			p.wait("the stream", `byTestID('stream-status').dataset.state === 'open'`, 15*time.Second)
+			p.fill("produce-key", "order-1001")
+			p.fill("produce-value", "event-1001")
+			p.fill("produce-acks", "all")
+			p.click("produce-lose-ack")
+			p.click("produce-submit")
+			p.wait("two cells, the second marked a copy of the first",
+				`cell(0)?.dataset.kind === 'data' && cell(1)?.dataset.kind === 'data' && ['retry', 'same'].includes(cell(1).dataset.copy) && cell(1).dataset.copyOf === '0' && cell(0).dataset.copy === undefined`, 20*time.Second)
+			p.assertOnScreen("after the lost ACK", map[string]string{"the first copy": `cell(0)`, "the retry": `cell(1)`})
+			if tag := p.text("log-cell"); tag == "" {
+				t.Fatal("no cell text")
+			}
+			var mark string
+			p.eval(`cell(1).querySelector('.tag').textContent`, &mark)
+			if !strings.Contains(mark, "0") || !(strings.Contains(mark, "retry of") || strings.Contains(mark, "same as")) {
+				t.Errorf("the retry's cell reads %q", mark)
+			}
+			p.eval(`cell(1).click()`, nil)
+			p.wait("the details of the copy, with a link to offset 0", `!byTestID('dock-details').hidden && byTestID('details').dataset.offset === '1' && document.querySelector('[data-testid="details-link"][data-offset="0"]')`, 5*time.Second)
+			p.screenshot("stage-"+string(kind)+"-lost-ack-1280x720", 1280, 720, false)
+
+			p.click("produce-idempotent")
+			p.fill("produce-value", "event-1002")
+			p.click("produce-submit")
+			p.wait("one more cell for the idempotent send", `cell(2)?.dataset.kind === 'data' && summary('hw')?.dataset.value === '3'`, 20*time.Second)
+			p.wait("the story to tell the idempotent retry", `[...document.querySelectorAll('[data-testid="timeline"] [data-testid="event"]')].some((e) => e.dataset.key === 'narration.acklost.idempotent')`, 10*time.Second)
+			var copies string
+			p.eval(`cell(2).dataset.copy || ''`, &copies)
+			if copies != "" {
+				t.Errorf("the idempotent send's one cell is marked %q", copies)
+			}
+		})
+	}
+}
 
 // TestBrowserStageScreenshots saves the stage of lesson 2's end state at
 // presenter (1280×720, 1920×1080) and phone size, in English and Korean,
@@ -23,7 +312,7 @@ func TestBrowserStageScreenshots(t *testing.T) {
 	topic := st.Names["order-totals-tx"]
 	p := openPage(t, a, chromium, 1280, 720)
 	p.open("/topics/" + topic + "/partitions/0")
-	p.wait("lesson 2's log", `cell(7)?.dataset.marker === 'COMMIT' && byTestID('lessons-panel')?.dataset.ready === 'true'`, 15*time.Second)
+	p.wait("lesson 2's log", `cell(7)?.dataset.marker === 'COMMIT' && byTestID('lessons-panel')?.dataset.ready === 'true' && byTestID('lesson-run').dataset.status === 'finished'`, 15*time.Second)
 	for _, lang := range []string{"en", "ko"} {
 		p.click("ui-lang-" + lang)
 		for _, size := range []struct {
@@ -39,5 +328,58 @@ func TestBrowserStageScreenshots(t *testing.T) {
 		}
 		p.do("back to 1280×720", chromedp.EmulateViewport(1280, 720))
 	}
-	_ = http.StatusOK
+	// The details of the aborted write, and the Act tab.
+	p.eval(`cell(2).click()`, nil)
+	p.wait("the details tab", `!byTestID('dock-details').hidden && byTestID('details').dataset.offset === '2'`, 5*time.Second)
+	p.screenshot("stage-lesson2-details-1280x720-ko", 1280, 720, false)
+	p.click("ui-lang-en")
+	p.click("dock-tab-act")
+	p.screenshot("stage-lesson2-act-1280x720-en", 1280, 720, false)
+}
+
+// TestBrowserStageSaveView: "Save this view" downloads one HTML file that
+// holds the cells, the pointers, the lanes and the story as shown, with the
+// stylesheet inlined and no script.
+func TestBrowserStageSaveView(t *testing.T) {
+	t.Parallel()
+	chromium := chromiumPath(t)
+	a := startApp(t, embedded)
+	st := a.runLesson("2", true)
+	topic := st.Names["order-totals-tx"]
+	p := openPage(t, a, chromium, 1280, 720)
+	p.open("/topics/" + topic + "/partitions/0")
+	p.wait("lesson 2's log", `cell(7)?.dataset.marker === 'COMMIT'`, 15*time.Second)
+	dir := t.TempDir()
+	p.do("allow downloads", chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
+		_, err := cdp.Call(ctx, target, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+			Behavior: browser.SetDownloadBehaviorBehaviorAllow, DownloadPath: dir,
+		})
+		return err
+	}))
+	p.click("save-view")
+	p.wait("the saved file's name", `document.querySelector('[data-testid="save-link"]')?.download.endsWith('.html')`, 5*time.Second)
+	name := p.attr("save-link", "download")
+	var html string
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err == nil && len(b) > 0 {
+			html = string(b)
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no download %s in %s: %v", name, dir, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for _, want := range []string{"<style>", `data-testid="log-cell"`, `data-marker="ABORT"`, `data-testid="lane-rc"`, `data-pointer="lso"`, `data-testid="event"`, "O-2 total=42000", topic + "-0"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the saved view lacks %q", want)
+		}
+	}
+	for _, not := range []string{"<script", "/static/", "<link"} {
+		if strings.Contains(html, not) {
+			t.Errorf("the saved view refers to %q: it must open offline", not)
+		}
+	}
 }

@@ -21,7 +21,12 @@ type lessonRun struct {
 	Passed int               `json:"passed"`
 	Check  int               `json:"checked"`
 	Error  string            `json:"error"`
-	Steps  []struct {
+	// Focus is the log the lesson ends on.
+	Focus *struct {
+		Topic     string `json:"topic"`
+		Partition int32  `json:"partition"`
+	} `json:"focus"`
+	Steps []struct {
 		Index     int               `json:"index"`
 		Title     map[string]string `json:"title"`
 		Narration map[string]string `json:"narration"`

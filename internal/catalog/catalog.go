@@ -160,10 +160,7 @@ func fill(lang Lang, s string, args Args) string {
 			if !ok {
 				return m
 			}
-			if endsInConsonant(v) {
-				return afterConsonant
-			}
-			return afterVowel
+			return Particle(v, afterConsonant, afterVowel)
 		}
 		if v, ok := value(lang, name, args); ok {
 			return v
@@ -182,6 +179,39 @@ func value(lang Lang, name string, args Args) (string, bool) {
 		return Text(lang, k, args), true
 	}
 	return "", false
+}
+
+// Particle is the form of a Korean particle that follows v: afterConsonant
+// when a Korean reader says v with a final consonant (batchim),
+// afterVowel otherwise — 이/가, 을/를, 은/는, 과/와, 이에요/예요. The pair
+// 으로/로 takes 로 after ㄹ as well as after a vowel (서울로, 1로: 일).
+func Particle(v, afterConsonant, afterVowel string) string {
+	if afterConsonant == "으로" && afterVowel == "로" && endsInRieul(v) {
+		return afterVowel
+	}
+	if endsInConsonant(v) {
+		return afterConsonant
+	}
+	return afterVowel
+}
+
+// endsInRieul reports whether s, read aloud in Korean, ends in ㄹ: a Hangul
+// syllable with final ㄹ, the digits 1, 7 and 8 (일, 칠, 팔), the letters l
+// and r (엘, 알).
+func endsInRieul(s string) bool {
+	s = strings.TrimRight(s, " .,'\"’”)]")
+	if s == "" {
+		return false
+	}
+	r := []rune(s)
+	last := r[len(r)-1]
+	switch {
+	case last >= 0xAC00 && last <= 0xD7A3:
+		return (last-0xAC00)%28 == 8
+	case last >= '0' && last <= '9':
+		return strings.ContainsRune("178", last)
+	}
+	return strings.ContainsRune("lrLR", last)
 }
 
 // endsInConsonant reports whether a Korean reader pronounces s with a final

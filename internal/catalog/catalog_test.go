@@ -120,3 +120,32 @@ func hasPrefix(m map[string]string, prefix string) bool {
 	}
 	return false
 }
+
+// TestParticle: the particle after a generated name follows how a Korean
+// reader says its last character.
+func TestParticle(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		value, consonant, vowel, want string
+	}{
+		{"orders-b9cd86", "과", "와", "과"}, // 육
+		{"order-totals-tx-b9cd86", "이에요", "예요", "이에요"},
+		{"totals-tx-ab12", "이", "가", "가"}, // 이
+		{"payments-app-9f", "을", "를", "를"},
+		{"payments-app-01", "으로", "로", "로"}, // 일: ㄹ
+		{"payments-app-03", "으로", "로", "으로"},
+		{"order-service", "으로", "로", "로"},
+		{"서울", "으로", "로", "로"},
+		{"부산", "으로", "로", "으로"},
+		{"'O-2 total=42000'", "이", "가", "이"},
+		{"tx-m", "은", "는", "은"},
+	}
+	for _, tt := range tests {
+		if got := Particle(tt.value, tt.consonant, tt.vowel); got != tt.want {
+			t.Errorf("Particle(%q, %q, %q) = %q, want %q", tt.value, tt.consonant, tt.vowel, got, tt.want)
+		}
+	}
+	if got := Text(Korean, "error.unknownTopic", Args{"topic": "orders-b9cd86"}); got != `토픽 "orders-b9cd86"이 없어요.` {
+		t.Errorf("error.unknownTopic in Korean = %q", got)
+	}
+}

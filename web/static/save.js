@@ -55,7 +55,7 @@ export function snapshot(app) {
   const vp = panel.querySelector('.log-viewport');
   const live = document.getElementById('log-viewport');
   if (vp && live) {
-    vp.setAttribute('style', `height: ${live.clientHeight}px`);
+    vp.style.height = `${live.clientHeight}px`; // the CSSOM, which the page's CSP allows
     vp.removeAttribute('tabindex');
   }
   for (const el of panel.querySelectorAll('[tabindex]')) el.removeAttribute('tabindex');
