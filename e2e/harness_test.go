@@ -243,6 +243,7 @@ type partitionLog struct {
 		Value           *string `json:"value"`
 		ReadCommitted   bool    `json:"readCommitted"`
 		ReadUncommitted bool    `json:"readUncommitted"`
+		DuplicateOf     *int64  `json:"duplicateOf"`
 	} `json:"entries"`
 }
 

@@ -130,3 +130,15 @@ func (l *Lab) Transaction(ctx context.Context, id string) (cluster.TransactionIn
 	t, err := l.cluster.Transaction(ctx, id)
 	return t, l.notAllowed(err, "DESCRIBE", "transactional id", id)
 }
+
+// MaxEvents is how many recent events Events returns at most.
+const MaxEvents = 200
+
+// Events is the recent narration of the whole cluster, oldest first (at
+// most MaxEvents).
+func (l *Lab) Events(n int) []live.Event {
+	if n <= 0 || n > MaxEvents {
+		n = MaxEvents
+	}
+	return l.hub.Recent(n)
+}

@@ -219,7 +219,9 @@ func (f *feed) poll(ctx context.Context, withGroups bool) {
 	}
 }
 
-// diff returns the entries that are new or differ from what viewers have.
+// diff returns the entries that are new or differ from what viewers have,
+// each new data record marked as the duplicate of an earlier twin in the
+// tail, if it has one (the window alone may not hold the twin).
 func (f *feed) diff(entries []inspect.Entry) []inspect.Entry {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -228,7 +230,27 @@ func (f *feed) diff(entries []inspect.Entry) []inspect.Entry {
 		old, ok := f.tail[e.Offset]
 		if !ok || old.Txn != e.Txn || old.Kind != e.Kind ||
 			old.ReadCommitted != e.ReadCommitted || old.ReadUncommitted != e.ReadUncommitted {
+			if ok && e.DuplicateOf == nil {
+				e.DuplicateOf = old.DuplicateOf
+			}
 			changed = append(changed, e)
+		}
+	}
+	if len(changed) > 0 && len(entries) > 0 {
+		all := f.sortedTail()
+		all = slices.DeleteFunc(all, func(e inspect.Entry) bool { return e.Offset >= entries[0].Offset })
+		all = append(all, entries...)
+		inspect.MarkDuplicates(all)
+		twins := map[int64]*int64{}
+		for _, e := range all {
+			if e.DuplicateOf != nil {
+				twins[e.Offset] = e.DuplicateOf
+			}
+		}
+		for i := range changed {
+			if d, ok := twins[changed[i].Offset]; ok {
+				changed[i].DuplicateOf = d
+			}
 		}
 	}
 	return changed

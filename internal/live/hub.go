@@ -165,6 +165,14 @@ func (h *Hub) Narrate(e Event) {
 	}
 }
 
+// Recent returns the latest n events of the whole cluster, oldest first.
+func (h *Hub) Recent(n int) []Event {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	from := max(0, len(h.recent)-n)
+	return append([]Event(nil), h.recent[from:]...)
+}
+
 // recentLocked returns the latest events that concern a partition.
 func (h *Hub) recentLocked(topic string, partition int32) []Event {
 	var out []Event
