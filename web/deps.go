@@ -27,6 +27,7 @@ type Lab interface {
 	Records(ctx context.Context, topic string, partition int32, iso inspect.Isolation, from int64, limit int) ([]inspect.Record, error)
 	Watch(ctx context.Context, topic string, partition int32) (*live.Subscription, error)
 	Events(n int) []live.Event
+	History(ctx context.Context, topic string, partition int32, from int) (live.History, error)
 	Group(ctx context.Context, name string) (cluster.GroupInfo, error)
 	Transaction(ctx context.Context, id string) (cluster.TransactionInfo, error)
 

@@ -115,6 +115,7 @@ func (s *Server) Handler() http.Handler {
 			r.With(s.reads.limit).Get("/jump", s.getJump)
 			r.Get("/offset", s.getOffsetForTime)
 			r.Get("/producers", s.getProducers)
+			r.Get("/history", s.getHistory)
 			r.Post("/transactions/{start}/abort", s.abortTransaction)
 		})
 		r.Post("/produce", s.produce)

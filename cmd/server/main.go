@@ -5,6 +5,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -219,6 +221,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	// --allow-writes says otherwise: it may be someone's staging cluster.
 	readOnly := cfg.brokers != "" && local == nil && !cfg.allowWrites
 	labCfg := lab.Config{Cluster: kafka, Logger: log, ReadOnly: readOnly}
+	labCfg.Live.HistoryDir = historyDir(cfg.dataDir, cfg.brokers)
 	if local != nil {
 		labCfg.Brokers = local // only a running cluster may become the interface value
 	}
@@ -268,4 +271,15 @@ func startLocalKafka(ctx context.Context, cfg config, log *slog.Logger, stderr i
 	}
 	log.Info("local Apache Kafka serving", "brokers", strings.Join(local.Brokers(), ","))
 	return local, nil
+}
+
+// historyDir is where the partitions' histories of this cluster are kept:
+// under the data directory, one directory per cluster (the embedded one,
+// or the brokers given).
+func historyDir(dataDir, brokers string) string {
+	if brokers == "" {
+		return filepath.Join(dataDir, "history", "embedded")
+	}
+	sum := sha256.Sum256([]byte(brokers))
+	return filepath.Join(dataDir, "history", "cluster-"+hex.EncodeToString(sum[:6]))
 }

@@ -37,10 +37,12 @@ func (l *Lab) Produce(ctx context.Context, req producer.Request) (*producer.Outc
 	if err := l.checkRecordSize(ctx, req); err != nil {
 		return nil, err
 	}
+	l.record(ctx, req.Topic, pinned(req)...)
 	out, err := l.producer.Produce(ctx, req)
 	if err != nil {
 		return nil, err
 	}
+	l.record(ctx, req.Topic, pinned(req)...)
 	l.narrateProduce(req, out)
 	return out, nil
 }

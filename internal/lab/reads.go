@@ -70,6 +70,9 @@ func (l *Lab) CreateTopic(ctx context.Context, spec cluster.TopicSpec) (cluster.
 		return cluster.TopicInfo{}, err
 	}
 	t, err := l.cluster.CreateTopic(ctx, spec)
+	if err == nil {
+		l.record(ctx, spec.Name)
+	}
 	return t, l.notAllowed(err, "CREATE", "topic", spec.Name)
 }
 
