@@ -17,11 +17,11 @@ import (
 // subscriber set together, so a snapshot and the updates after it are
 // always in order.
 type feed struct {
-	hub       *Hub
-	key       feedKey
-	done      chan struct{}
-	once      sync.Once
-	kick      chan struct{} // asks for a poll now
+	hub  *Hub
+	key  feedKey
+	done chan struct{}
+	once sync.Once
+	kick chan struct{} // asks for a poll now
 
 	mu           sync.Mutex
 	subs         map[*Subscription]struct{}
@@ -30,15 +30,15 @@ type feed struct {
 	tail         map[int64]inspect.Entry // the last offsets, for snapshots and diffs
 	groups       []cluster.PartitionGroupOffset
 	unreachable  bool
-	problem      *Event    // why the partition cannot be read, if it cannot
-	keepUntil    time.Time // polled until then even without subscribers
-	rereads      int       // polls left to read again a tail that came back short
-	shortAt      int64     // the high watermark of that read
-	shortFrom    int64     // the first offset it lacked
+	problem      *Event        // why the partition cannot be read, if it cannot
+	keepUntil    time.Time     // polled until then even without subscribers
+	rereads      int           // polls left to read again a tail that came back short
+	shortAt      int64         // the high watermark of that read
+	shortFrom    int64         // the first offset it lacked
 	started      int           // polls started
 	finished     int           // the number of the last poll finished
 	polled       chan struct{} // closed, and replaced, when a poll finishes
-	pending      []Event   // narrated ahead of the offsets read, not yet recorded
+	pending      []Event       // narrated ahead of the offsets read, not yet recorded
 }
 
 func newFeed(h *Hub, key feedKey) *feed {
