@@ -40,7 +40,7 @@ type Cluster struct {
 	brokers []string
 	fake    *kfake.Cluster
 	port    *guardListener // the embedded broker's guarded Kafka port
-	dataDir string // the embedded broker's data directory; empty in memory
+	dataDir string         // the embedded broker's data directory; empty in memory
 	closing sync.Once
 	client  *kgo.Client
 	admin   *kadm.Client
