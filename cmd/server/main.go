@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -45,6 +46,7 @@ type config struct {
 	allowedHosts []string
 	joinURL      string
 	localKafka   string
+	kafkaLimits  cluster.PortLimits
 }
 
 func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
@@ -68,6 +70,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.BoolVar(&c.classroom, "classroom", classroom, "classroom mode: students on the network get a read-only view; the teacher logs in with the one-time link printed at start [OFFSETLAB_CLASSROOM=1]")
 	hosts := fs.String("allowed-hosts", env("OFFSETLAB_ALLOWED_HOSTS", ""), "comma-separated extra host names the dashboard answers to (DNS rebinding guard) [OFFSETLAB_ALLOWED_HOSTS]")
 	fs.StringVar(&c.joinURL, "join-url", env("OFFSETLAB_JOIN_URL", ""), "the URL students open in classroom mode; empty derives it from --addr [OFFSETLAB_JOIN_URL]")
+	limits := kafkaPortFlags(fs, env)
 	fs.StringVar(&c.localKafka, "local-kafka", env("OFFSETLAB_LOCAL_KAFKA", ""), "run real Apache Kafka brokers with scripts/kafka/harness.sh: single or triple (lesson 4's three brokers, which the dashboard can stop and start); needs Java 17+, and Maven for the first download [OFFSETLAB_LOCAL_KAFKA]")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
@@ -81,6 +84,9 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	if fs.NArg() > 0 {
 		return config{}, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
+	if c.kafkaLimits, err = limits(); err != nil {
+		return config{}, err
+	}
 	for _, h := range strings.Split(*hosts, ",") {
 		if h = strings.TrimSpace(h); h != "" {
 			c.allowedHosts = append(c.allowedHosts, h)
@@ -90,6 +96,45 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 		return config{}, fmt.Errorf("--addr %s is reachable from the network, where anyone could drive the broker: add --classroom (students get a read-only view, the teacher logs in with a one-time link) or listen on 127.0.0.1", c.addr)
 	}
 	return c, nil
+}
+
+// kafkaPortFlags registers the embedded broker's Kafka port limits (see
+// cluster.PortLimits) and returns the function that reads them after Parse.
+func kafkaPortFlags(fs *flag.FlagSet, env func(key, def string) string) func() (cluster.PortLimits, error) {
+	d := cluster.DefaultPortLimits()
+	maxRequest := fs.String("kafka-max-request-bytes", env("OFFSETLAB_KAFKA_MAX_REQUEST_BYTES", strconv.Itoa(int(d.MaxRequestBytes))), "embedded broker: the largest Kafka request accepted, Kafka's socket.request.max.bytes [OFFSETLAB_KAFKA_MAX_REQUEST_BYTES]")
+	requestTimeout := fs.String("kafka-request-timeout", env("OFFSETLAB_KAFKA_REQUEST_TIMEOUT", d.RequestTimeout.String()), "embedded broker: how long a Kafka request may take to arrive, and a response to be read [OFFSETLAB_KAFKA_REQUEST_TIMEOUT]")
+	idleTimeout := fs.String("kafka-idle-timeout", env("OFFSETLAB_KAFKA_IDLE_TIMEOUT", d.IdleTimeout.String()), "embedded broker: close Kafka connections idle this long, Kafka's connections.max.idle.ms [OFFSETLAB_KAFKA_IDLE_TIMEOUT]")
+	maxConns := fs.String("kafka-max-connections", env("OFFSETLAB_KAFKA_MAX_CONNECTIONS", strconv.Itoa(d.MaxConnections)), "embedded broker: open Kafka connections at most [OFFSETLAB_KAFKA_MAX_CONNECTIONS]")
+	maxPerIP := fs.String("kafka-max-connections-per-ip", env("OFFSETLAB_KAFKA_MAX_CONNECTIONS_PER_IP", strconv.Itoa(d.MaxConnectionsPerIP)), "embedded broker: open Kafka connections from one other machine at most [OFFSETLAB_KAFKA_MAX_CONNECTIONS_PER_IP]")
+	return func() (cluster.PortLimits, error) {
+		var l cluster.PortLimits
+		var errs []error
+		positive := func(name, v string) int64 {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n <= 0 {
+				errs = append(errs, fmt.Errorf("--%s %q: want a positive whole number", name, v))
+			}
+			return n
+		}
+		duration := func(name, v string) time.Duration {
+			d, err := time.ParseDuration(v)
+			if err != nil || d <= 0 {
+				errs = append(errs, fmt.Errorf("--%s %q: want a positive duration such as 30s or 10m", name, v))
+			}
+			return d
+		}
+		if n := positive("kafka-max-request-bytes", *maxRequest); n > math.MaxInt32 {
+			errs = append(errs, fmt.Errorf("--kafka-max-request-bytes %d: Kafka's size prefix holds at most %d", n, math.MaxInt32))
+		} else {
+			l.MaxRequestBytes = int32(n)
+		}
+		l.RequestTimeout = duration("kafka-request-timeout", *requestTimeout)
+		l.IdleTimeout = duration("kafka-idle-timeout", *idleTimeout)
+		l.MaxConnections = int(positive("kafka-max-connections", *maxConns))
+		l.MaxConnectionsPerIP = int(positive("kafka-max-connections-per-ip", *maxPerIP))
+		return l, errors.Join(errs...)
+	}
 }
 
 // loopbackOnly reports whether addr listens on this machine only.
@@ -124,7 +169,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	var kafka *cluster.Cluster
 	if cfg.brokers == "" {
-		kafka, err = cluster.StartEmbedded(cluster.EmbeddedConfig{KafkaAddr: cfg.kafkaAddr, DataDir: cfg.dataDir, Logger: log})
+		kafka, err = cluster.StartEmbedded(cluster.EmbeddedConfig{KafkaAddr: cfg.kafkaAddr, DataDir: cfg.dataDir, Logger: log, Limits: cfg.kafkaLimits})
 		if err != nil {
 			return err
 		}

@@ -85,32 +85,45 @@ const (
 	logEvery = 10 * time.Second
 )
 
+// DefaultPortLimits returns the limits that zero PortLimits fields take.
+func DefaultPortLimits() PortLimits {
+	return PortLimits{
+		MaxRequestBytes:       defaultMaxRequestBytes,
+		QueuedMaxRequestBytes: defaultQueuedMaxRequestBytes,
+		RequestTimeout:        defaultRequestTimeout,
+		IdleTimeout:           defaultIdleTimeout,
+		MaxConnections:        defaultMaxConnections,
+		MaxConnectionsPerIP:   defaultMaxConnectionsPerIP,
+	}
+}
+
 // withDefaults fills zero fields with the defaults and rejects negative ones.
 func (l PortLimits) withDefaults() (PortLimits, error) {
 	if l.MaxRequestBytes < 0 || l.QueuedMaxRequestBytes < 0 || l.RequestTimeout < 0 ||
 		l.IdleTimeout < 0 || l.MaxConnections < 0 || l.MaxConnectionsPerIP < 0 {
 		return l, fmt.Errorf("cluster: Kafka port limits must not be negative: %+v", l)
 	}
+	d := DefaultPortLimits()
 	if l.MaxRequestBytes == 0 {
-		l.MaxRequestBytes = defaultMaxRequestBytes
+		l.MaxRequestBytes = d.MaxRequestBytes
+	}
+	if l.QueuedMaxRequestBytes == 0 {
+		l.QueuedMaxRequestBytes = d.QueuedMaxRequestBytes
+	}
+	if l.RequestTimeout == 0 {
+		l.RequestTimeout = d.RequestTimeout
+	}
+	if l.IdleTimeout == 0 {
+		l.IdleTimeout = d.IdleTimeout
+	}
+	if l.MaxConnections == 0 {
+		l.MaxConnections = d.MaxConnections
+	}
+	if l.MaxConnectionsPerIP == 0 {
+		l.MaxConnectionsPerIP = d.MaxConnectionsPerIP
 	}
 	if l.MaxRequestBytes < minRequestBytes {
 		return l, fmt.Errorf("cluster: MaxRequestBytes %d is below the smallest Kafka request (%d bytes)", l.MaxRequestBytes, minRequestBytes)
-	}
-	if l.QueuedMaxRequestBytes == 0 {
-		l.QueuedMaxRequestBytes = defaultQueuedMaxRequestBytes
-	}
-	if l.RequestTimeout == 0 {
-		l.RequestTimeout = defaultRequestTimeout
-	}
-	if l.IdleTimeout == 0 {
-		l.IdleTimeout = defaultIdleTimeout
-	}
-	if l.MaxConnections == 0 {
-		l.MaxConnections = defaultMaxConnections
-	}
-	if l.MaxConnectionsPerIP == 0 {
-		l.MaxConnectionsPerIP = defaultMaxConnectionsPerIP
 	}
 	return l, nil
 }
