@@ -132,10 +132,12 @@ func (l PortLimits) withDefaults() (PortLimits, error) {
 // takes TCP connections, applies the connection caps and passes each
 // admitted one, wrapped in a guardConn, to kfake's Accept.
 type guardListener struct {
-	tcp    net.Listener
-	limits PortLimits
-	log    *throttledLog
-	budget *byteBudget
+	tcp     net.Listener
+	limits  PortLimits
+	log     *throttledLog
+	budget  *byteBudget
+	chunks  chunkPool // of partial requests, shared by all connections
+	batches batchValidator
 	// api is what kfake serves; written once by start, before the
 	// acceptor goroutine that reads it exists.
 	api apiRanges
@@ -188,6 +190,7 @@ func (l *guardListener) Close() error {
 	l.closeOnce.Do(func() {
 		close(l.closed)
 		err = l.tcp.Close()
+		l.batches.close()
 	})
 	return err
 }
@@ -348,6 +351,11 @@ func newByteBudget(limit int64, closed <-chan struct{}) *byteBudget {
 func (b *byteBudget) acquire(n int64, deadline time.Time) bool {
 	var timer *time.Timer
 	for {
+		if !time.Now().Before(deadline) {
+			// The timer may not have fired yet: a room freed at
+			// the deadline must not go to a request already late.
+			return false
+		}
 		b.mu.Lock()
 		if b.used == 0 || b.used+n <= b.limit {
 			b.used += n

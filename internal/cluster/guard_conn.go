@@ -119,15 +119,19 @@ func (c *guardConn) nextRequest() ([]byte, error) {
 		}
 		reserved = int64(n)
 	}
-	frame, err := readFrame(c.Conn, size, n)
+	frame, err := readFrame(c.Conn, size, n, deadline, &c.l.chunks)
 	if err != nil {
 		c.l.budget.release(reserved)
 		return nil, c.readFailure(err)
 	}
-	req, why := c.l.api.check(frame)
+	req, why := c.l.api.check(frame, &c.l.batches)
 	if why != nil {
 		c.l.budget.release(reserved)
 		return nil, why
+	}
+	for _, corrupt := range req.corrupt {
+		c.l.log.warn("corrupt record batch", "Kafka port: answered CORRUPT_MESSAGE for a record batch Kafka refuses and kfake would store",
+			"remote", c.RemoteAddr().String(), "reason", corrupt)
 	}
 	now := time.Now().UnixNano()
 	c.lastUsed.Store(now)
@@ -212,12 +216,36 @@ const (
 	// never runs more than maxChunk ahead of the bytes received.
 	firstChunk = 4 << 10
 	maxChunk   = 1 << 20
+	// chunkClasses is the number of chunk sizes, firstChunk to maxChunk.
+	chunkClasses = 9
 )
+
+// chunkPool recycles the chunks of partial requests between connections:
+// when one stalled request times out and the next takes its room in the
+// budget, it reuses the chunks instead of leaving them to the garbage
+// collector, so the heap stays near QueuedMaxRequestBytes rather than
+// growing to twice it between collections.
+type chunkPool [chunkClasses]sync.Pool
+
+// get returns a chunk of class c (firstChunk << c bytes).
+func (p *chunkPool) get(c int) []byte {
+	if b, ok := p[c].Get().(*[]byte); ok {
+		return *b
+	}
+	return make([]byte, firstChunk<<c)
+}
+
+func (p *chunkPool) put(c int, b []byte) {
+	b = b[:cap(b)]
+	p[c].Put(&b)
+}
 
 // readFrame reads the n-byte body of a request whose size prefix is size
 // and returns the whole frame. Memory grows with the bytes received: a
-// client that claims 100 MiB and sends ten bytes costs four kilobytes.
-func readFrame(r io.Reader, size [4]byte, n int32) ([]byte, error) {
+// client that claims 100 MiB and sends ten bytes costs four kilobytes. It
+// gives up at deadline even before the read deadline's timer fires, which
+// on a fast connection can be megabytes later.
+func readFrame(r io.Reader, size [4]byte, n int32, deadline time.Time, pool *chunkPool) ([]byte, error) {
 	total := 4 + int(n)
 	if total <= firstChunk {
 		frame := make([]byte, total)
@@ -226,8 +254,18 @@ func readFrame(r io.Reader, size [4]byte, n int32) ([]byte, error) {
 		return frame, err
 	}
 	var chunks [][]byte
-	for have, next := 0, firstChunk; have < total; next = min(2*next, maxChunk) {
-		chunk := make([]byte, min(next, total-have))
+	defer func() {
+		for i, chunk := range chunks {
+			pool.put(min(i, chunkClasses-1), chunk)
+		}
+	}()
+	for have := 0; have < total; {
+		if !time.Now().Before(deadline) {
+			return nil, os.ErrDeadlineExceeded
+		}
+		chunk := pool.get(min(len(chunks), chunkClasses-1))
+		chunk = chunk[:min(len(chunk), total-have)]
+		chunks = append(chunks, chunk)
 		from := 0
 		if have == 0 {
 			from = copy(chunk, size[:])
@@ -235,13 +273,11 @@ func readFrame(r io.Reader, size [4]byte, n int32) ([]byte, error) {
 		if _, err := io.ReadFull(r, chunk[from:]); err != nil {
 			return nil, err
 		}
-		chunks = append(chunks, chunk)
 		have += len(chunk)
 	}
 	frame := make([]byte, 0, total)
-	for i, chunk := range chunks {
+	for _, chunk := range chunks {
 		frame = append(frame, chunk...)
-		chunks[i] = nil
 	}
 	return frame, nil
 }

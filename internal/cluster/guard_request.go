@@ -23,14 +23,18 @@ type checkedRequest struct {
 	frame       []byte                   // the frame to hand over, size prefix included
 	noResponse  bool                     // an acks=0 produce: kfake writes no answer
 	offsetFetch *kmsg.OffsetFetchRequest // an OffsetFetch, for compat.go
+	corrupt     []string                 // why record batches were refused (see batchValidator)
 }
 
 // check parses frame (size prefix included) as kfake's reader will and
 // refuses what kfake cannot take: an API key it does not serve (kfake would
 // dereference kmsg.RequestForKey's nil), a version outside its range, a
 // header or body kmsg cannot parse, or a request one of kfake's handlers
-// would panic on. Apache Kafka closes the connection on all of these.
-func (a apiRanges) check(frame []byte) (checkedRequest, *refusal) {
+// would panic on. Apache Kafka closes the connection on all of these. The
+// record batches of a produce request go through batches: the ones Kafka
+// refuses are answered CORRUPT_MESSAGE, as Kafka does, and the connection
+// stays.
+func (a apiRanges) check(frame []byte, batches *batchValidator) (checkedRequest, *refusal) {
 	r := kbin.Reader{Src: frame[4:]}
 	key := r.Int16()
 	version := r.Int16()
@@ -70,6 +74,7 @@ func (a apiRanges) check(frame []byte) (checkedRequest, *refusal) {
 	switch req := kreq.(type) {
 	case *kmsg.ProduceRequest:
 		checked.noResponse = req.Acks == 0
+		checked.corrupt = batches.sanitize(req)
 	case *kmsg.OffsetFetchRequest:
 		checked.offsetFetch = req
 	}

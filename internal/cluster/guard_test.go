@@ -211,7 +211,7 @@ func TestCheckRequest(t *testing.T) {
 	}
 	api := testRanges()
 	for _, tt := range tests {
-		got, why := api.check(tt.frame)
+		got, why := api.check(tt.frame, &batchValidator{})
 		gotKind := ""
 		if why != nil {
 			gotKind = why.kind
@@ -278,7 +278,7 @@ func TestReadFrame(t *testing.T) {
 		}
 		var size [4]byte
 		copy(size[:], want)
-		got, err := readFrame(bytes.NewReader(want[4:]), size, int32(tt.size))
+		got, err := readFrame(bytes.NewReader(want[4:]), size, int32(tt.size), time.Now().Add(time.Minute), &chunkPool{})
 		if err != nil || !bytes.Equal(got, want) {
 			t.Errorf("%s: readFrame = %d bytes, %v; want the %d bytes sent", tt.name, len(got), err, len(want))
 		}
@@ -303,7 +303,7 @@ func TestReadFrameMemoryFollowsData(t *testing.T) {
 		body := bytes.NewReader(make([]byte, tt.sent))
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		_, err := readFrame(body, size, tt.claim)
+		_, err := readFrame(body, size, tt.claim, time.Now().Add(time.Minute), &chunkPool{})
 		runtime.ReadMemStats(&after)
 		if !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 			t.Errorf("%s: err = %v, want EOF", tt.name, err)
