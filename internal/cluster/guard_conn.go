@@ -130,7 +130,7 @@ func (c *guardConn) nextRequest() ([]byte, error) {
 		return nil, why
 	}
 	for _, corrupt := range req.corrupt {
-		c.l.log.warn("corrupt record batch", "Kafka port: answered CORRUPT_MESSAGE for a record batch Kafka refuses and kfake would store",
+		c.l.log.warn("corrupt record batch", "Kafka port: refused a record batch (INVALID_RECORD) that Kafka refuses and kfake would store",
 			"remote", c.RemoteAddr().String(), "reason", corrupt)
 	}
 	now := time.Now().UnixNano()

@@ -4,22 +4,28 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"io"
 	"net"
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kbin"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // FuzzKafkaFrames writes random byte streams to the Kafka port of a running
 // embedded broker — through the guard, as any client would — and checks
-// after each that the broker still answers a real request. The broker runs
-// in the fuzzing process, so a panic in kfake on anything the guard let
-// through fails the fuzz run with the input that caused it. The corpus
-// starts from the reproductions and from valid requests of every
-// API key the broker serves, so the fuzzer mutates realistic requests too.
+// after each that the broker still answers a real request and can still
+// walk the records it stored. The broker runs in the fuzzing process, so a
+// panic in kfake on anything the guard let through ends the fuzz run with
+// the input that caused it. The corpus starts from the issue's
+// reproductions and from valid requests of every API key the broker
+// serves, so the fuzzer mutates realistic requests too; the CRC of every
+// produced record batch is recomputed before sending, as a hostile client
+// would, so that mutated records reach kfake's storage rather than stopping
+// at its CRC check.
 func FuzzKafkaFrames(f *testing.F) {
 	c, err := StartEmbedded(EmbeddedConfig{
 		KafkaAddr: "127.0.0.1:0",
@@ -46,7 +52,7 @@ func FuzzKafkaFrames(f *testing.F) {
 			t.Fatal(err)
 		}
 		defer conn.Close()
-		if _, err := conn.Write(stream); err != nil && !isConnReset(err) {
+		if _, err := conn.Write(withValidCRCs(stream)); err != nil && !isConnReset(err) {
 			t.Fatal(err)
 		}
 		// Half-close: the guard sees EOF after the stream and closes,
@@ -60,8 +66,48 @@ func FuzzKafkaFrames(f *testing.F) {
 	})
 }
 
+// withValidCRCs returns stream with the length and CRC of every record
+// batch in its produce requests recomputed.
+func withValidCRCs(stream []byte) []byte {
+	stream = append([]byte(nil), stream...)
+	for rest := stream; len(rest) >= 4; {
+		n := int(binary.BigEndian.Uint32(rest))
+		if n < 0 || n > len(rest)-4 {
+			break
+		}
+		frame := rest[:4+n]
+		rest = rest[4+n:]
+		r := kbin.Reader{Src: frame[4:]}
+		key, version := r.Int16(), r.Int16()
+		r.Int32()
+		r.NullableString()
+		if !r.Ok() || key != int16(kmsg.Produce) || version < 0 {
+			continue
+		}
+		req := kmsg.NewPtrProduceRequest()
+		req.SetVersion(version)
+		if req.IsFlexible() {
+			kmsg.SkipTags(&r)
+		}
+		if req.ReadFrom(r.Src) != nil {
+			continue
+		}
+		for _, t := range req.Topics {
+			for _, p := range t.Partitions {
+				// Records aliases frame.
+				if b := p.Records; len(b) >= 21 {
+					binary.BigEndian.PutUint32(b[8:], uint32(len(b)-12))
+					binary.BigEndian.PutUint32(b[17:], crc32.Checksum(b[21:], crc32c))
+				}
+			}
+		}
+	}
+	return stream
+}
+
 // liveness asks the broker for its API versions over one raw connection,
-// redialled if it was closed.
+// redialled if it was closed, then for offsets by timestamp in topic "t",
+// which makes kfake walk the records it stored there.
 type liveness struct {
 	addr string
 	conn net.Conn
@@ -99,6 +145,25 @@ func (l *liveness) ask() error {
 	}
 	if corr != l.corr || len(resp.(*kmsg.ApiVersionsResponse).ApiKeys) == 0 {
 		return errors.New("a wrong answer to ApiVersions")
+	}
+	list := kmsg.NewPtrListOffsetsRequest()
+	list.Version = 8
+	lt := kmsg.NewListOffsetsRequestTopic()
+	lt.Topic = "t"
+	for p := range int32(3) {
+		for _, ts := range []int64{-3, 0} { // the latest timestamp; by timestamp
+			lp := kmsg.NewListOffsetsRequestTopicPartition()
+			lp.Partition, lp.Timestamp = p, ts
+			lt.Partitions = append(lt.Partitions, lp)
+		}
+	}
+	list.Topics = append(list.Topics, lt)
+	l.corr++
+	if _, err := l.conn.Write(appendRequestFrame(nil, list, l.corr, "liveness")); err != nil {
+		return err
+	}
+	if _, corr, err = readResponse(l.conn, list); err != nil || corr != l.corr {
+		return fmt.Errorf("ListOffsets: corr %d, %v", corr, err)
 	}
 	return nil
 }

@@ -31,9 +31,9 @@ const maxDecompressedBatchBytes = 32 << 20
 // whose length field overruns the batch panics the broker's goroutine
 // (kfake data.go forEachBatchRecord slicing records[length+amt:]), and a
 // compressed batch is inflated whole. A client that computes the CRC can
-// store such a batch. Kafka refuses it with CORRUPT_MESSAGE; so does the
-// guard, by breaking the batch's CRC so that kfake answers CORRUPT_MESSAGE
-// for that partition and stores nothing.
+// store such a batch. Kafka refuses it with INVALID_RECORD; so does the
+// guard, by marking the batch a control batch (with a CRC to match), which
+// kfake refuses with INVALID_RECORD for that partition, storing nothing.
 type batchValidator struct {
 	// mu serialises compressed batches, so that decompression costs at
 	// most one batch's decoder state and snappy block at a time.
@@ -48,16 +48,19 @@ type batchValidator struct {
 
 var crc32c = crc32.MakeTable(crc32.Castagnoli)
 
-// sanitize breaks the CRC of every batch in req that kfake would store but
-// Kafka refuses, and returns why for each.
+// sanitize marks every batch in req that kfake would store but Kafka
+// refuses so that kfake refuses it too, and returns why for each.
 func (v *batchValidator) sanitize(req *kmsg.ProduceRequest) []string {
 	var why []string
 	for _, t := range req.Topics {
 		for _, p := range t.Partitions {
 			if err := v.check(p.Records); err != nil {
 				// Records aliases the request frame kfake will
-				// read: this byte is in the batch's CRC field.
-				p.Records[17] ^= 0xff
+				// read. Attributes are bytes 21-22, the CRC of
+				// everything after them bytes 17-20.
+				b := p.Records
+				b[22] |= 0x20
+				binary.BigEndian.PutUint32(b[17:], crc32.Checksum(b[21:], crc32c))
 				why = append(why, fmt.Sprintf("%s partition %d: %v", t.Topic, p.Partition, err))
 			}
 		}
@@ -72,7 +75,7 @@ func (v *batchValidator) check(batch []byte) error {
 	if b.ReadFrom(batch) != nil || b.FirstOffset != 0 || int(b.Length) != len(batch)-12 || b.Magic != 2 ||
 		b.CRC != int32(crc32.Checksum(batch[21:], crc32c)) || b.Attributes&0x20 != 0 || b.Attributes&0x07 > 4 ||
 		b.LastOffsetDelta != b.NumRecords-1 {
-		return nil // kfake answers CORRUPT_MESSAGE itself
+		return nil // kfake refuses it itself
 	}
 	if b.NumRecords <= 0 {
 		return errors.New("a record batch with no records")

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/binary"
 	"hash/crc32"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -133,7 +132,7 @@ func TestBatchValidator(t *testing.T) {
 // TestCorruptBatchAnsweredAsKafkaDoes produces a batch whose record lies
 // about its length, with a correct CRC. kfake would store it and panic on
 // the next ListOffsets for the latest timestamp (the dashboard's
-// offset-by-time lookup sends those); Kafka answers CORRUPT_MESSAGE, and so
+// offset-by-time lookup sends those); Kafka answers INVALID_RECORD, and so
 // must the guard, keeping the connection.
 func TestCorruptBatchAnsweredAsKafkaDoes(t *testing.T) {
 	t.Parallel()
@@ -168,8 +167,8 @@ func TestCorruptBatchAnsweredAsKafkaDoes(t *testing.T) {
 		t.Fatal(err)
 	}
 	parts := resp.(*kmsg.ProduceResponse).Topics[0].Partitions
-	if len(parts) != 2 || parts[0].ErrorCode != kerr.CorruptMessage.Code || parts[1].ErrorCode != 0 {
-		t.Fatalf("produce answer %+v; want CORRUPT_MESSAGE for partition 0 only", parts)
+	if len(parts) != 2 || parts[0].ErrorCode != kerr.InvalidRecord.Code || parts[1].ErrorCode != 0 {
+		t.Fatalf("produce answer %+v; want INVALID_RECORD for partition 0 only", parts)
 	}
 	if !strings.Contains(logs.String(), "record length 1000, but its fields take 9 bytes") {
 		t.Errorf("the log does not say why:\n%s", logs.String())
@@ -196,5 +195,4 @@ func TestCorruptBatchAnsweredAsKafkaDoes(t *testing.T) {
 		t.Fatalf("ListOffsets on the same connection: %v", err)
 	}
 	mustPing(t, c)
-	var _ net.Conn = conn
 }

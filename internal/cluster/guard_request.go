@@ -32,7 +32,7 @@ type checkedRequest struct {
 // header or body kmsg cannot parse, or a request one of kfake's handlers
 // would panic on. Apache Kafka closes the connection on all of these. The
 // record batches of a produce request go through batches: the ones Kafka
-// refuses are answered CORRUPT_MESSAGE, as Kafka does, and the connection
+// refuses are answered INVALID_RECORD, as Kafka does, and the connection
 // stays.
 func (a apiRanges) check(frame []byte, batches *batchValidator) (checkedRequest, *refusal) {
 	r := kbin.Reader{Src: frame[4:]}
