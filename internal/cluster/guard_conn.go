@@ -20,6 +20,13 @@ import (
 // responses, which releases the budget each answered request held and lets
 // compat.go rewrite the one answer we change. Any refusal closes the
 // connection: kfake sees the read fail and drops it, the client sees EOF.
+//
+// Like Kafka, which mutes a connection while one of its requests is in
+// flight, the guard reads a connection's next request only once kfake has
+// answered the previous one. kfake itself reads one request ahead and holds
+// it while the previous one waits (a Fetch may wait for minutes), where no
+// budget or deadline of ours could see it; a pipelining client's bytes wait
+// in the kernel's socket buffer instead.
 type guardConn struct {
 	net.Conn
 	l  *guardListener
@@ -37,6 +44,7 @@ type guardConn struct {
 	closed   bool
 	answered []queuedRequest // handed to kfake, response not yet written, in order
 	unsent   int64           // budget of an acks=0 produce, released once handed over
+	changed  chan struct{}   // closed and replaced when answered shrinks or the conn closes
 
 	wmu sync.Mutex // one response write at a time, in order
 	out []byte     // response bytes not yet framed
@@ -51,7 +59,7 @@ type queuedRequest struct {
 }
 
 func newGuardConn(conn net.Conn, l *guardListener, ip string, now time.Time) *guardConn {
-	c := &guardConn{Conn: conn, l: l, ip: ip}
+	c := &guardConn{Conn: conn, l: l, ip: ip, changed: make(chan struct{})}
 	c.lastUsed.Store(now.UnixNano())
 	c.lastSeen.Store(now.UnixNano())
 	return c
@@ -96,6 +104,9 @@ func (c *guardConn) Read(p []byte) (int, error) {
 // nextRequest reads, checks and queues the next request frame, size prefix
 // included. Errors that a client's behaviour caused are *refusal.
 func (c *guardConn) nextRequest() ([]byte, error) {
+	if err := c.awaitAnswers(); err != nil {
+		return nil, err
+	}
 	limits := c.l.limits
 	var size [4]byte
 	if err := c.awaitRequest(size[:1]); err != nil {
@@ -124,7 +135,7 @@ func (c *guardConn) nextRequest() ([]byte, error) {
 		c.l.budget.release(reserved)
 		return nil, c.readFailure(err)
 	}
-	req, why := c.l.api.check(frame, &c.l.batches)
+	req, why := c.l.api.check(frame, &c.l.batches, limits.RequestTimeout)
 	if why != nil {
 		c.l.budget.release(reserved)
 		return nil, why
@@ -151,6 +162,23 @@ func (c *guardConn) nextRequest() ([]byte, error) {
 	}
 	c.mu.Unlock()
 	return req.frame, nil
+}
+
+// awaitAnswers waits until kfake has answered every request handed to it.
+func (c *guardConn) awaitAnswers() error {
+	c.mu.Lock()
+	for len(c.answered) > 0 && !c.closed {
+		changed := c.changed
+		c.mu.Unlock()
+		<-changed
+		c.mu.Lock()
+	}
+	closed := c.closed
+	c.mu.Unlock()
+	if closed {
+		return net.ErrClosed
+	}
+	return nil
 }
 
 // awaitRequest waits for the first byte of the next request, closing the
@@ -364,6 +392,8 @@ func (c *guardConn) popAnswered() queuedRequest {
 	}
 	q := c.answered[0]
 	c.answered = c.answered[1:]
+	close(c.changed)
+	c.changed = make(chan struct{})
 	c.l.budget.release(q.reserved)
 	return q
 }
@@ -381,6 +411,7 @@ func (c *guardConn) Close() error {
 			held += q.reserved
 		}
 		c.answered, c.unsent = nil, 0
+		close(c.changed)
 		c.mu.Unlock()
 		c.l.budget.release(held)
 	})

@@ -33,8 +33,9 @@ type checkedRequest struct {
 // would panic on. Apache Kafka closes the connection on all of these. The
 // record batches of a produce request go through batches: the ones Kafka
 // refuses are answered INVALID_RECORD, as Kafka does, and the connection
-// stays.
-func (a apiRanges) check(frame []byte, batches *batchValidator) (checkedRequest, *refusal) {
+// stays. A fetch that would wait longer than maxWait is told to wait
+// maxWait.
+func (a apiRanges) check(frame []byte, batches *batchValidator, maxWait time.Duration) (checkedRequest, *refusal) {
 	r := kbin.Reader{Src: frame[4:]}
 	key := r.Int16()
 	version := r.Int16()
@@ -64,6 +65,7 @@ func (a apiRanges) check(frame []byte, batches *batchValidator) (checkedRequest,
 			return checkedRequest{}, &refusal{"unparsable request", fmt.Sprintf("%s v%d: bad request header tags", kmsg.NameForKey(key), version)}
 		}
 	}
+	bodyStart := len(frame) - len(r.Src)
 	if err := kreq.ReadFrom(r.Src); err != nil {
 		return checkedRequest{}, &refusal{"unparsable request", fmt.Sprintf("%s v%d: %v", kmsg.NameForKey(key), version, err)}
 	}
@@ -71,14 +73,33 @@ func (a apiRanges) check(frame []byte, batches *batchValidator) (checkedRequest,
 		return checkedRequest{}, &refusal{"request kfake cannot take", fmt.Sprintf("%s v%d: %s", kmsg.NameForKey(key), version, why)}
 	}
 	checked := checkedRequest{frame: frame}
+	waitMillis := int32(min(maxWait.Milliseconds(), 1<<31-1))
 	switch req := kreq.(type) {
 	case *kmsg.ProduceRequest:
 		checked.noResponse = req.Acks == 0
 		checked.corrupt = batches.sanitize(req)
 	case *kmsg.OffsetFetchRequest:
 		checked.offsetFetch = req
+	case *kmsg.FetchRequest:
+		if req.MaxWaitMillis > waitMillis {
+			req.MaxWaitMillis = waitMillis
+			checked.frame = reencode(frame[:bodyStart], req)
+		}
+	case *kmsg.ShareFetchRequest:
+		if req.MaxWaitMillis > waitMillis {
+			req.MaxWaitMillis = waitMillis
+			checked.frame = reencode(frame[:bodyStart], req)
+		}
 	}
 	return checked, nil
+}
+
+// reencode builds a frame from the original size prefix and header and
+// req's body.
+func reencode(header []byte, req kmsg.Request) []byte {
+	frame := req.AppendTo(append([]byte(nil), header...))
+	binary.BigEndian.PutUint32(frame, uint32(len(frame)-4))
+	return frame
 }
 
 // apiVersionsAbove rebuilds an ApiVersions request of a version above

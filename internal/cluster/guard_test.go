@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -138,7 +139,7 @@ func TestCheckFrameSize(t *testing.T) {
 func testRanges() apiRanges {
 	resp := kmsg.NewPtrApiVersionsResponse()
 	for _, k := range []struct{ key, min, max int16 }{
-		{0, 3, 13}, {3, 0, 13}, {9, 0, 9}, {18, 0, 5}, {19, 2, 7}, {37, 0, 3},
+		{0, 3, 13}, {1, 4, 17}, {3, 0, 13}, {9, 0, 9}, {18, 0, 5}, {19, 2, 7}, {37, 0, 3},
 		{9999, 0, 1}, // advertised but unknown to kmsg: dropped
 	} {
 		ak := kmsg.NewApiVersionsResponseApiKey()
@@ -211,7 +212,7 @@ func TestCheckRequest(t *testing.T) {
 	}
 	api := testRanges()
 	for _, tt := range tests {
-		got, why := api.check(tt.frame, &batchValidator{})
+		got, why := api.check(tt.frame, &batchValidator{}, 30*time.Second)
 		gotKind := ""
 		if why != nil {
 			gotKind = why.kind
@@ -231,6 +232,45 @@ func TestCheckRequest(t *testing.T) {
 		}
 		if _, isOffsetFetch := kmsg.RequestForKey(int16(binary.BigEndian.Uint16(tt.frame[4:]))).(*kmsg.OffsetFetchRequest); isOffsetFetch != (got.offsetFetch != nil) {
 			t.Errorf("%s: offsetFetch = %v, want it set for OffsetFetch only", tt.name, got.offsetFetch)
+		}
+	}
+}
+
+// TestFetchWaitCapped: a fetch may wait at most the request timeout, and
+// nothing else in it changes.
+func TestFetchWaitCapped(t *testing.T) {
+	t.Parallel()
+	const maxWait = 30 * time.Second
+	tests := []struct {
+		version int16
+		wait    int32
+		want    int32
+	}{
+		{4, 500, 500},
+		{12, 30000, 30000},
+		{12, 30001, 30000},
+		{17, 600000, 30000},
+		{17, 1<<31 - 1, 30000},
+	}
+	api := testRanges()
+	for _, tt := range tests {
+		req := kmsg.NewPtrFetchRequest()
+		req.Version, req.MaxWaitMillis, req.MinBytes, req.MaxBytes = tt.version, tt.wait, 1, 1<<20
+		ft := kmsg.NewFetchRequestTopic()
+		ft.Topic = "t"
+		fp := kmsg.NewFetchRequestTopicPartition()
+		fp.FetchOffset, fp.PartitionMaxBytes = 7, 1<<20
+		ft.Partitions = append(ft.Partitions, fp)
+		req.Topics = append(req.Topics, ft)
+		frame := appendRequestFrame(nil, req, 5, "consumer")
+		checked, why := api.check(frame, &batchValidator{}, maxWait)
+		if why != nil {
+			t.Fatalf("v%d wait %d: %v", tt.version, tt.wait, why)
+		}
+		want := *req
+		want.MaxWaitMillis = tt.want
+		if got, wantFrame := checked.frame, appendRequestFrame(nil, &want, 5, "consumer"); !bytes.Equal(got, wantFrame) {
+			t.Errorf("v%d wait %d: frame\n%x\nwant\n%x", tt.version, tt.wait, got, wantFrame)
 		}
 	}
 }
@@ -633,6 +673,55 @@ func TestConnectionCapPerIP(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "127.0.0.2 already has 2 connections (MaxConnectionsPerIP)") {
 		t.Errorf("the per-IP refusal is not logged:\n%s", logs.String())
+	}
+}
+
+// TestConnectionMutedWhileRequestInFlight: as Kafka does, the guard reads a
+// connection's next request only once the previous one is answered, so a
+// request pipelined behind a waiting fetch is neither read nor held.
+func TestConnectionMutedWhileRequestInFlight(t *testing.T) {
+	t.Parallel()
+	c, _ := startGuarded(t, PortLimits{})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := c.CreateTopic(ctx, TopicSpec{Name: "empty", Partitions: 1}); err != nil {
+		t.Fatal(err)
+	}
+	fetch := kmsg.NewPtrFetchRequest()
+	fetch.Version, fetch.MaxWaitMillis, fetch.MinBytes, fetch.MaxBytes = 11, 1500, 1, 1<<20
+	ft := kmsg.NewFetchRequestTopic()
+	ft.Topic = "empty"
+	fp := kmsg.NewFetchRequestTopicPartition()
+	fp.PartitionMaxBytes = 1 << 20
+	ft.Partitions = append(ft.Partitions, fp)
+	fetch.Topics = append(fetch.Topics, ft)
+	produce := kmsg.NewPtrProduceRequest()
+	produce.Version, produce.Acks = 11, 1
+	pt := kmsg.NewProduceRequestTopic()
+	pt.Topic = "empty"
+	pp := kmsg.NewProduceRequestTopicPartition()
+	pp.Records = testBatch(t, kgo.CompressionCodec{}, 1, encodeRecords([]testRecord{{value: make([]byte, 100<<10)}}))
+	pt.Partitions = append(pt.Partitions, pp)
+	produce.Topics = append(produce.Topics, pt)
+
+	conn := dialPort(t, c)
+	stream := appendRequestFrame(nil, fetch, 1, "pipeliner")
+	stream = appendRequestFrame(stream, produce, 2, "pipeliner")
+	if _, err := conn.Write(stream); err != nil {
+		t.Fatal(err)
+	}
+	// While the fetch waits, the 100 KiB produce stays in the socket.
+	time.Sleep(500 * time.Millisecond)
+	if got := c.port.budget.inUse(); got != 0 {
+		t.Errorf("%d queued request bytes while the fetch waits, want 0: the produce was read", got)
+	}
+	for _, req := range []kmsg.Request{fetch, produce} {
+		if err := conn.SetReadDeadline(time.Now().Add(10 * time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := readResponse(conn, req); err != nil {
+			t.Fatalf("%s answer: %v", kmsg.NameForKey(req.Key()), err)
+		}
 	}
 }
 
