@@ -151,7 +151,7 @@ func (l *liveness) ask() error {
 	lt := kmsg.NewListOffsetsRequestTopic()
 	lt.Topic = "t"
 	for p := range int32(3) {
-		for _, ts := range []int64{-3, 0} { // the latest timestamp; by timestamp
+		for _, ts := range []int64{-3, 1001} { // the latest timestamp; by timestamp
 			lp := kmsg.NewListOffsetsRequestTopicPartition()
 			lp.Partition, lp.Timestamp = p, ts
 			lt.Partitions = append(lt.Partitions, lp)
@@ -481,19 +481,29 @@ func realisticRequests() []kmsg.Request {
 	return reqs
 }
 
-// recordBatch is a v2 record batch of one record with a valid CRC.
+// recordBatch is a v2 record batch with a valid CRC of two records, the
+// second written 5 ms after the first: a search by timestamp walks past the
+// first to find the second, so mutating its length reaches kfake's record
+// walk.
 func recordBatch(producerID int64, epoch int16, transactional bool, key, value []byte) []byte {
-	rec := kmsg.NewRecord()
-	rec.Key, rec.Value = key, value
-	rec.Length = int32(len(rec.AppendTo(nil)) - 1) // less the 1-byte length it was written with
-	records := rec.AppendTo(nil)
+	var records []byte
+	for i := range int32(2) {
+		rec := kmsg.NewRecord()
+		rec.Key, rec.Value = key, value
+		rec.OffsetDelta, rec.TimestampDelta64 = i, 5*int64(i)
+		rec.Length = int32(len(rec.AppendTo(nil)) - 1) // less the 1-byte length it was written with
+		records = rec.AppendTo(records)
+	}
 	rb := kmsg.RecordBatch{
 		PartitionLeaderEpoch: -1,
 		Magic:                2,
+		LastOffsetDelta:      1,
+		FirstTimestamp:       1000,
+		MaxTimestamp:         1005,
 		ProducerID:           producerID,
 		ProducerEpoch:        epoch,
 		FirstSequence:        0,
-		NumRecords:           1,
+		NumRecords:           2,
 		Records:              records,
 	}
 	if producerID < 0 {

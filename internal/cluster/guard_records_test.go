@@ -94,6 +94,7 @@ func TestBatchValidator(t *testing.T) {
 		{"lz4", testBatch(t, kgo.Lz4Compression(), 2, encodeRecords(two)), ""},
 		{"zstd", testBatch(t, kgo.ZstdCompression(), 2, encodeRecords(two)), ""},
 		{"a bad CRC, which kfake refuses itself", badCRC, ""},
+		{"the fuzz corpus's batch", recordBatch(-1, -1, false, []byte("k"), []byte("v")), ""},
 		{"a record length past the batch (kfake panics)", testBatch(t, none, 1, encodeRecords([]testRecord{{value: v, length: 1000}})), "length 1000, but its fields take 11 bytes"},
 		{"the same, compressed", testBatch(t, kgo.ZstdCompression(), 1, encodeRecords([]testRecord{{value: v, length: 1000}})), "length 1000, but its fields take 11 bytes"},
 		{"a record length past its value", testBatch(t, none, 1, encodeRecords([]testRecord{{value: make([]byte, 100), length: 50}})), "runs past"},
