@@ -29,9 +29,10 @@ import (
 func FuzzKafkaFrames(f *testing.F) {
 	c, err := StartEmbedded(EmbeddedConfig{
 		KafkaAddr: "127.0.0.1:0",
-		// Short enough that a stalled input costs little, long enough
-		// that a loaded machine does not time real requests out.
-		Limits: PortLimits{MaxRequestBytes: 1 << 20, RequestTimeout: 2 * time.Second},
+		// Short enough that a stalled input (and a fetch that waits,
+		// which the guard caps at this) costs little, long enough that
+		// a loaded machine does not time real requests out.
+		Limits: PortLimits{MaxRequestBytes: 1 << 20, RequestTimeout: time.Second},
 	})
 	if err != nil {
 		f.Fatal(err)
@@ -58,7 +59,9 @@ func FuzzKafkaFrames(f *testing.F) {
 		// Half-close: the guard sees EOF after the stream and closes,
 		// once kfake has taken every whole request in it.
 		_ = conn.(*net.TCPConn).CloseWrite()
-		_ = conn.SetReadDeadline(time.Now().Add(3 * time.Second))
+		// A request kfake makes wait (a group join) keeps the
+		// connection; a second is enough for the rest to be handled.
+		_ = conn.SetReadDeadline(time.Now().Add(time.Second))
 		_, _ = io.Copy(io.Discard, conn)
 		if err := alive.check(); err != nil {
 			t.Fatalf("the broker stopped answering after %x: %v", stream, err)
@@ -146,24 +149,27 @@ func (l *liveness) ask() error {
 	if corr != l.corr || len(resp.(*kmsg.ApiVersionsResponse).ApiKeys) == 0 {
 		return errors.New("a wrong answer to ApiVersions")
 	}
-	list := kmsg.NewPtrListOffsetsRequest()
-	list.Version = 8
-	lt := kmsg.NewListOffsetsRequestTopic()
-	lt.Topic = "t"
-	for p := range int32(3) {
-		for _, ts := range []int64{-3, 1001} { // the latest timestamp; by timestamp
+	// One request per timestamp: Kafka refuses a partition listed twice.
+	for _, ts := range []int64{-3, 1001} { // the latest timestamp; by timestamp
+		list := kmsg.NewPtrListOffsetsRequest()
+		list.Version = 8
+		lt := kmsg.NewListOffsetsRequestTopic()
+		lt.Topic = "t"
+		for p := range int32(3) {
 			lp := kmsg.NewListOffsetsRequestTopicPartition()
 			lp.Partition, lp.Timestamp = p, ts
 			lt.Partitions = append(lt.Partitions, lp)
 		}
-	}
-	list.Topics = append(list.Topics, lt)
-	l.corr++
-	if _, err := l.conn.Write(appendRequestFrame(nil, list, l.corr, "liveness")); err != nil {
-		return err
-	}
-	if _, corr, err = readResponse(l.conn, list); err != nil || corr != l.corr {
-		return fmt.Errorf("ListOffsets: corr %d, %v", corr, err)
+		list.Topics = append(list.Topics, lt)
+		l.corr++
+		if _, err := l.conn.Write(appendRequestFrame(nil, list, l.corr, "liveness")); err != nil {
+			return err
+		}
+		// Error codes are answers (the fuzzer may have deleted
+		// "t"); only a broker that stops answering fails.
+		if _, corr, err := readResponse(l.conn, list); err != nil || corr != l.corr {
+			return fmt.Errorf("ListOffsets: corr %d, %v", corr, err)
+		}
 	}
 	return nil
 }
@@ -247,7 +253,29 @@ func hostileStreams() [][]byte {
 		unhex("00000064" + "0012000000"),  // a truncated frame
 		unhex("160301020001000000"),       // a TLS ClientHello's start
 		append(frame(header(18, 0)), 0x7), // ApiVersions, then one stray byte
+		lyingRecordLength(),
 	}
+}
+
+// lyingRecordLength creates topic "t" and produces to it a batch whose
+// first record claims 48 bytes and has 8, with the batch's CRC right: kfake
+// stores it and panics when a search by timestamp walks it.
+func lyingRecordLength() []byte {
+	create := kmsg.NewPtrCreateTopicsRequest()
+	create.Version = 5
+	ct := kmsg.NewCreateTopicsRequestTopic()
+	ct.Topic, ct.NumPartitions, ct.ReplicationFactor = "t", 2, 1
+	create.Topics = append(create.Topics, ct)
+	produce := kmsg.NewPtrProduceRequest()
+	produce.Version, produce.Acks = 9, 1
+	pt := kmsg.NewProduceRequestTopic()
+	pt.Topic = "t"
+	pp := kmsg.NewProduceRequestTopicPartition()
+	pp.Records = recordBatch(-1, -1, false, []byte("k"), []byte("v"))
+	pp.Records[61] = 0x60 // the first record's length: zigzag varint 48
+	pt.Partitions = append(pt.Partitions, pp)
+	produce.Topics = append(produce.Topics, pt)
+	return appendRequestFrame(appendRequestFrame(nil, create, 1, "liar"), produce, 2, "liar")
 }
 
 // validStreams are well-formed requests: every key the broker serves at
