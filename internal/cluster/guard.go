@@ -146,9 +146,10 @@ type guardListener struct {
 	closed    chan struct{}
 	closeOnce sync.Once
 
-	mu    sync.Mutex
-	live  map[*guardConn]struct{}
-	perIP map[string]int
+	mu         sync.Mutex
+	live       map[*guardConn]struct{}
+	perIP      map[string]int
+	evictAfter time.Duration // evictableAfter; tests change it
 }
 
 // newGuardListener wraps tcp. Nothing is accepted from tcp until start;
@@ -164,6 +165,8 @@ func newGuardListener(tcp net.Listener, limits PortLimits, log *slog.Logger) *gu
 		closed: closed,
 		live:   make(map[*guardConn]struct{}),
 		perIP:  make(map[string]int),
+
+		evictAfter: evictableAfter,
 	}
 }
 
@@ -253,7 +256,7 @@ func (l *guardListener) admit(conn net.Conn) (*guardConn, *refusal) {
 	if len(l.live) >= l.limits.MaxConnections {
 		if victim = l.leastRecentlyUsedLocked(now); victim == nil {
 			l.mu.Unlock()
-			return nil, &refusal{"refused: connection cap", fmt.Sprintf("%d connections are open and all of them sent a request within %v (MaxConnections)", len(l.live), evictableAfter)}
+			return nil, &refusal{"refused: connection cap", fmt.Sprintf("%d connections are open and all of them sent a request within %v (MaxConnections)", len(l.live), l.evictAfter)}
 		}
 		l.forgetLocked(victim)
 	}
@@ -271,7 +274,7 @@ func (l *guardListener) admit(conn net.Conn) (*guardConn, *refusal) {
 }
 
 // leastRecentlyUsedLocked is the connection that has gone longest without
-// a request, if that is at least evictableAfter; nil otherwise.
+// a request, if that is at least l.evictAfter; nil otherwise.
 func (l *guardListener) leastRecentlyUsedLocked(now time.Time) *guardConn {
 	var lru *guardConn
 	var oldest time.Time
@@ -280,7 +283,7 @@ func (l *guardListener) leastRecentlyUsedLocked(now time.Time) *guardConn {
 			lru, oldest = c, used
 		}
 	}
-	if lru == nil || now.Sub(oldest) < evictableAfter {
+	if lru == nil || now.Sub(oldest) < l.evictAfter {
 		return nil
 	}
 	return lru

@@ -37,13 +37,10 @@ const maxDecompressedBatchBytes = 32 << 20
 type batchValidator struct {
 	// mu serialises compressed batches, so that decompression costs at
 	// most one batch's decoder state and snappy block at a time.
-	mu       sync.Mutex
-	gzip     *gzip.Reader
-	lz4      *lz4.Reader
-	zstd     *zstd.Decoder
-	snappy   []byte
-	zstdErr  error
-	zstdOnce bool
+	mu     sync.Mutex
+	lz4    *lz4.Reader   // holds megabytes of block buffers: reused
+	zstd   *zstd.Decoder // made on first use
+	snappy []byte        // a small decoding buffer, reused
 }
 
 var crc32c = crc32.MakeTable(crc32.Castagnoli)
@@ -56,8 +53,8 @@ func (v *batchValidator) sanitize(req *kmsg.ProduceRequest) []string {
 		for _, p := range t.Partitions {
 			if err := v.check(p.Records); err != nil {
 				// Records aliases the request frame kfake will
-				// read. Attributes are bytes 21-22, the CRC of
-				// everything after them bytes 17-20.
+				// read. The attributes are bytes 21-22; the CRC,
+				// bytes 17-20, covers everything from them on.
 				b := p.Records
 				b[22] |= 0x20
 				binary.BigEndian.PutUint32(b[17:], crc32.Checksum(b[21:], crc32c))
@@ -84,6 +81,7 @@ func (v *batchValidator) check(batch []byte) error {
 	if codec != 0 {
 		v.mu.Lock()
 		defer v.mu.Unlock()
+		defer v.forget()
 	}
 	raw, err := v.decompressor(codec, b.Records)
 	if err != nil {
@@ -118,12 +116,7 @@ func (v *batchValidator) decompressor(codec int16, src []byte) (io.Reader, error
 	case 0:
 		return bytes.NewReader(src), nil
 	case 1:
-		if v.gzip == nil {
-			zr, err := gzip.NewReader(bytes.NewReader(src))
-			v.gzip = zr
-			return zr, err
-		}
-		return v.gzip, v.gzip.Reset(bytes.NewReader(src))
+		return gzip.NewReader(bytes.NewReader(src))
 	case 2:
 		return v.unsnappy(src)
 	case 3:
@@ -133,15 +126,26 @@ func (v *batchValidator) decompressor(codec int16, src []byte) (io.Reader, error
 		v.lz4.Reset(bytes.NewReader(src))
 		return v.lz4, nil
 	default:
-		if !v.zstdOnce {
-			v.zstdOnce = true
-			v.zstd, v.zstdErr = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
+		if v.zstd == nil {
+			d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
 				zstd.WithDecoderMaxMemory(maxDecompressedBatchBytes))
-		}
-		if v.zstdErr != nil {
-			return nil, v.zstdErr
+			if err != nil {
+				return nil, err
+			}
+			v.zstd = d
 		}
 		return v.zstd, v.zstd.Reset(bytes.NewReader(src))
+	}
+}
+
+// forget drops the reused decoders' hold on the last batch, which lies in
+// a request frame of up to MaxRequestBytes; v.mu must be held.
+func (v *batchValidator) forget() {
+	if v.lz4 != nil {
+		v.lz4.Reset(nil)
+	}
+	if v.zstd != nil {
+		_ = v.zstd.Reset(nil)
 	}
 }
 

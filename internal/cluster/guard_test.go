@@ -66,18 +66,16 @@ func dialPort(t *testing.T, c *Cluster) net.Conn {
 }
 
 // waitClosed reads from conn until the broker closes it, failing if that
-// takes longer than within. It returns how long it took.
-func waitClosed(t *testing.T, conn net.Conn, within time.Duration) time.Duration {
+// takes longer than within.
+func waitClosed(t *testing.T, conn net.Conn, within time.Duration) {
 	t.Helper()
-	start := time.Now()
-	if err := conn.SetReadDeadline(start.Add(within)); err != nil {
+	if err := conn.SetReadDeadline(time.Now().Add(within)); err != nil {
 		t.Fatal(err)
 	}
 	_, err := io.Copy(io.Discard, conn)
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("the connection was still open after %v", within)
 	}
-	return time.Since(start)
 }
 
 // askAPIVersions sends ApiVersions v0 on conn and reads the answer.
@@ -586,13 +584,15 @@ func TestRequestAndIdleTimeouts(t *testing.T) {
 	if _, err := truncated.Write([]byte{0, 0, 0, 50, 0, 3}); err != nil {
 		t.Fatal(err)
 	}
+	sent := time.Now() // the guard may read it a moment before this
 	idle := dialPort(t, c)
 	busy := dialPort(t, c)
 	if _, err := askAPIVersions(busy, 1); err != nil {
 		t.Fatal(err)
 	}
 
-	if took := waitClosed(t, truncated, 10*time.Second); took < requestTimeout-50*time.Millisecond {
+	waitClosed(t, truncated, 10*time.Second)
+	if took := time.Since(sent); took < requestTimeout-50*time.Millisecond {
 		t.Errorf("a truncated request was cut after %v, before its RequestTimeout %v", took, requestTimeout)
 	}
 	// A connection that keeps asking stays open past the idle timeout.
@@ -609,6 +609,11 @@ func TestRequestAndIdleTimeouts(t *testing.T) {
 func TestConnectionCap(t *testing.T) {
 	t.Parallel()
 	c, logs := startGuarded(t, PortLimits{MaxConnections: 4})
+	evictAfter := func(d time.Duration) {
+		c.port.mu.Lock()
+		c.port.evictAfter = d
+		c.port.mu.Unlock()
+	}
 	var open []net.Conn
 	for i := range 4 {
 		conn := dialPort(t, c)
@@ -617,27 +622,28 @@ func TestConnectionCap(t *testing.T) {
 		}
 		open = append(open, conn)
 	}
-	// All four asked within the last second: a fifth is refused.
+	// All four asked more recently than evictAfter: a fifth is refused.
+	evictAfter(time.Hour)
 	waitClosed(t, dialPort(t, c), 5*time.Second)
 	if !strings.Contains(logs.String(), "(MaxConnections)") {
 		t.Errorf("the refusal is not logged:\n%s", logs.String())
 	}
 
-	// Once they have been quiet a second, a new connection closes the
-	// least recently used one and gets in.
-	time.Sleep(evictableAfter + 100*time.Millisecond)
+	// Once they have been quiet long enough, a new connection closes
+	// the least recently used one and gets in.
 	for i, conn := range open[1:] {
 		if _, err := askAPIVersions(conn, int32(10+i)); err != nil {
 			t.Fatal(err)
 		}
 	}
+	evictAfter(0)
 	if _, err := askAPIVersions(dialPort(t, c), 20); err != nil {
 		t.Fatalf("a new connection at the cap, with an idle one open: %v", err)
 	}
 	waitClosed(t, open[0], 5*time.Second)
 	for i, conn := range open[1:] {
 		if _, err := askAPIVersions(conn, int32(30+i)); err != nil {
-			t.Errorf("connection %d, used recently, was closed: %v", i+1, err)
+			t.Errorf("connection %d, used more recently, was closed: %v", i+1, err)
 		}
 	}
 	if got := c.port.openConns(); got != 4 {
