@@ -28,10 +28,12 @@ func TestHostileKafkaClients(t *testing.T) {
 		t.Skip("builds and runs the server binary")
 	}
 	// Short deadlines so that the test waits seconds, not Kafka's
-	// minutes; the connection cap is the default (1024).
+	// minutes; the size and connection limits are the defaults, named
+	// here so that OFFSETLAB_KAFKA_* in the environment cannot change them.
 	const requestTimeout, idleTimeout = 2 * time.Second, 15 * time.Second
 	srv := startServerProcess(t, "--data-dir", t.TempDir(),
-		"--kafka-request-timeout", requestTimeout.String(), "--kafka-idle-timeout", idleTimeout.String())
+		"--kafka-request-timeout", requestTimeout.String(), "--kafka-idle-timeout", idleTimeout.String(),
+		"--kafka-max-request-bytes", "104857600", "--kafka-max-connections", "1024", "--kafka-max-connections-per-ip", "64")
 	a := srv.app("hostile")
 	kafka := srv.kafkaAddr
 	if kafka == "" {
