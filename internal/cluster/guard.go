@@ -20,7 +20,8 @@ import (
 // kfake serves and hands kfake only complete, parsable requests. Anything
 // else closes that one connection, as Kafka does, with a rate-limited log
 // line saying why. guard_conn.go is the per-connection part, guard_request.go
-// the request checks, compat.go the one answer we rewrite.
+// the request checks, guard_records.go the check of produced record batches,
+// compat.go the one answer we rewrite.
 
 // PortLimits bounds what clients of the embedded broker's Kafka port can make
 // the process hold. Zero fields take the defaults below, which follow
