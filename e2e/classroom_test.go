@@ -47,7 +47,7 @@ func startClassroomOn(t *testing.T, access web.Access, kafka *cluster.Cluster) *
 	t.Helper()
 	ts := httptest.NewUnstartedServer(nil)
 	access.ListenAddr = ts.Listener.Addr().String()
-	srv := web.New(serverDeps(t, kafka, nil), testLogger(), web.WithAccess(access))
+	srv := web.New(serverDeps(t, kafka, nil, t.TempDir()), testLogger(), web.WithAccess(access))
 	ts.Config.Handler = srv.Handler()
 	ts.Start()
 	t.Cleanup(ts.Close)

@@ -49,6 +49,8 @@ type app struct {
 	// answers, when set, keeps every answer's body (a test that greps
 	// them for secrets).
 	answers *answerLog
+	// historyDir is where the server records partitions' histories.
+	historyDir string
 }
 
 // answerLog keeps the bodies of answers.
@@ -73,6 +75,14 @@ func (l *answerLog) all() []string {
 // real cluster named by OFFSETLAB_KAFKA_BROKERS (skipping when unset).
 func startApp(t *testing.T, kind brokerKind) *app {
 	t.Helper()
+	return startAppOn(t, kind, connectKafka(t, kind))
+}
+
+// connectKafka starts a fresh embedded broker, or connects to the real
+// cluster named by OFFSETLAB_KAFKA_BROKERS (skipping when unset); it
+// closes when the test ends.
+func connectKafka(t *testing.T, kind brokerKind) *cluster.Cluster {
+	t.Helper()
 	var kafka *cluster.Cluster
 	var err error
 	switch kind {
@@ -89,7 +99,7 @@ func startApp(t *testing.T, kind brokerKind) *app {
 		t.Fatalf("connect to %s broker: %v", kind, err)
 	}
 	t.Cleanup(kafka.Close)
-	return startAppOn(t, kind, kafka)
+	return kafka
 }
 
 // startAppOn starts the web server over kafka; a local cluster, if given,
@@ -100,18 +110,27 @@ func startAppOn(t *testing.T, kind brokerKind, kafka *cluster.Cluster, local ...
 	if len(local) > 0 {
 		managed = local[0]
 	}
-	srv := web.New(serverDeps(t, kafka, managed), testLogger())
+	return serveOn(t, kind, kafka, managed, t.TempDir())
+}
+
+// serveOn starts the web server over kafka, recording histories in
+// historyDir; it stops when the test ends.
+func serveOn(t *testing.T, kind brokerKind, kafka *cluster.Cluster, managed *localkafka.Cluster, historyDir string) *app {
+	t.Helper()
+	srv := web.New(serverDeps(t, kafka, managed, historyDir), testLogger())
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(ts.Close)
-	return &app{t: t, url: ts.URL, kind: kind, kafka: kafka, suffix: randomSuffix(t)}
+	return &app{t: t, url: ts.URL, kind: kind, kafka: kafka, suffix: randomSuffix(t), historyDir: historyDir}
 }
 
 // serverDeps wires the lab and the lesson runner over kafka as cmd/server
-// does; local, if not nil, is the cluster the server runs (--local-kafka).
-// Both close when the test ends, the runner first.
-func serverDeps(t *testing.T, kafka *cluster.Cluster, local *localkafka.Cluster) web.Deps {
+// does; local, if not nil, is the cluster the server runs (--local-kafka);
+// the partitions' histories are kept in historyDir. Both close when the
+// test ends, the runner first.
+func serverDeps(t *testing.T, kafka *cluster.Cluster, local *localkafka.Cluster, historyDir string) web.Deps {
 	t.Helper()
 	cfg := lab.Config{Cluster: kafka, Logger: testLogger()}
+	cfg.Live.HistoryDir = historyDir
 	if local != nil {
 		cfg.Brokers = local
 	}
@@ -243,6 +262,7 @@ type partitionLog struct {
 		Value           *string `json:"value"`
 		ReadCommitted   bool    `json:"readCommitted"`
 		ReadUncommitted bool    `json:"readUncommitted"`
+		DuplicateOf     *int64  `json:"duplicateOf"`
 	} `json:"entries"`
 }
 

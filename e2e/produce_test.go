@@ -28,11 +28,13 @@ func TestProduceLessons(t *testing.T) {
 				name       string
 				idempotent bool
 				want       []string
+				narration  string // the event told at the retry's cell
+				retryAt    int64
 			}{
 				// Without idempotence the retried batch is stored again.
-				{"lost ACK without idempotence", false, []string{"0:none", "1:none"}},
+				{"lost ACK without idempotence", false, []string{"0:none", "1:none"}, "narration.retry", 1},
 				// With it the broker recognises the retried sequence.
-				{"lost ACK with idempotence", true, []string{"0:none"}},
+				{"lost ACK with idempotence", true, []string{"0:none"}, "narration.retryDeduped", 0},
 			}
 			for _, tt := range tests {
 				topic := a.name(strings.ReplaceAll(tt.name, " ", "-"))
@@ -47,7 +49,15 @@ func TestProduceLessons(t *testing.T) {
 				if !out.AckLost || len(out.Results) != 1 || out.Results[0].Error != nil || out.Results[0].Offset == nil || *out.Results[0].Offset != wantOffset {
 					t.Fatalf("%s: outcome %+v; want the ACK lost and the value acknowledged at offset %d", tt.name, out, wantOffset)
 				}
-				equal(t, tt.name, a.log(topic).shape(), tt.want)
+				l := a.log(topic)
+				equal(t, tt.name, l.shape(), tt.want)
+				for _, e := range l.Entries {
+					wantTwin := e.Offset == 1
+					if (e.DuplicateOf != nil) != wantTwin || wantTwin && *e.DuplicateOf != 0 {
+						t.Fatalf("%s: offset %d duplicateOf %v; want only offset 1 marked as offset 0's twin", tt.name, e.Offset, e.DuplicateOf)
+					}
+				}
+				a.wantEvent(topic, tt.narration, tt.retryAt)
 				if got := a.consumed(topic, "read_uncommitted"); len(got) != len(tt.want) {
 					t.Fatalf("%s: a consumer receives %v", tt.name, got)
 				}
@@ -72,4 +82,24 @@ func TestProduceLessons(t *testing.T) {
 			}
 		})
 	}
+}
+
+// wantEvent fails unless the cluster's recent narration holds an event of
+// key about topic, told at offset.
+func (a *app) wantEvent(topic, key string, offset int64) {
+	a.t.Helper()
+	var got struct {
+		Events []struct {
+			Topic  string `json:"topic"`
+			Key    string `json:"key"`
+			Offset *int64 `json:"offset"`
+		} `json:"events"`
+	}
+	a.do("GET", "/api/events", nil, http.StatusOK, &got)
+	for _, e := range got.Events {
+		if e.Topic == topic && e.Key == key && e.Offset != nil && *e.Offset == offset {
+			return
+		}
+	}
+	a.t.Fatalf("no %s event at %s offset %d among %+v", key, topic, offset, got.Events)
 }

@@ -6,12 +6,14 @@
 # Debian's chromium for the browser tests when running as root),
 # checks formatting, vet, go mod tidy and generated code, starts a real single-node
 # Kafka 4.3.1 (KRaft) on loopback, runs every Go test against the embedded
-# broker and against real Kafka, then fuzzes the batch decoder briefly.
+# broker and against real Kafka, then fuzzes the batch decoder and the
+# embedded broker's Kafka port briefly.
 # Real Kafka is always stopped on exit, even when a test fails.
 #
 # The browser tests save screenshots into test-output/screenshots.
 #
-# Environment: OFFSETLAB_FUZZTIME (default 150000x executions), OFFSETLAB_CACHE (.cache),
+# Environment: OFFSETLAB_FUZZTIME (default 150000x executions),
+# OFFSETLAB_KAFKA_FUZZTIME (default 100000x), OFFSETLAB_CACHE (.cache),
 # OFFSETLAB_CHROMIUM (default /usr/bin/chromium).
 set -euo pipefail
 
@@ -101,5 +103,10 @@ step "fuzz the record batch decoder"
 # report its own deadline as a failure with no crasher (golang/go#75804,
 # fixed in Go 1.27).
 go test -run '^$' -fuzz '^FuzzDecodeBatches$' -fuzztime "${OFFSETLAB_FUZZTIME:-150000x}" -fuzzminimizetime 5s ./internal/inspect
+
+step "fuzz the embedded broker's Kafka port"
+# Random byte streams through the port's guard into a running embedded
+# broker, which must keep answering (about 30 s on two cores).
+go test -run '^$' -fuzz '^FuzzKafkaFrames$' -fuzztime "${OFFSETLAB_KAFKA_FUZZTIME:-100000x}" -fuzzminimizetime 5s ./internal/cluster
 
 step "done"

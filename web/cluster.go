@@ -1,6 +1,13 @@
 package web
 
-import "net/http"
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/offsetlab/offsetlab/internal/lab"
+	"github.com/offsetlab/offsetlab/internal/live"
+	"github.com/offsetlab/offsetlab/internal/problem"
+)
 
 func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
@@ -9,4 +16,24 @@ func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
 // getCluster is GET /api/cluster: the brokers and whether one answers.
 func (s *Server) getCluster(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, s.deps.Lab.Status(r.Context()))
+}
+
+// getEvents is GET /api/events?limit=N: the latest narrated events of the
+// whole cluster, oldest first — what the dashboard's timeline shows after
+// a reload.
+func (s *Server) getEvents(w http.ResponseWriter, r *http.Request) {
+	n := lab.MaxEvents
+	if v := r.URL.Query().Get("limit"); v != "" {
+		m, err := strconv.Atoi(v)
+		if err != nil || m < 1 {
+			s.writeError(w, r, problem.New(problem.Invalid, "error.limitInvalid", "limit", v))
+			return
+		}
+		n = min(m, lab.MaxEvents)
+	}
+	events := s.deps.Lab.Events(n)
+	if events == nil {
+		events = []live.Event{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"events": events})
 }

@@ -26,6 +26,8 @@ type Lab interface {
 	Log(ctx context.Context, topic string, partition int32, from int64, limit int) (*inspect.Log, error)
 	Records(ctx context.Context, topic string, partition int32, iso inspect.Isolation, from int64, limit int) ([]inspect.Record, error)
 	Watch(ctx context.Context, topic string, partition int32) (*live.Subscription, error)
+	Events(n int) []live.Event
+	History(ctx context.Context, topic string, partition int32, from int) (live.History, error)
 	Group(ctx context.Context, name string) (cluster.GroupInfo, error)
 	Transaction(ctx context.Context, id string) (cluster.TransactionInfo, error)
 
@@ -63,6 +65,8 @@ type Lessons interface {
 	Next(ctx context.Context, id string) (lessons.RunState, error)
 	Finish(ctx context.Context, id string) (lessons.RunState, error)
 	Reset(id string) (lessons.RunState, error)
+	Cleanup(ctx context.Context, id string) (lessons.RunState, error)
+	CleanupAll(ctx context.Context) ([]string, error)
 }
 
 // Deps are the services the web layer drives.

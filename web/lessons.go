@@ -51,7 +51,7 @@ func (s *Server) getLessonRun(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, st)
 }
 
-// stepLessonRun is POST /api/lessons/runs/{run}/{next|finish|reset}.
+// stepLessonRun is POST /api/lessons/runs/{run}/{next|finish|reset|cleanup}.
 func (s *Server) stepLessonRun(w http.ResponseWriter, r *http.Request) {
 	if !s.lessonsEnabled(w, r) {
 		return
@@ -68,6 +68,8 @@ func (s *Server) stepLessonRun(w http.ResponseWriter, r *http.Request) {
 		st, err = s.deps.Lessons.Finish(ctx, id)
 	case "reset":
 		st, err = s.deps.Lessons.Reset(id)
+	case "cleanup":
+		st, err = s.deps.Lessons.Cleanup(ctx, id)
 	default:
 		err = problem.New(problem.NotFound, "error.lessonActionUnknown", "action", action)
 	}
@@ -76,4 +78,21 @@ func (s *Server) stepLessonRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, st)
+}
+
+// cleanupLessons is POST /api/lessons/cleanup: deletes the topics every
+// lesson run but the current one made, and answers their names.
+func (s *Server) cleanupLessons(w http.ResponseWriter, r *http.Request) {
+	if !s.lessonsEnabled(w, r) {
+		return
+	}
+	deleted, err := s.deps.Lessons.CleanupAll(r.Context())
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if deleted == nil {
+		deleted = []string{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"deleted": deleted})
 }

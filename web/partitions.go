@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"strconv"
 
 	"github.com/offsetlab/offsetlab/internal/inspect"
 	"github.com/offsetlab/offsetlab/internal/problem"
@@ -57,4 +58,29 @@ func (s *Server) getRecords(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{
 		"topic": topic, "partition": partition, "isolation": iso, "records": recs,
 	})
+}
+
+// getHistory is GET …/history?from=N: the partition's recorded story from
+// step N on (all of it without from), for the page's replay.
+func (s *Server) getHistory(w http.ResponseWriter, r *http.Request) {
+	topic, partition, err := partitionParams(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	from := 0
+	if v := r.URL.Query().Get("from"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			s.writeError(w, r, problem.New(problem.Invalid, "error.fromInvalid", "from", v))
+			return
+		}
+		from = n
+	}
+	h, err := s.deps.Lab.History(r.Context(), topic, partition, from)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, h)
 }

@@ -5,11 +5,14 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -56,6 +59,7 @@ type config struct {
 	commandConfig *kafkaconfig.Config
 	// allowWrites lets the dashboard change a cluster it did not start.
 	allowWrites bool
+	kafkaLimits cluster.PortLimits
 }
 
 func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
@@ -79,6 +83,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.BoolVar(&c.classroom, "classroom", classroom, "classroom mode: students on the network get a read-only view; the teacher logs in with the one-time link printed at start [OFFSETLAB_CLASSROOM=1]")
 	hosts := fs.String("allowed-hosts", env("OFFSETLAB_ALLOWED_HOSTS", ""), "comma-separated extra host names the dashboard answers to (DNS rebinding guard) [OFFSETLAB_ALLOWED_HOSTS]")
 	fs.StringVar(&c.joinURL, "join-url", env("OFFSETLAB_JOIN_URL", ""), "the URL students open in classroom mode; empty derives it from --addr [OFFSETLAB_JOIN_URL]")
+	limits := kafkaPortFlags(fs, env)
 	fs.StringVar(&c.localKafka, "local-kafka", env("OFFSETLAB_LOCAL_KAFKA", ""), "run real Apache Kafka brokers with scripts/kafka/harness.sh: single or triple (lesson 4's three brokers, which the dashboard can stop and start); needs Java 17+, and Maven for the first download [OFFSETLAB_LOCAL_KAFKA]")
 	commandConfig := fs.String("command-config", env("OFFSETLAB_COMMAND_CONFIG", ""), "Kafka client properties (as kafka-*.sh --command-config takes them, Java or librdkafka spellings): TLS, SASL, and bootstrap.servers standing in for --brokers [OFFSETLAB_COMMAND_CONFIG]")
 	allowWrites, err := strconv.ParseBool(env("OFFSETLAB_ALLOW_WRITES", "false"))
@@ -118,6 +123,9 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	}
 	if fs.NArg() > 0 {
 		return config{}, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	if c.kafkaLimits, err = limits(); err != nil {
+		return config{}, err
 	}
 	for _, h := range strings.Split(*hosts, ",") {
 		if h = strings.TrimSpace(h); h != "" {
@@ -160,6 +168,45 @@ func limitFlags(fs *flag.FlagSet, env func(key, def string) string, l *web.Limit
 	return nil
 }
 
+// kafkaPortFlags registers the embedded broker's Kafka port limits (see
+// cluster.PortLimits) and returns the function that reads them after Parse.
+func kafkaPortFlags(fs *flag.FlagSet, env func(key, def string) string) func() (cluster.PortLimits, error) {
+	d := cluster.DefaultPortLimits()
+	maxRequest := fs.String("kafka-max-request-bytes", env("OFFSETLAB_KAFKA_MAX_REQUEST_BYTES", strconv.Itoa(int(d.MaxRequestBytes))), "embedded broker: the largest Kafka request accepted, Kafka's socket.request.max.bytes [OFFSETLAB_KAFKA_MAX_REQUEST_BYTES]")
+	requestTimeout := fs.String("kafka-request-timeout", env("OFFSETLAB_KAFKA_REQUEST_TIMEOUT", d.RequestTimeout.String()), "embedded broker: how long a Kafka request may take to arrive, and a response to be read [OFFSETLAB_KAFKA_REQUEST_TIMEOUT]")
+	idleTimeout := fs.String("kafka-idle-timeout", env("OFFSETLAB_KAFKA_IDLE_TIMEOUT", d.IdleTimeout.String()), "embedded broker: close Kafka connections idle this long, Kafka's connections.max.idle.ms [OFFSETLAB_KAFKA_IDLE_TIMEOUT]")
+	maxConns := fs.String("kafka-max-connections", env("OFFSETLAB_KAFKA_MAX_CONNECTIONS", strconv.Itoa(d.MaxConnections)), "embedded broker: open Kafka connections at most [OFFSETLAB_KAFKA_MAX_CONNECTIONS]")
+	maxPerIP := fs.String("kafka-max-connections-per-ip", env("OFFSETLAB_KAFKA_MAX_CONNECTIONS_PER_IP", strconv.Itoa(d.MaxConnectionsPerIP)), "embedded broker: open Kafka connections from one other machine at most [OFFSETLAB_KAFKA_MAX_CONNECTIONS_PER_IP]")
+	return func() (cluster.PortLimits, error) {
+		var l cluster.PortLimits
+		var errs []error
+		positive := func(name, v string) int64 {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n <= 0 {
+				errs = append(errs, fmt.Errorf("--%s %q: want a positive whole number", name, v))
+			}
+			return n
+		}
+		duration := func(name, v string) time.Duration {
+			d, err := time.ParseDuration(v)
+			if err != nil || d <= 0 {
+				errs = append(errs, fmt.Errorf("--%s %q: want a positive duration such as 30s or 10m", name, v))
+			}
+			return d
+		}
+		if n := positive("kafka-max-request-bytes", *maxRequest); n > math.MaxInt32 {
+			errs = append(errs, fmt.Errorf("--kafka-max-request-bytes %d: Kafka's size prefix holds at most %d", n, math.MaxInt32))
+		} else {
+			l.MaxRequestBytes = int32(n)
+		}
+		l.RequestTimeout = duration("kafka-request-timeout", *requestTimeout)
+		l.IdleTimeout = duration("kafka-idle-timeout", *idleTimeout)
+		l.MaxConnections = int(positive("kafka-max-connections", *maxConns))
+		l.MaxConnectionsPerIP = int(positive("kafka-max-connections-per-ip", *maxPerIP))
+		return l, errors.Join(errs...)
+	}
+}
+
 // loopbackOnly reports whether addr listens on this machine only.
 func loopbackOnly(addr string) bool {
 	host, _, err := net.SplitHostPort(addr)
@@ -195,7 +242,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	var kafka *cluster.Cluster
 	if cfg.brokers == "" {
-		kafka, err = cluster.StartEmbedded(cluster.EmbeddedConfig{KafkaAddr: cfg.kafkaAddr, DataDir: cfg.dataDir, Logger: log})
+		kafka, err = cluster.StartEmbedded(cluster.EmbeddedConfig{KafkaAddr: cfg.kafkaAddr, DataDir: cfg.dataDir, Logger: log, Limits: cfg.kafkaLimits})
 		if err != nil {
 			return err
 		}
@@ -219,6 +266,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	// --allow-writes says otherwise: it may be someone's staging cluster.
 	readOnly := cfg.brokers != "" && local == nil && !cfg.allowWrites
 	labCfg := lab.Config{Cluster: kafka, Logger: log, ReadOnly: readOnly}
+	labCfg.Live.HistoryDir = historyDir(cfg.dataDir, cfg.brokers)
 	if local != nil {
 		labCfg.Brokers = local // only a running cluster may become the interface value
 	}
@@ -268,4 +316,15 @@ func startLocalKafka(ctx context.Context, cfg config, log *slog.Logger, stderr i
 	}
 	log.Info("local Apache Kafka serving", "brokers", strings.Join(local.Brokers(), ","))
 	return local, nil
+}
+
+// historyDir is where the partitions' histories of this cluster are kept:
+// under the data directory, one directory per cluster (the embedded one,
+// or the brokers given).
+func historyDir(dataDir, brokers string) string {
+	if brokers == "" {
+		return filepath.Join(dataDir, "history", "embedded")
+	}
+	sum := sha256.Sum256([]byte(brokers))
+	return filepath.Join(dataDir, "history", "cluster-"+hex.EncodeToString(sum[:6]))
 }

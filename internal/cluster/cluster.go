@@ -46,7 +46,8 @@ type Cluster struct {
 	dial     func(ctx context.Context, network, host string) (net.Conn, error)
 	security Security
 	fake     *kfake.Cluster
-	dataDir  string // the embedded broker's data directory; empty in memory
+	port     *guardListener // the embedded broker's guarded Kafka port
+	dataDir  string         // the embedded broker's data directory; empty in memory
 	closing  sync.Once
 	client   *kgo.Client
 	admin    *kadm.Client
@@ -60,24 +61,38 @@ type EmbeddedConfig struct {
 	// DataDir is where the broker persists topics, records, markers,
 	// group offsets and producer state. Empty means in memory only.
 	DataDir string
-	// Logger receives the broker's warnings and errors; nil discards them.
+	// Logger receives the broker's warnings and errors, and the Kafka
+	// port's refusals (rate-limited); nil discards them.
 	Logger *slog.Logger
+	// Limits bounds what Kafka clients can make the broker hold: request
+	// size, queued request bytes, request and idle timeouts, connections.
+	// Zero fields take Apache Kafka's defaults (see PortLimits).
+	Limits PortLimits
 }
 
 // StartEmbedded starts an in-process Kafka-protocol broker listening on
-// cfg.KafkaAddr and reloads any state persisted under cfg.DataDir.
+// cfg.KafkaAddr and reloads any state persisted under cfg.DataDir. The
+// Kafka port is guarded (guard.go): a client can close its own connection
+// by misbehaving, never the process, and what it can make the broker hold
+// is bounded by cfg.Limits.
 // The caller must Close the returned Cluster to flush state to disk.
 func StartEmbedded(cfg EmbeddedConfig) (*Cluster, error) {
 	addr := cfg.KafkaAddr
 	if addr == "" {
 		addr = "127.0.0.1:0"
 	}
+	limits, err := cfg.Limits.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	var guard *guardListener
 	listen := func(network, _ string) (net.Listener, error) {
 		ln, err := net.Listen(network, addr)
 		if err != nil {
 			return nil, fmt.Errorf("embedded broker cannot listen on %s: %w", addr, err)
 		}
-		return compatListener{ln}, nil
+		guard = newGuardListener(ln, limits, cfg.Logger)
+		return guard, nil
 	}
 	opts := []kfake.Opt{
 		kfake.NumBrokers(1),
@@ -102,7 +117,6 @@ func StartEmbedded(cfg EmbeddedConfig) (*Cluster, error) {
 	}
 	unclean := false
 	if cfg.DataDir != "" {
-		var err error
 		if unclean, err = markRunning(cfg.DataDir); err != nil {
 			return nil, err
 		}
@@ -114,12 +128,21 @@ func StartEmbedded(cfg EmbeddedConfig) (*Cluster, error) {
 		}
 		return nil, fmt.Errorf("cluster: start embedded broker: %w", err)
 	}
+	api, err := guard.learnAPIRanges(10 * time.Second)
+	if err != nil {
+		fake.Close()
+		if !unclean && cfg.DataDir != "" {
+			unmarkRunning(cfg.DataDir)
+		}
+		return nil, fmt.Errorf("cluster: start embedded broker: %w", err)
+	}
+	guard.start(api)
 	c, err := newCluster(&Cluster{mode: Embedded, brokers: fake.ListenAddrs()})
 	if err != nil {
 		fake.Close()
 		return nil, err
 	}
-	c.fake, c.dataDir = fake, cfg.DataDir
+	c.fake, c.port, c.dataDir = fake, guard, cfg.DataDir
 	if unclean {
 		log := cfg.Logger
 		if log == nil {

@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"encoding/base64"
+	"strconv"
 	"time"
 	"unicode/utf8"
 )
@@ -142,6 +143,10 @@ type Entry struct {
 	ValueEncoding  string   `json:"valueEncoding,omitempty"`
 	ValueTruncated bool     `json:"valueTruncated,omitempty"`
 	Headers        []Header `json:"headers"`
+	// DuplicateOf is the offset of the nearest earlier data record of the
+	// same window with the same key and value (neither cut): the copy a
+	// retry without idempotence or an application's double send leaves.
+	DuplicateOf *int64 `json:"duplicateOf,omitempty"`
 
 	// ReadCommitted and ReadUncommitted say whether a consumer at that
 	// isolation level receives this offset, given the pointers of the
@@ -211,4 +216,43 @@ func clampLimit(limit int) int {
 		return MaxLimit
 	}
 	return limit
+}
+
+// SameRecord reports whether a and b are data records with the same key
+// and value, byte for byte (neither of them cut at MaxValueBytes).
+func SameRecord(a, b Entry) bool {
+	if a.Kind != KindData || b.Kind != KindData || a.KeyTruncated || b.KeyTruncated || a.ValueTruncated || b.ValueTruncated {
+		return false
+	}
+	eq := func(x, y *string) bool { return (x == nil) == (y == nil) && (x == nil || *x == *y) }
+	return a.KeyEncoding == b.KeyEncoding && a.ValueEncoding == b.ValueEncoding && eq(a.Key, b.Key) && eq(a.Value, b.Value)
+}
+
+// MarkDuplicates sets DuplicateOf on each data record of entries (in
+// offset order) that has an earlier twin among them.
+func MarkDuplicates(entries []Entry) {
+	last := map[string]int64{} // a record's key and value -> its latest offset
+	for i := range entries {
+		e := &entries[i]
+		if e.Kind != KindData || e.KeyTruncated || e.ValueTruncated {
+			continue
+		}
+		id := recordID(*e)
+		if o, ok := last[id]; ok {
+			e.DuplicateOf = &o
+		}
+		last[id] = e.Offset
+	}
+}
+
+// recordID is a data record's key and value as one comparable string.
+func recordID(e Entry) string {
+	part := func(enc string, v *string) string {
+		if v == nil {
+			return "\x00"
+		}
+		return enc + "\x01" + *v
+	}
+	k, v := part(e.KeyEncoding, e.Key), part(e.ValueEncoding, e.Value)
+	return strconv.Itoa(len(k)) + ":" + k + v
 }

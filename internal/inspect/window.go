@@ -318,6 +318,7 @@ func (w *window) finish() []Entry {
 	for i := range w.entries {
 		setDelivery(&w.entries[i], w.ptrs)
 	}
+	MarkDuplicates(w.entries)
 	return w.entries
 }
 

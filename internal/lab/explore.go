@@ -85,6 +85,7 @@ func (l *Lab) DeleteTopic(ctx context.Context, name string) error {
 	if err := l.cluster.DeleteTopic(ctx, name); err != nil {
 		return l.notAllowed(err, "DELETE", "topic", name)
 	}
+	l.hub.Forget(name)
 	l.narrate(live.EventWarning, "", 0, "narration.topicDeleted", "topic", name)
 	return nil
 }
@@ -154,7 +155,9 @@ func (l *Lab) AbortTransaction(ctx context.Context, topic string, partition int3
 	if _, err := l.partition(ctx, topic, partition); err != nil {
 		return cluster.AbortedTransaction{}, err
 	}
+	l.record(ctx, topic, partition)
 	a, err := l.cluster.AbortTransaction(ctx, topic, partition, startOffset)
+	l.record(ctx, topic, partition)
 	if err != nil {
 		if problem.KindOf(err) == problem.Forbidden {
 			return a, l.notAllowed(err, "WRITE", "topic", topic)

@@ -39,7 +39,14 @@ func (l *Lab) RunProcessor(ctx context.Context, cfg producer.RunConfig) (*produc
 	if fencesOngoing {
 		before = l.logEnd(cfg.Output, 0) // the fence comes before the ABORT it causes
 	}
+	recordBoth := func(ctx context.Context) {
+		l.record(ctx, cfg.Input)
+		l.record(ctx, cfg.Output)
+	}
+	recordBoth(ctx)
+	cfg.BeforeOrder = recordBoth
 	res, err := l.processor.Run(ctx, cfg)
+	recordBoth(ctx)
 	if err != nil {
 		return res, err
 	}

@@ -37,10 +37,12 @@ func (l *Lab) Produce(ctx context.Context, req producer.Request) (*producer.Outc
 	if err := l.checkRecordSize(ctx, req); err != nil {
 		return nil, err
 	}
+	l.record(ctx, req.Topic, pinned(req)...)
 	out, err := l.producer.Produce(ctx, req)
 	if err != nil {
 		return nil, err
 	}
+	l.record(ctx, req.Topic, pinned(req)...)
 	l.narrateProduce(req, out)
 	return out, nil
 }
@@ -82,6 +84,29 @@ func (l *Lab) narrateProduce(req producer.Request, out *producer.Outcome) {
 	}
 	if req.Fault == producer.DoubleSend {
 		l.narrateAt(live.EventWarning, topic, partition, at, catalog.M("narration.doublesend"))
+	}
+	for _, b := range out.AckLostAt {
+		l.narrateRetry(b, out)
+	}
+}
+
+// narrateRetry tells, on the cell of the retry, what became of the batch
+// whose ACK was lost: stored a second time (no idempotence), or
+// recognised by its sequence number and kept once.
+func (l *Lab) narrateRetry(lost producer.StoredBatch, out *producer.Outcome) {
+	for _, r := range out.Results {
+		if r.Partition != lost.Partition || r.Offset == nil {
+			continue
+		}
+		key := "narration.retry"
+		if *r.Offset == lost.BaseOffset {
+			key = "narration.retryDeduped"
+		}
+		e := live.NewEvent(live.EventWarning, lost.Topic, lost.Partition, catalog.M(key,
+			"offset", strconv.FormatInt(*r.Offset, 10), "of", strconv.FormatInt(lost.BaseOffset, 10)))
+		e.Offset = r.Offset
+		l.hub.Narrate(e)
+		return
 	}
 }
 

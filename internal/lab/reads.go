@@ -70,6 +70,9 @@ func (l *Lab) CreateTopic(ctx context.Context, spec cluster.TopicSpec) (cluster.
 		return cluster.TopicInfo{}, err
 	}
 	t, err := l.cluster.CreateTopic(ctx, spec)
+	if err == nil {
+		l.record(ctx, spec.Name)
+	}
 	return t, l.notAllowed(err, "CREATE", "topic", spec.Name)
 }
 
@@ -129,4 +132,16 @@ func (l *Lab) Group(ctx context.Context, name string) (cluster.GroupInfo, error)
 func (l *Lab) Transaction(ctx context.Context, id string) (cluster.TransactionInfo, error) {
 	t, err := l.cluster.Transaction(ctx, id)
 	return t, l.notAllowed(err, "DESCRIBE", "transactional id", id)
+}
+
+// MaxEvents is how many recent events Events returns at most.
+const MaxEvents = 200
+
+// Events is the recent narration of the whole cluster, oldest first (at
+// most MaxEvents).
+func (l *Lab) Events(n int) []live.Event {
+	if n <= 0 || n > MaxEvents {
+		n = MaxEvents
+	}
+	return l.hub.Recent(n)
 }

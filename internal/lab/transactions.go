@@ -56,7 +56,10 @@ func (l *Lab) Send(ctx context.Context, process, id string, req producer.Request
 	if _, err := l.partition(ctx, req.Topic, p); err != nil {
 		return producer.SessionState{}, err
 	}
-	return sessions.Send(ctx, id, req)
+	l.record(ctx, req.Topic, pinned(req)...)
+	st, err := sessions.Send(ctx, id, req)
+	l.recordWritten(ctx, st.Partitions)
+	return st, err
 }
 
 // End commits or aborts process's open transaction of id.
@@ -68,7 +71,9 @@ func (l *Lab) End(ctx context.Context, process, id string, commit bool) (produce
 	if err != nil {
 		return producer.SessionState{}, err
 	}
-	return sessions.End(ctx, id, commit)
+	st, err := sessions.End(ctx, id, commit)
+	l.recordWritten(ctx, st.Partitions)
+	return st, err
 }
 
 // Crash kills process's producer of id as SIGKILL would: no EndTxn, its

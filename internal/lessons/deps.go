@@ -18,6 +18,8 @@ type Lab interface {
 	ReadOnly() bool
 
 	CreateTopic(ctx context.Context, spec cluster.TopicSpec) (cluster.TopicInfo, error)
+	DeleteTopic(ctx context.Context, name string) error
+	Topics(ctx context.Context) ([]cluster.TopicInfo, error)
 	Produce(ctx context.Context, req producer.Request) (*producer.Outcome, error)
 	RunProcessor(ctx context.Context, cfg producer.RunConfig) (*producer.RunResult, error)
 

@@ -21,6 +21,7 @@ type feed struct {
 	key  feedKey
 	done chan struct{}
 	once sync.Once
+	kick chan struct{} // asks for a poll now
 
 	mu           sync.Mutex
 	subs         map[*Subscription]struct{}
@@ -29,12 +30,20 @@ type feed struct {
 	tail         map[int64]inspect.Entry // the last offsets, for snapshots and diffs
 	groups       []cluster.PartitionGroupOffset
 	unreachable  bool
-	problem      *Event // why the partition cannot be read, if it cannot
+	problem      *Event        // why the partition cannot be read, if it cannot
+	keepUntil    time.Time     // polled until then even without subscribers
+	rereads      int           // polls left to read again a tail that came back short
+	shortAt      int64         // the high watermark of that read
+	shortFrom    int64         // the first offset it lacked
+	started      int           // polls started
+	finished     int           // the number of the last poll finished
+	polled       chan struct{} // closed, and replaced, when a poll finishes
+	pending      []Event       // narrated ahead of the offsets read, not yet recorded
 }
 
 func newFeed(h *Hub, key feedKey) *feed {
 	return &feed{
-		hub: h, key: key, done: make(chan struct{}),
+		hub: h, key: key, done: make(chan struct{}), kick: make(chan struct{}, 1), polled: make(chan struct{}),
 		subs: make(map[*Subscription]struct{}),
 		tail: make(map[int64]inspect.Entry),
 	}
@@ -71,6 +80,45 @@ func (f *feed) unsubscribe(s *Subscription) {
 	if empty {
 		f.hub.removeIfIdle(f)
 	}
+}
+
+// keep keeps the feed polling for d from now and asks for a poll at
+// once; the returned function waits until a poll that started after this
+// call has finished (or the feed stopped, or ctx ended).
+func (f *feed) keep(d time.Duration) func(ctx context.Context) error {
+	f.mu.Lock()
+	f.keepUntil = time.Now().Add(d)
+	target, ch := f.started+1, f.polled
+	f.mu.Unlock()
+	select {
+	case f.kick <- struct{}{}:
+	default:
+	}
+	return func(ctx context.Context) error {
+		for {
+			select {
+			case <-ch:
+			case <-f.done:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			f.mu.Lock()
+			done := f.finished >= target
+			ch = f.polled
+			f.mu.Unlock()
+			if done {
+				return nil
+			}
+		}
+	}
+}
+
+// keptUntil is when the feed may stop without subscribers.
+func (f *feed) keptUntil() time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.keepUntil
 }
 
 func (f *feed) stop() {
@@ -123,12 +171,29 @@ func (f *feed) run() {
 	}()
 	ticker := time.NewTicker(f.hub.cfg.PollInterval)
 	defer ticker.Stop()
+	kicked := false
 	for n := 0; ; n++ {
-		f.poll(ctx, n%f.hub.cfg.GroupEvery == 0)
+		f.mu.Lock()
+		f.started++
+		this := f.started
+		f.mu.Unlock()
+		f.poll(ctx, kicked || n%f.hub.cfg.GroupEvery == 0)
+		f.mu.Lock()
+		f.finished = this
+		close(f.polled)
+		f.polled = make(chan struct{})
+		idle := len(f.subs) == 0 && !time.Now().Before(f.keepUntil)
+		f.mu.Unlock()
+		if idle {
+			f.hub.removeIfIdle(f)
+		}
 		select {
 		case <-f.done:
 			return
 		case <-ticker.C:
+			kicked = false
+		case <-f.kick:
+			kicked = true
 		}
 	}
 }
@@ -146,11 +211,11 @@ func (f *feed) poll(ctx context.Context, withGroups bool) {
 		return
 	}
 	f.mu.Lock()
-	prev, had, wasDown := f.pointers, f.havePointers, f.unreachable
+	prev, had, wasDown, reread, shortFrom := f.pointers, f.havePointers, f.unreachable, f.rereads > 0, f.shortFrom
 	f.mu.Unlock()
 
 	var changed []inspect.Entry
-	if !had || ptrs != prev || wasDown {
+	if !had || ptrs != prev || wasDown || reread {
 		// Everything below the previous LSO is final, so only
 		// [previous LSO, HW) can have changed; of that, viewers are
 		// streamed the last TailEntries offsets. A viewer looking
@@ -158,6 +223,9 @@ func (f *feed) poll(ctx context.Context, withGroups bool) {
 		from := max(ptrs.HighWatermark-int64(cfg.TailEntries), ptrs.LogStartOffset, 0)
 		if had && !wasDown {
 			from = max(from, min(prev.LastStableOffset, prev.HighWatermark))
+		}
+		if reread {
+			from = max(min(from, shortFrom), ptrs.LogStartOffset)
 		}
 		if n := ptrs.HighWatermark - from; n > 0 {
 			l, err := f.hub.src.ReadLog(pollCtx, f.key.topic, f.key.partition, from, int(n))
@@ -169,6 +237,7 @@ func (f *feed) poll(ctx context.Context, withGroups bool) {
 			}
 			ptrs = l.Pointers
 			changed = f.diff(l.Entries)
+			f.checkComplete(from, l, ptrs)
 		}
 	}
 	var groups []cluster.PartitionGroupOffset
@@ -201,25 +270,100 @@ func (f *feed) poll(ctx context.Context, withGroups bool) {
 		f.tail[e.Offset] = e
 	}
 	f.pruneLocked(ptrs)
+	if groupsChanged {
+		f.groups = groups
+	}
+	if !had {
+		f.hub.history.started(f.key, ptrs, f.sortedTail(), f.groups)
+	}
 	if len(changed) > 0 {
-		f.publishLocked(encode(Message{Type: TypeEntries, Topic: f.key.topic, Partition: f.key.partition, Entries: changed}))
+		f.changedLocked(had, Message{Type: TypeEntries, Topic: f.key.topic, Partition: f.key.partition, Entries: changed})
 	}
 	if !f.havePointers || ptrs != f.pointers {
 		f.havePointers, f.pointers = true, ptrs
 		p := ptrs
-		f.publishLocked(encode(Message{Type: TypePointers, Topic: f.key.topic, Partition: f.key.partition, Pointers: &p}))
+		f.changedLocked(had, Message{Type: TypePointers, Topic: f.key.topic, Partition: f.key.partition, Pointers: &p})
 	}
 	if groupsChanged {
-		f.groups = groups
-		f.publishLocked(encode(Message{Type: TypeGroups, Topic: f.key.topic, Partition: f.key.partition, Groups: groups}))
+		f.changedLocked(had, Message{Type: TypeGroups, Topic: f.key.topic, Partition: f.key.partition, Groups: groups})
 	}
+	f.recordPendingLocked()
 	f.mu.Unlock()
 	for _, e := range events {
 		f.hub.Narrate(e)
 	}
 }
 
-// diff returns the entries that are new or differ from what viewers have.
+// shortReads is how many more polls read the tail again when a read
+// ended before the high watermark: a broker may answer a high watermark
+// that already counts a marker its fetch does not return yet.
+const shortReads = 25
+
+// checkComplete notes whether the read reached the last offset below the
+// high watermark, and if not has the next polls read the tail again
+// (a while: a compacted log may have lost its last offsets for good).
+func (f *feed) checkComplete(from int64, l *inspect.Log, ptrs inspect.Pointers) {
+	next := from // the first offset the read lacks
+	if n := len(l.Entries); n > 0 {
+		next = l.Entries[n-1].Offset + 1
+	}
+	short := next < ptrs.HighWatermark
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	switch {
+	case !short:
+		f.rereads, f.shortAt = 0, -1
+	case ptrs.HighWatermark != f.shortAt:
+		f.rereads, f.shortAt = shortReads, ptrs.HighWatermark
+		f.shortFrom = next
+	case f.rereads > 0:
+		f.rereads--
+	}
+}
+
+// changedLocked tells viewers of a change and, unless it is part of the
+// first read (recorded as the snapshot), records it in the history.
+func (f *feed) changedLocked(recorded bool, m Message) {
+	f.publishLocked(encode(m))
+	if recorded {
+		f.hub.history.record(f.key, m)
+	}
+}
+
+// narrated records an event about this partition in its history — once
+// the feed has read the offsets it tells of, so that a replay shows the
+// cells before the sentence about them.
+func (f *feed) narrated(e Event) {
+	if f.hub.history == nil {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.pending = append(f.pending, e)
+	f.recordPendingLocked()
+}
+
+// pendingFor is how long an event waits for the offsets it tells of
+// before it is recorded anyway.
+const pendingFor = 5 * time.Second
+
+func (f *feed) recordPendingLocked() {
+	keep := f.pending[:0]
+	for _, e := range f.pending {
+		hw := f.pointers.HighWatermark
+		ahead := !f.havePointers || (e.Offset != nil && *e.Offset >= hw) || (e.At != nil && *e.At > hw)
+		if ahead && time.Since(e.Time) < pendingFor {
+			keep = append(keep, e)
+			continue
+		}
+		f.hub.history.record(f.key, Message{Type: TypeEvent, Topic: f.key.topic, Partition: f.key.partition, Event: &e})
+	}
+	f.pending = keep
+}
+
+// diff returns the entries that are new or differ from what viewers have,
+// each new data record marked as the duplicate of an earlier twin in the
+// tail, if it has one (the window alone may not hold the twin).
 func (f *feed) diff(entries []inspect.Entry) []inspect.Entry {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -228,7 +372,27 @@ func (f *feed) diff(entries []inspect.Entry) []inspect.Entry {
 		old, ok := f.tail[e.Offset]
 		if !ok || old.Txn != e.Txn || old.Kind != e.Kind ||
 			old.ReadCommitted != e.ReadCommitted || old.ReadUncommitted != e.ReadUncommitted {
+			if ok && e.DuplicateOf == nil {
+				e.DuplicateOf = old.DuplicateOf
+			}
 			changed = append(changed, e)
+		}
+	}
+	if len(changed) > 0 && len(entries) > 0 {
+		all := f.sortedTail()
+		all = slices.DeleteFunc(all, func(e inspect.Entry) bool { return e.Offset >= entries[0].Offset })
+		all = append(all, entries...)
+		inspect.MarkDuplicates(all)
+		twins := map[int64]*int64{}
+		for _, e := range all {
+			if e.DuplicateOf != nil {
+				twins[e.Offset] = e.DuplicateOf
+			}
+		}
+		for i := range changed {
+			if d, ok := twins[changed[i].Offset]; ok {
+				changed[i].DuplicateOf = d
+			}
 		}
 	}
 	return changed

@@ -43,6 +43,19 @@ type Config struct {
 	// MaxFeeds is how many partitions are watched (polled) at once (64);
 	// a viewer of one more partition is refused until one is free.
 	MaxFeeds int
+	// KeepFor is how long Keep keeps a partition polled (and its history
+	// recorded) after the last write, with no viewer (10 minutes).
+	KeepFor time.Duration
+	// HistoryDir is where each partition's history is recorded; empty
+	// records none.
+	HistoryDir string
+	// HistorySteps and HistoryBytes bound one partition's history (2000
+	// steps, 4 MiB): past either, its older half is folded into one
+	// snapshot. HistoryPartitions bounds how many partitions have one
+	// (256): the least recently written is dropped.
+	HistorySteps      int
+	HistoryBytes      int64
+	HistoryPartitions int
 	// Logger receives poll failures; nil discards them.
 	Logger *slog.Logger
 }
@@ -66,6 +79,18 @@ func (c Config) withDefaults() Config {
 	if c.MaxFeeds <= 0 {
 		c.MaxFeeds = 64
 	}
+	if c.KeepFor <= 0 {
+		c.KeepFor = 10 * time.Minute
+	}
+	if c.HistorySteps <= 0 {
+		c.HistorySteps = defaultHistorySteps
+	}
+	if c.HistoryBytes <= 0 {
+		c.HistoryBytes = defaultHistoryBytes
+	}
+	if c.HistoryPartitions <= 0 {
+		c.HistoryPartitions = defaultHistoryPartitions
+	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -80,9 +105,12 @@ type feedKey struct {
 // Hub owns one feed per watched partition and the recent narration.
 // Close stops every feed.
 type Hub struct {
-	src    Source
-	groups GroupSource
-	cfg    Config
+	src     Source
+	groups  GroupSource
+	cfg     Config
+	history *recorder
+
+	running sync.WaitGroup // the feeds' run goroutines
 
 	mu     sync.Mutex
 	feeds  map[feedKey]*feed
@@ -92,7 +120,8 @@ type Hub struct {
 
 // NewHub returns a Hub reading through src (and groups, which may be nil).
 func NewHub(src Source, groups GroupSource, cfg Config) *Hub {
-	return &Hub{src: src, groups: groups, cfg: cfg.withDefaults(), feeds: make(map[feedKey]*feed)}
+	cfg = cfg.withDefaults()
+	return &Hub{src: src, groups: groups, cfg: cfg, history: newRecorder(cfg), feeds: make(map[feedKey]*feed)}
 }
 
 // Subscription is one viewer of one partition. Messages arrive pre-encoded
@@ -128,17 +157,106 @@ func (h *Hub) Subscribe(topic string, partition int32) (*Subscription, error) {
 	if h.closed {
 		return nil, fmt.Errorf("live: hub closed")
 	}
-	key := feedKey{topic, partition}
-	f, ok := h.feeds[key]
-	if !ok {
-		if len(h.feeds) >= h.cfg.MaxFeeds {
-			return nil, problem.New(problem.Busy, "error.tooManyPartitionsWatched", "max", strconv.Itoa(h.cfg.MaxFeeds))
-		}
-		f = newFeed(h, key)
-		h.feeds[key] = f
-		go f.run()
+	f, err := h.feedLocked(feedKey{topic, partition})
+	if err != nil {
+		return nil, err
 	}
 	return f.subscribe(h.recentLocked(topic, partition)), nil
+}
+
+// feedLocked returns key's feed, starting it if it is not running.
+func (h *Hub) feedLocked(key feedKey) (*feed, error) {
+	if f, ok := h.feeds[key]; ok {
+		return f, nil
+	}
+	if len(h.feeds) >= h.cfg.MaxFeeds && !h.evictKeptLocked() {
+		return nil, problem.New(problem.Busy, "error.tooManyPartitionsWatched", "max", strconv.Itoa(h.cfg.MaxFeeds))
+	}
+	f := newFeed(h, key)
+	h.feeds[key] = f
+	h.running.Go(f.run)
+	return f, nil
+}
+
+// evictKeptLocked stops the feed kept for a write that no one watches
+// and whose keep ends first, making room for another: a viewer, or a
+// newer write. It reports false when every feed has viewers.
+func (h *Hub) evictKeptLocked() bool {
+	var victim *feed
+	for _, f := range h.feeds {
+		f.mu.Lock()
+		idle, until := len(f.subs) == 0, f.keepUntil
+		f.mu.Unlock()
+		if idle && (victim == nil || until.Before(victim.keptUntil())) {
+			victim = f
+		}
+	}
+	if victim == nil {
+		return false
+	}
+	delete(h.feeds, victim.key)
+	go victim.stop()
+	return true
+}
+
+// Keep polls topic's partitions (and records their history) for KeepFor
+// from now, viewers or not, and returns once each has been read after
+// this call — so that a write made next shows in the history as a change
+// of the log as it was. The lab calls it before each write; a partition
+// that cannot be watched (too many are) is skipped, and said so.
+func (h *Hub) Keep(ctx context.Context, topic string, partitions ...int32) error {
+	var (
+		waits   []func(context.Context) error
+		refused error
+	)
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return fmt.Errorf("live: hub closed")
+	}
+	for _, p := range partitions {
+		f, err := h.feedLocked(feedKey{topic, p})
+		if err != nil {
+			refused = err
+			continue
+		}
+		waits = append(waits, f.keep(h.cfg.KeepFor))
+	}
+	h.mu.Unlock()
+	for _, wait := range waits {
+		if err := wait(ctx); err != nil {
+			return err
+		}
+	}
+	return refused
+}
+
+// History returns topic/partition's recorded story from step from on
+// (empty when no history is kept).
+func (h *Hub) History(topic string, partition int32, from int) (History, error) {
+	steps, err := h.history.steps(feedKey{topic, partition}, from)
+	if steps == nil {
+		steps = []Step{}
+	}
+	return History{Topic: topic, Partition: partition, Steps: steps}, err
+}
+
+// Forget stops watching every partition of topic and deletes their
+// history: the topic was deleted.
+func (h *Hub) Forget(topic string) {
+	h.mu.Lock()
+	var doomed []*feed
+	for key, f := range h.feeds {
+		if key.topic == topic {
+			doomed = append(doomed, f)
+			delete(h.feeds, key)
+		}
+	}
+	h.mu.Unlock()
+	for _, f := range doomed {
+		f.stop()
+	}
+	h.history.forget(topic)
 }
 
 // Narrate publishes an event to the viewers it concerns (all viewers for
@@ -162,7 +280,18 @@ func (h *Hub) Narrate(e Event) {
 	msg := encode(Message{Type: TypeEvent, Topic: e.Topic, Partition: e.Partition, Event: &e})
 	for _, f := range targets {
 		f.publish(msg)
+		if e.Topic != "" {
+			f.narrated(e)
+		}
 	}
+}
+
+// Recent returns the latest n events of the whole cluster, oldest first.
+func (h *Hub) Recent(n int) []Event {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	from := max(0, len(h.recent)-n)
+	return append([]Event(nil), h.recent[from:]...)
 }
 
 // recentLocked returns the latest events that concern a partition.
@@ -197,7 +326,8 @@ func (h *Hub) Watchers() int {
 	return n
 }
 
-// Close stops every feed and ends every subscription.
+// Close stops every feed, ends every subscription and returns once no
+// feed polls or records any more.
 func (h *Hub) Close() {
 	h.mu.Lock()
 	h.closed = true
@@ -207,15 +337,17 @@ func (h *Hub) Close() {
 	for _, f := range feeds {
 		f.stop()
 	}
+	h.running.Wait()
 }
 
-// removeIfIdle forgets and stops f if it has no subscriber. Subscribe adds
+// removeIfIdle forgets and stops f if it has no subscriber and no one
+// asked to keep it. Subscribe adds
 // subscribers under the hub's lock, so checking under it too means a
 // viewer who subscribes as the last one leaves keeps a running feed.
 func (h *Hub) removeIfIdle(f *feed) {
 	h.mu.Lock()
 	f.mu.Lock()
-	idle := len(f.subs) == 0
+	idle := len(f.subs) == 0 && !time.Now().Before(f.keepUntil)
 	f.mu.Unlock()
 	if idle && h.feeds[f.key] == f {
 		delete(h.feeds, f.key)

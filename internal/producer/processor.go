@@ -51,6 +51,10 @@ type RunConfig struct {
 	// CrashAt names an order id ("O-2"): the process dies at that order
 	// at the mode's crash point. Empty means run to the end.
 	CrashAt string
+	// BeforeOrder, if set, is called before each order is handled, once
+	// the producer is initialised: the lab reads the topics there, so
+	// that their recorded history shows each order's writes as one step.
+	BeforeOrder func(ctx context.Context) `json:"-"`
 }
 
 // Validate reports a run that cannot start.
@@ -221,6 +225,9 @@ func (r *run) process(ctx context.Context) error {
 				continue
 			}
 			next = rec.Offset + 1
+			if r.cfg.BeforeOrder != nil {
+				r.cfg.BeforeOrder(ctx)
+			}
 			crashed, err := r.handle(ctx, rec, topicID)
 			if err != nil || crashed {
 				return err

@@ -215,6 +215,11 @@ func (p *Producer) Produce(ctx context.Context, req Request) (*Outcome, error) {
 	}
 	out.AckLost = conns.AckLost()
 	out.AckLostAt = conns.LostBatches()
+	for i := range out.AckLostAt {
+		if out.AckLostAt[i].Topic == "" { // Produce v13+ answers a topic id
+			out.AckLostAt[i].Topic = req.Topic
+		}
+	}
 	if req.Profile.idempotent() {
 		if id, epoch, err := client.ProducerID(ctx); err == nil {
 			out.ProducerID, out.ProducerEpoch = id, epoch
