@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 )
 
 // The stage (issue 11): at 1280×720 a class sees the log and the control
@@ -382,4 +383,73 @@ func TestBrowserStageSaveView(t *testing.T) {
 			t.Errorf("the saved view refers to %q: it must open offline", not)
 		}
 	}
+}
+
+// scrubToCrash moves the replay scrubber back with the arrow key, from the
+// end of the recording, to the step that tells the crash.
+func (p *page) scrubToCrash() {
+	p.t.Helper()
+	p.do("focus the scrubber", chromedp.Focus(chromedp.CSS(`[data-testid="replay-scrubber"]`)))
+	p.press(kb.End) // a key on the scrubber loads the recording, at its end
+	if err := p.waitErr(`+byTestID('replay').dataset.steps > 0 && byTestID('replay-scrubber').value === byTestID('replay-scrubber').max`, 10*time.Second); err != nil {
+		var why any
+		p.eval(`({replay: {...byTestID('replay').dataset}, disabled: byTestID('replay-scrubber').disabled, title: byTestID('replay-scrubber').title, focused: document.activeElement?.dataset?.testid})`, &why)
+		p.t.Fatalf("no recording to replay: %v; %+v", err, why)
+	}
+	var steps int
+	p.eval(`+byTestID('replay').dataset.steps`, &steps)
+	for range steps {
+		p.press(kb.ArrowLeft)
+		var kind string
+		p.eval(`byTestID('replay').dataset.eventKind || ''`, &kind)
+		if kind == "crash" {
+			return
+		}
+	}
+	p.t.Fatalf("no crash in the %d recorded steps; page state: %s", steps, p.state())
+}
+
+// TestBrowserStageReplay runs lesson 2 on the server binary, then scrubs
+// the output's recorded story back to the crash — HW 3, LSO 2, offset 2
+// open — and forward to the end; after a restart of the server (same data
+// directory) the recording is still there and replays the same.
+func TestBrowserStageReplay(t *testing.T) {
+	t.Parallel()
+	chromium := chromiumPath(t)
+	dir := t.TempDir()
+	srv := startServerProcess(t, "--data-dir", dir)
+	a := srv.app(randomSuffix(t))
+	st := a.runLesson("2", true)
+	if st.Status != "finished" {
+		t.Fatalf("lesson 2 ended %s: %s", st.Status, st.Error)
+	}
+	topic := st.Names["order-totals-tx"]
+	p := openPage(t, a, chromium, 1280, 720)
+	replay := func(when string) {
+		t.Helper()
+		p.open("/topics/" + topic + "/partitions/0")
+		p.wait(when+": lesson 2's end", `cell(7)?.dataset.marker === 'COMMIT' && summary('hw')?.dataset.value === '8'`, 15*time.Second)
+		p.scrubToCrash()
+		p.wait(when+": the crash replayed — HW 3, LSO 2, offset 2 open", `summary('hw')?.dataset.value === '3' && summary('lso')?.dataset.value === '2' && flag('lso')?.dataset.value === '2' &&
+			cell(2)?.dataset.txn === 'open' && cell(3)?.dataset.kind === 'next' && byTestID('log-panel').dataset.replay === 'true'`, 5*time.Second)
+		p.assertOnScreen(when+": the replayed crash", map[string]string{"the open record": `cell(2)`, "the held LSO": `flag('lso')`, "the scrubber": `byTestID('replay-scrubber')`})
+		var told []int64
+		p.eval(`[...document.querySelectorAll('[data-testid="timeline"] [data-testid="event"]')].filter((e) => e.dataset.offset !== undefined).map((e) => +e.dataset.offset)`, &told)
+		for _, o := range told {
+			if o > 2 {
+				t.Errorf("%s: at the crash the story already tells offset %d (told %v)", when, o, told)
+			}
+		}
+		p.screenshot("stage-replay-crash-"+strings.ReplaceAll(when, " ", "-"), 1280, 720, false)
+		p.press(kb.End)
+		p.wait(when+": the end replayed", `summary('hw')?.dataset.value === '8' && summary('lso')?.dataset.value === '8' && cell(7)?.dataset.marker === 'COMMIT' && cell(2)?.dataset.txn === 'aborted'`, 5*time.Second)
+		p.click("replay-live")
+		p.wait(when+": live again", `byTestID('log-panel').dataset.replay === 'false' && byTestID('replay-live').getAttribute('aria-pressed') === 'true' && cell(7)?.dataset.marker === 'COMMIT'`, 5*time.Second)
+	}
+	replay("before the restart")
+
+	srv.kill()
+	again := startServerProcess(t, "--data-dir", dir)
+	p.a = again.app(a.suffix)
+	replay("after the restart")
 }

@@ -165,12 +165,11 @@ export function setupLessons(app) {
       if (st) await openStep(st);
     });
     buttons.reset.addEventListener('click', async () => {
-      // Starting over leaves nothing behind: the run's topics go and its
-      // transactions end (an older server without the call just resets).
-      const id = run.id;
-      const cleaned = await api('POST', `/api/lessons/runs/${id}/cleanup`).then(() => true, () => false);
-      const st = await call('POST', `/api/lessons/runs/${id}/reset`);
-      status.textContent = st && cleaned ? t('lesson.ui.resetCleaned') : '';
+      // Starting over leaves nothing behind: cleanup deletes the run's
+      // topics, ends its transactions and resets it under fresh names.
+      const st = await call('POST', `/api/lessons/runs/${run.id}/cleanup`);
+      status.textContent = st ? t('lesson.ui.resetCleaned') : '';
+      if (st) app.refreshTopics();
     });
     buttons.cleanup.addEventListener('click', async () => {
       const res = await call('POST', '/api/lessons/cleanup', true);

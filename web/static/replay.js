@@ -145,6 +145,7 @@ export function setupReplay(app) {
   });
   range.addEventListener('keydown', (ev) => {
     if (ev.key === 'Escape') live();
+    else if (!loaded) load();
   });
   liveButton.addEventListener('click', live);
 
