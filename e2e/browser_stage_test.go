@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -452,4 +453,106 @@ func TestBrowserStageReplay(t *testing.T) {
 	again := startServerProcess(t, "--data-dir", dir)
 	p.a = again.app(a.suffix)
 	replay("after the restart")
+}
+
+// TestBrowserStageMultiPartition: producing to a topic of three partitions
+// says which partition each record landed in and opens that partition;
+// the topic picker lists every partition with its current count.
+func TestBrowserStageMultiPartition(t *testing.T) {
+	t.Parallel()
+	chromium := chromiumPath(t)
+	a := startApp(t, embedded)
+	topic := a.name("three")
+	a.do("POST", "/api/topics", map[string]any{"name": topic, "partitions": 3}, http.StatusCreated, nil)
+	// Where the key lands: ask the API once, the page must follow it there.
+	var out struct {
+		Results []struct {
+			Partition int32 `json:"partition"`
+			Offset    int64 `json:"offset"`
+		} `json:"results"`
+	}
+	a.do("POST", "/api/produce", map[string]any{"topic": topic, "key": "user-7", "values": []string{"first"}}, http.StatusOK, &out)
+	landed := out.Results[0].Partition
+	other := (landed + 1) % 3
+	p := openPage(t, a, chromium, 1280, 720)
+	p.open(fmt.Sprintf("/topics/%s/partitions/%d", topic, other))
+	p.wait("the stream", `byTestID('stream-status').dataset.state === 'open'`, 15*time.Second)
+	p.fill("produce-key", "user-7")
+	p.fill("produce-value", "second")
+	p.click("produce-submit")
+	p.wait(fmt.Sprintf("the page to follow the record to partition %d", landed),
+		fmt.Sprintf(`location.pathname === '/topics/%s/partitions/%d' && cell(1)?.dataset.kind === 'data' && summary('hw')?.dataset.value === '2'`, topic, landed), 15*time.Second)
+	if got, want := p.text("produce-result"), fmt.Sprintf("at partition %d, offset 1", landed); !strings.Contains(got, want) {
+		t.Errorf("the result reads %q, want it to say %q", got, want)
+	}
+	p.assertOnScreen("after the produce", map[string]string{"the record": `cell(1)`, "the HW": `flag('hw')`})
+	want := []string{}
+	for i := range 3 {
+		n := 0
+		if int32(i) == landed {
+			n = 2
+		}
+		want = append(want, fmt.Sprintf("%s · partition %d of 3 · %d offsets", topic, i, n))
+	}
+	p.wait("the picker's counts", fmt.Sprintf(`JSON.stringify([...byTestID('topic-select').options].filter((o) => o.value.startsWith('%s/')).map((o) => o.textContent)) === %q`, topic, mustJSON(want)), 15*time.Second)
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// TestBrowserStageServerDown: when the Offset Lab server itself stops
+// answering, the banner says so — not that the Kafka broker is
+// unreachable.
+func TestBrowserStageServerDown(t *testing.T) {
+	t.Parallel()
+	chromium := chromiumPath(t)
+	srv := startServerProcess(t, "--data-dir", t.TempDir())
+	a := srv.app(randomSuffix(t))
+	topic := a.name("down")
+	a.createTopic(topic)
+	p := openPage(t, a, chromium, 1280, 720)
+	p.open("/topics/" + topic + "/partitions/0")
+	p.wait("the stream", `byTestID('stream-status').dataset.state === 'open' && byTestID('broker-banner').hidden`, 15*time.Second)
+	srv.kill()
+	p.wait("the banner naming the server", `!byTestID('broker-banner').hidden && byTestID('broker-banner').dataset.cause === 'server'`, 20*time.Second)
+	if got := p.text("broker-banner"); !strings.Contains(got, "Offset Lab server does not answer") || strings.Contains(got, "broker unreachable") {
+		t.Errorf("the banner reads %q", got)
+	}
+}
+
+// TestBrowserStageResume: a lesson run lives on the server: a second
+// browser (another profile, the projector's) shows the run the first one
+// stepped; Reset there deletes the run's topics and starts it over.
+func TestBrowserStageResume(t *testing.T) {
+	t.Parallel()
+	chromium := chromiumPath(t)
+	a := startApp(t, embedded)
+	first := openPage(t, a, chromium, 1280, 720)
+	first.open("/")
+	first.wait("the lessons panel", `byTestID('lessons-panel')?.dataset.ready === 'true'`, 10*time.Second)
+	first.fill("lesson-select", "6b")
+	first.click("lesson-start")
+	first.wait("the run", `byTestID('lesson-run').dataset.status === 'ready'`, 10*time.Second)
+	for i := range 2 {
+		first.click("lesson-next")
+		first.wait(fmt.Sprintf("step %d", i+1), fmt.Sprintf(`byTestID('lesson-run').dataset.cursor === '%d' && byTestID('lesson-run').dataset.busy === undefined`, i+1), 60*time.Second)
+	}
+	runID := first.attr("lesson-run", "data-run")
+	var st lessonRun
+	a.do("GET", "/api/lessons/runs/"+runID, nil, http.StatusOK, &st)
+
+	second := openPage(t, a, chromium, 1280, 720)
+	second.open("/")
+	second.wait("the same run, at step 3", fmt.Sprintf(`byTestID('lesson-run').dataset.run === %q && byTestID('lesson-run').dataset.cursor === '2' && byTestID('lesson-select').value === '6b'`, runID), 10*time.Second)
+	second.click("lesson-reset")
+	second.wait("the run started over", `byTestID('lesson-run').dataset.cursor === '0' && byTestID('lesson-status').textContent !== ''`, 30*time.Second)
+	if status, _ := a.request("GET", "/api/topics/"+st.Names["payments"], nil); status != http.StatusNotFound {
+		t.Errorf("after Reset the run's topic %s answers %d, want 404 (deleted)", st.Names["payments"], status)
+	}
+	first.wait("the first browser to follow the reset", `byTestID('lesson-run').dataset.cursor === '0'`, 10*time.Second)
 }

@@ -131,7 +131,7 @@ func dashboardPage(v dashboardView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "</a><div class=\"banner\" id=\"broker-banner\" data-testid=\"broker-banner\" data-cause=\"broker\" role=\"alert\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "</a><div class=\"banner\" id=\"broker-banner\" data-cause=\"broker\" data-testid=\"broker-banner\" role=\"alert\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

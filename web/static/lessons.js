@@ -201,7 +201,10 @@ export function setupLessons(app) {
         t('lesson.ui.stepOf', { n: Math.min(run.cursor + 1, total), total }),
         run.checked ? ' · ' + t('lesson.ui.passed', { passed: run.passed, checked: run.checked }) : ''),
       stepList());
-    const parts = [el('p', { class: 'lesson-summary', 'data-testid': 'lesson-summary' }, tx(run.summary))];
+    // The lesson's summary opens and closes it; in between, the cards of
+    // the step just done and the one up next have the room.
+    const parts = [];
+    if (run.cursor === 0 || run.status === 'finished') parts.push(el('p', { class: 'lesson-summary', 'data-testid': 'lesson-summary' }, tx(run.summary)));
     const shownSteps = run.steps.filter((s) => s.status === 'done' || s.status === 'failed');
     const last = shownSteps[shownSteps.length - 1];
     if (run.status === 'finished') parts.unshift(el('p', { class: 'status lesson-end', 'data-testid': 'lesson-end', role: 'status' }, t('lesson.ui.finished')));
