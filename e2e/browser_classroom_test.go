@@ -45,6 +45,15 @@ func TestBrowserClassroom(t *testing.T) {
 		t.Fatalf("the teacher's page shows the join URL %q, want %q", got, join)
 	}
 	teacher.wait("the QR code of the join URL", `byTestID('join-qr').complete && byTestID('join-qr').naturalWidth > 0`, 10*time.Second)
+	// The student's page has no partition open yet, and counts already:
+	// this is when the teacher projects the QR code.
+	teacher.wait("one student watching before any partition is open", `byTestID('students-count').textContent === '1' && byTestID('students-bar').textContent.replace(/\s+/g, ' ').trim() === '1 watching'`, 15*time.Second)
+	if got := student.text("stream-status"); !strings.Contains(got, "no log open") {
+		t.Errorf("the student's empty page says %q: it reads as a broken connection", got)
+	}
+	if got := student.text("lesson-run"); !strings.Contains(got, "The teacher's lesson shows here") {
+		t.Errorf("the student's lessons panel says %q", got)
+	}
 
 	orders, totals, totalsTx := c.name("orders"), c.name("order-totals"), c.name("order-totals-tx")
 	teacher.fill("seed-orders", orders)

@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // The stage (issue 11): at 1280×720 a class sees the log and the control
@@ -274,14 +275,12 @@ func TestBrowserStageDuplicates(t *testing.T) {
 			p.wait("two cells, the second marked a copy of the first",
 				`cell(0)?.dataset.kind === 'data' && cell(1)?.dataset.kind === 'data' && ['retry', 'same'].includes(cell(1).dataset.copy) && cell(1).dataset.copyOf === '0' && cell(0).dataset.copy === undefined`, 20*time.Second)
 			p.assertOnScreen("after the lost ACK", map[string]string{"the first copy": `cell(0)`, "the retry": `cell(1)`})
-			if tag := p.text("log-cell"); tag == "" {
-				t.Fatal("no cell text")
+			var mark struct{ Badge, Title, Label string }
+			p.eval(`(() => { const m = cell(1).querySelector('[data-testid="copy-mark"]'); return {badge: m.textContent, title: m.title, label: cell(1).getAttribute('aria-label')}; })()`, &mark)
+			if !(mark.Badge == "↻ 0" || mark.Badge == "≡ 0") || !(strings.Contains(mark.Title, "retry of the send at offset 0") || strings.Contains(mark.Title, "same key and value as offset 0")) || !strings.Contains(mark.Label, mark.Title) {
+				t.Errorf("the retry's cell is marked %+v", mark)
 			}
-			var mark string
-			p.eval(`cell(1).querySelector('.tag').textContent`, &mark)
-			if !strings.Contains(mark, "0") || !(strings.Contains(mark, "retry of") || strings.Contains(mark, "same as")) {
-				t.Errorf("the retry's cell reads %q", mark)
-			}
+			p.assertOnScreen("the mark", map[string]string{"the mark": `cell(1).querySelector('[data-testid="copy-mark"]')`})
 			p.eval(`cell(1).click()`, nil)
 			p.wait("the details of the copy, with a link to offset 0", `!byTestID('dock-details').hidden && byTestID('details').dataset.offset === '1' && document.querySelector('[data-testid="details-link"][data-offset="0"]')`, 5*time.Second)
 			p.screenshot("stage-"+string(kind)+"-lost-ack-1280x720", 1280, 720, false)
@@ -332,7 +331,7 @@ func TestBrowserStageScreenshots(t *testing.T) {
 	}
 	// The details of the aborted write, and the Act tab.
 	p.eval(`cell(2).click()`, nil)
-	p.wait("the details tab", `!byTestID('dock-details').hidden && byTestID('details').dataset.offset === '2'`, 5*time.Second)
+	p.wait("the details tab, saying why the cell's epoch is not the one the producer reported", `!byTestID('dock-details').hidden && byTestID('details').dataset.offset === '2' && document.querySelector('#details-list [data-epoch-note]')`, 5*time.Second)
 	p.screenshot("stage-lesson2-details-1280x720-ko", 1280, 720, false)
 	p.click("ui-lang-en")
 	p.click("dock-tab-act")
@@ -555,4 +554,50 @@ func TestBrowserStageResume(t *testing.T) {
 		t.Errorf("after Reset the run's topic %s answers %d, want 404 (deleted)", st.Names["payments"], status)
 	}
 	first.wait("the first browser to follow the reset", `byTestID('lesson-run').dataset.cursor === '0'`, 10*time.Second)
+}
+
+// TestBrowserStageDetails: a cell's details print its value once — JSON
+// indented, binary as a hex dump — with a Copy value button, in the dock's
+// Details tab, which choosing a cell opens.
+func TestBrowserStageDetails(t *testing.T) {
+	t.Parallel()
+	chromium := chromiumPath(t)
+	a := startApp(t, embedded)
+	topic := a.name("values")
+	a.createTopic(topic)
+	client, err := kgo.NewClient(kgo.SeedBrokers(a.kafka.Brokers()...), kgo.DefaultProduceTopic(topic))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	doc := `{"order":"O-1","lines":[{"sku":"A-100","qty":2,"price":15000}],"note":"a long JSON value that would wrap in a narrow column"}`
+	if err := client.ProduceSync(ctx, kgo.StringRecord(doc), &kgo.Record{Value: []byte{0xde, 0xad, 0xbe, 0xef, 0x00, 0x41}}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	p := openPage(t, a, chromium, 1280, 720)
+	p.open("/topics/" + topic + "/partitions/0")
+	p.wait("two cells", `cell(1)?.dataset.kind === 'data'`, 15*time.Second)
+
+	p.do("click offset 0", chromedp.Click(chromedp.CSS(`[data-testid="log-cell"][data-offset="0"]`)))
+	p.wait("the details of offset 0 in the Details tab", `!byTestID('dock-details').hidden && byTestID('details').dataset.offset === '0'`, 5*time.Second)
+	var value, all string
+	p.eval(`document.querySelector('#details-list [data-field="Value"] pre').textContent`, &value)
+	p.eval(`byTestID('details-list').textContent`, &all)
+	if !strings.Contains(value, "{\n  \"order\": \"O-1\",\n  \"lines\": [") {
+		t.Errorf("the JSON value is not indented:\n%s", value)
+	}
+	if n := strings.Count(all, "A-100"); n != 1 {
+		t.Errorf("the value is printed %d times in the details, want once", n)
+	}
+	p.assertOnScreen("the details", map[string]string{"Copy value": `byTestID('details-copy')`})
+
+	p.do("click offset 1", chromedp.Click(chromedp.CSS(`[data-testid="log-cell"][data-offset="1"]`)))
+	p.wait("the details of offset 1", `byTestID('details').dataset.offset === '1'`, 5*time.Second)
+	p.eval(`document.querySelector('#details-list [data-field="Value"] pre').textContent`, &value)
+	if !strings.Contains(value, "00000000  de ad be ef 00 41") || !strings.Contains(value, "|.....A|") {
+		t.Errorf("the binary value is not a hex dump:\n%s", value)
+	}
+	p.screenshot("stage-details-binary-1280x720", 1280, 720, false)
 }

@@ -75,8 +75,12 @@ function copyOf(e, retries) {
   return null;
 }
 
-function tagText(e, copy) {
-  if (copy) return t(copy.kind === 'retry' ? 'cell.retryOf' : 'cell.sameAs', { offset: fmt(copy.of) });
+/** copyText says in words what a copy repeats (the badge's tooltip and the cell's label). */
+function copyText(copy) {
+  return t(copy.kind === 'retry' ? 'cell.retryOfText' : 'cell.sameAsText', { offset: fmt(copy.of) });
+}
+
+function tagText(e) {
   if (e.kind === 'control') return t('cell.marker');
   if (e.kind === 'gap') return t('legend.gap');
   switch (e.txn) {
@@ -496,7 +500,9 @@ export class LogView {
       cell.type = 'button';
       cell.tabIndex = -1;
       cell.dataset.testid = 'log-cell';
-      cell.append(el('span', 'off'), el('span', 'val'), el('span', 'pid'), el('span', 'tag'));
+      const copy = el('span', 'copy');
+      copy.dataset.testid = 'copy-mark';
+      cell.append(el('span', 'off'), el('span', 'val'), el('span', 'pid'), el('span', 'tag'), copy);
       const rc = el('div', 'lane');
       rc.dataset.lane = 'rc';
       rc.dataset.testid = 'lane-rc';
@@ -610,7 +616,9 @@ export class LogView {
     if (this.marked.has(offset)) cell.dataset.marked = 'true';
     else delete cell.dataset.marked;
     cell.setAttribute('aria-pressed', String(this.selected === offset));
-    const [off, val, pid, tag] = cell.children;
+    const [off, val, pid, tag, mark] = cell.children;
+    mark.textContent = copy ? t(copy.kind === 'retry' ? 'cell.retryOf' : 'cell.sameAs', { offset: fmt(copy.of) }) : '';
+    mark.title = copy ? copyText(copy) : '';
     off.textContent = fmt(offset);
     if (kind === 'next') {
       val.textContent = t('cell.next');
@@ -630,8 +638,8 @@ export class LogView {
       // Narrow no-break spaces around the dots: the line fits a cell.
       pid.textContent = hasPid ? `${producerLabel(e.producerId)}\u202f·\u202fe${e.producerEpoch}` + (e.sequence >= 0 ? `\u202f·\u202fs${e.sequence}` : '') : '';
       cell.title = hasPid ? t('cell.pidTitle', { pid: e.producerId, alias: producerLabel(e.producerId), epoch: e.producerEpoch, sequence: e.sequence }) : '';
-      tag.textContent = tagText(e, copy);
-      cell.setAttribute('aria-label', t('cell.aria', { offset, what: describe(e) }) + (copy ? '. ' + tagText(e, copy) : ''));
+      tag.textContent = tagText(e);
+      cell.setAttribute('aria-label', t('cell.aria', { offset, what: describe(e) }) + (copy ? '. ' + copyText(copy) : ''));
     }
     this.fillLane(rc, 'rc', offset, kind, e);
     this.fillLane(ru, 'ru', offset, kind, e);
