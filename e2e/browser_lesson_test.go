@@ -50,6 +50,9 @@ func TestBrowserLesson2(t *testing.T) {
 			p.wait("O-2's write to show as open with the LSO held at 2",
 				`cell(2)?.dataset.txn === 'open' && summary('lso')?.dataset.value === '2' && summary('hw')?.dataset.value === '3'`, 5*time.Second)
 			equal(t, "log after the crash", shape(p.cells()), []string{"0:committed", "1:COMMIT", "2:open"})
+			p.assertOnScreen("after Crash before commit", map[string]string{
+				"the open record": `cell(2)`, "the held LSO": `flag('lso')`, "the HW": `flag('hw')`, "the Crash button": `byTestID('processor-crash')`,
+			})
 			if why := p.text("lso-why"); !strings.Contains(why, "holds the LSO at 2: read_committed consumers wait") {
 				t.Fatalf("the page does not say why LSO < HW: %q", why)
 			}

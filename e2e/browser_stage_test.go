@@ -157,6 +157,10 @@ func TestBrowserStageLessons(t *testing.T) {
 				equalOffsets(t, "the story of "+st.Focus.Topic+" (writes and markers, oldest first)", told, want)
 				if lesson == "2" {
 					equalOffsets(t, "lesson 2's story", told, []int64{0, 1, 2, 3, 4, 5, 6, 7})
+					// Choosing the ABORT's entry marks the marker and the
+					// record it aborted.
+					p.do("choose the ABORT in the story", chromedp.Click(chromedp.CSS(`[data-testid="timeline"] [data-testid="event"][data-kind="abort"][data-offset="3"]`)))
+					p.wait("the ABORT and offset 2 marked on the log", `cell(3)?.dataset.marked === 'true' && cell(2)?.dataset.marked === 'true' && cell(4)?.dataset.marked === undefined && cell(3).getAttribute('aria-pressed') === 'true'`, 5*time.Second)
 				}
 				p.assertCellTextSize()
 			})
