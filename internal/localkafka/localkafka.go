@@ -474,15 +474,27 @@ func (c *Cluster) stopNodes(ids []int) error {
 			go func() { <-p.done; exited <- struct{}{} }()
 		}
 	}
+	err := c.awaitExits(stopping, exited, grace, watchQuorum)
+	for _, p := range stopping {
+		if p.archive != "" && !p.running() {
+			publishArchive(c.java, c.libs, c.archive, p.archive)
+		}
+	}
+	c.writePids()
+	return err
+}
+
+// awaitExits waits until every process of stopping has reported on
+// exited, SIGKILLing what is left after grace (cut to quorumLostGrace
+// once at most half of the nodes run, when watchQuorum is set).
+func (c *Cluster) awaitExits(stopping []*process, exited <-chan struct{}, grace time.Duration, watchQuorum bool) error {
 	end := time.Now().Add(grace)
 	deadline := time.NewTimer(grace)
 	defer deadline.Stop()
-	var err error
-	for left := len(stopping); left > 0 && err == nil; {
+	for left := len(stopping); left > 0; left-- {
 		select {
 		case <-exited:
-			left--
-			if watchQuorum && c.runningCount() <= total/2 {
+			if watchQuorum && c.runningCount() <= c.layout.nodes()/2 {
 				watchQuorum = false
 				if soon := time.Now().Add(quorumLostGrace); soon.Before(end) {
 					end = soon
@@ -491,16 +503,10 @@ func (c *Cluster) stopNodes(ids []int) error {
 			}
 		case <-deadline.C:
 			c.log.Warn("local Kafka node(s) did not stop in time; sending SIGKILL", "left", left)
-			err = killAll(stopping, left, exited)
+			return killAll(stopping, left, exited)
 		}
 	}
-	for _, p := range stopping {
-		if p.archive != "" && !p.running() {
-			publishArchive(c.java, c.libs, c.archive, p.archive)
-		}
-	}
-	c.writePids()
-	return err
+	return nil
 }
 
 // killAll SIGKILLs the processes and waits until the left of them that
