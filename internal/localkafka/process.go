@@ -159,10 +159,18 @@ func publishArchive(java, libs, archive, tmp string) {
 		os.Remove(tmp)
 		return
 	}
-	cmd := exec.Command(java, "-XX:ErrorFile=/dev/null", "-XX:SharedArchiveFile="+tmp, "-Xshare:on", "-cp", classpath(libs), "-version")
-	cmd.SysProcAttr = sysProcAttr()
-	if cmd.Run() == nil && os.Rename(tmp, archive) == nil {
+	devNull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		os.Remove(tmp)
 		return
+	}
+	defer devNull.Close()
+	p, err := startProcess(java, []string{"-XX:ErrorFile=" + os.DevNull, "-XX:SharedArchiveFile=" + tmp, "-Xshare:on", "-cp", classpath(libs), "-version"}, devNull)
+	if err == nil {
+		<-p.done
+		if p.err == nil && os.Rename(tmp, archive) == nil {
+			return
+		}
 	}
 	os.Remove(tmp)
 }
