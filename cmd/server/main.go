@@ -72,7 +72,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	hosts := fs.String("allowed-hosts", env("OFFSETLAB_ALLOWED_HOSTS", ""), "comma-separated extra host names the dashboard answers to (DNS rebinding guard) [OFFSETLAB_ALLOWED_HOSTS]")
 	fs.StringVar(&c.joinURL, "join-url", env("OFFSETLAB_JOIN_URL", ""), "the URL students open in classroom mode; empty derives it from --addr [OFFSETLAB_JOIN_URL]")
 	fs.StringVar(&c.localKafka, "local-kafka", env("OFFSETLAB_LOCAL_KAFKA", ""), "run real Apache Kafka 4.3.1 brokers as child processes, under --data-dir: single or triple (lesson 4's three brokers, which the dashboard can stop and start); needs Java 17+ ($JAVA_HOME/bin/java or java on PATH), and Maven Central the first time, to download the jars into --kafka-libs [OFFSETLAB_LOCAL_KAFKA]")
-	fs.StringVar(&c.kafkaLibs, "kafka-libs", localkafka.DefaultLibs(getenv, "."), "where --local-kafka finds the Kafka jars, and downloads them to when missing; default $OFFSETLAB_CACHE/kafka-4.3.1/libs, else ./.cache/kafka-4.3.1/libs, which the test command fills [OFFSETLAB_KAFKA_LIBS]")
+	fs.StringVar(&c.kafkaLibs, "kafka-libs", localkafka.DefaultLibs(getenv, "."), "where --local-kafka finds the Kafka jars, and downloads them to when missing: the test command fills the default; with OFFSETLAB_CACHE set, $OFFSETLAB_CACHE/kafka-4.3.1/libs [OFFSETLAB_KAFKA_LIBS]")
 	c.java = localkafka.DefaultJava(getenv)
 	if err := fs.Parse(args); err != nil {
 		return config{}, err

@@ -230,7 +230,7 @@ func replaceable(libs string, missing []string) error {
 	if len(missing) > 3 {
 		missing = append(missing[:3:3], "…")
 	}
-	return fmt.Errorf("%s holds other files than the Kafka %s jars this server needs (missing or different: %s); remove it, or set OFFSETLAB_KAFKA_LIBS to an empty directory", libs, KafkaVersion, strings.Join(missing, ", "))
+	return fmt.Errorf("%s holds other files than the Kafka %s jars this server needs (missing or different: %s); remove it, or point --kafka-libs (OFFSETLAB_KAFKA_LIBS) at an empty directory", libs, KafkaVersion, strings.Join(missing, ", "))
 }
 
 // swapIn puts the directory tmp in the place of libs: an existing libs is

@@ -207,6 +207,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 		fresh, err := c.prepare(cfg.Shape)
 		if err != nil {
 			c.closeProbes()
+			c.endLife()
 			return nil, err
 		}
 		err = c.startAll(ctx)
@@ -224,6 +225,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 				continue
 			}
 		}
+		c.endLife()
 		return nil, problem.Wrap(err, problem.Internal, "error.localKafkaStart", "shape", cfg.Shape, "dir", dir, "detail", err.Error())
 	}
 	if err := os.WriteFile(filepath.Join(dir, "bootstrap"), []byte(strings.Join(c.Brokers(), ",")+"\n"), 0o644); err != nil {
@@ -370,7 +372,7 @@ func (c *Cluster) launch(id int) error {
 	fmt.Fprintf(out, "===== offsetlab: starting node %d at %s =====\n", id, time.Now().Format(time.RFC3339))
 	// only node 1 may write a class archive: one writer per cluster
 	cds, writes := archiveOptions(c.archive, id == 1)
-	args := slices.Concat(brokerJVMOptions, cds, []string{
+	args := slices.Concat(brokerJVMOptions(), cds, []string{
 		"-Dlog4j2.configurationFile=" + filepath.Join(c.dir, "server-log4j2.properties"),
 		"-Dkafka.logs.dir=" + dir,
 		"-XX:ErrorFile=" + filepath.Join(dir, "hs_err_pid%p.log"),

@@ -10,18 +10,23 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 )
 
-// JVM options, as harness.sh starts brokers and tools. Serial GC: no
-// parallel GC threads competing for two cores; C1 only: the JIT work at
-// startup is what makes a broker slow to come up on a small machine, and a
-// teaching cluster never needs C2's peak throughput.
-var (
-	brokerJVMOptions = []string{"-Xmx384m", "-Xms128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:MaxDirectMemorySize=128m", "-Djava.awt.headless=true"}
-	toolJVMOptions   = []string{"-Xmx256m", "-Xms32m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Djava.awt.headless=true", "-Xlog:cds*=off"}
-)
+// brokerJVMOptions are the JVM options harness.sh starts brokers with.
+// Serial GC: no parallel GC threads competing for two cores; C1 only: the
+// JIT work at startup is what makes a broker slow to come up on a small
+// machine, and a teaching cluster never needs C2's peak throughput.
+func brokerJVMOptions() []string {
+	return []string{"-Xmx384m", "-Xms128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:MaxDirectMemorySize=128m", "-Djava.awt.headless=true"}
+}
+
+// toolJVMOptions are the JVM options harness.sh runs Kafka's tools with.
+func toolJVMOptions() []string {
+	return []string{"-Xmx256m", "-Xms32m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Djava.awt.headless=true", "-Xlog:cds*=off"}
+}
 
 // process is a JVM this package started.
 type process struct {
@@ -98,8 +103,8 @@ func runTool(java, libs string, cds []string, log4j, logPath string, class strin
 		return err
 	}
 	defer out.Close()
-	jvm := append(append(append([]string{}, toolJVMOptions...), cds...), "-Dlog4j2.configurationFile="+log4j, "-cp", classpath(libs), class)
-	p, err := startProcess(java, append(jvm, args...), out)
+	jvm := slices.Concat(toolJVMOptions(), cds, []string{"-Dlog4j2.configurationFile=" + log4j, "-cp", classpath(libs), class}, args)
+	p, err := startProcess(java, jvm, out)
 	if err != nil {
 		return err
 	}
