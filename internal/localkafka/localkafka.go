@@ -145,6 +145,7 @@ type Node struct {
 type Cluster struct {
 	dir, libs, java string
 	archive         string // class-data-sharing archive, or ""
+	pickPorts       func(n int) ([]int, error)
 	layout          layout
 	log             *slog.Logger
 	probes          []*probe // by node, node 1 first
@@ -167,6 +168,11 @@ type Cluster struct {
 // ports. On failure nothing it started keeps running. The caller must
 // Close the cluster.
 func Start(ctx context.Context, cfg Config) (*Cluster, error) {
+	return start(ctx, cfg, freePorts)
+}
+
+// start is Start with the function that picks ports for a fresh cluster.
+func start(ctx context.Context, cfg Config, pickPorts func(n int) ([]int, error)) (*Cluster, error) {
 	n := nodeCount(cfg.Shape)
 	if n == 0 {
 		return nil, problem.New(problem.Invalid, "error.localKafkaShape", "shape", cfg.Shape)
@@ -200,7 +206,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	if err := (fetcher{manifest: m, repository: mavenCentral, client: http.DefaultClient, log: log}).ensureJars(ctx, libs); err != nil {
 		return nil, err
 	}
-	c := &Cluster{dir: dir, libs: libs, java: java, archive: classArchive(java, libs), log: log, procs: make([]*process, n)}
+	c := &Cluster{dir: dir, libs: libs, java: java, archive: classArchive(java, libs), log: log, procs: make([]*process, n), pickPorts: pickPorts}
 	c.life, c.endLife = context.WithCancel(context.Background())
 	started := time.Now()
 	for attempt := 1; ; attempt++ {
@@ -262,7 +268,7 @@ func (c *Cluster) prepare(shape string) (fresh bool, err error) {
 		return false, dirError(c.dir, err)
 	}
 	n := nodeCount(shape)
-	ports, err := freePorts(2 * n)
+	ports, err := c.pickPorts(2 * n)
 	if err != nil {
 		return false, dirError(c.dir, err)
 	}

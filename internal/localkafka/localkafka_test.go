@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -263,6 +264,43 @@ func TestTripleStopStartNode(t *testing.T) {
 	t.Logf("the last node (no quorum) and the cluster stopped in %s", time.Since(start).Round(10*time.Millisecond))
 	if err := c.StartNode(t.Context(), 2); problem.KeyOf(err) != "error.localKafkaClosed" {
 		t.Errorf("StartNode after Close: %v, want error.localKafkaClosed", err)
+	}
+}
+
+// TestRetryWhenPortTaken: when another process binds a port between the
+// pick and the JVM's bind, Start forgets that try and starts again with
+// new ports.
+func TestRetryWhenPortTaken(t *testing.T) {
+	cfg := realKafka(t)
+	cfg.Shape = Single
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	takenPort := taken.Addr().(*net.TCPAddr).Port
+	picks := 0
+	pick := func(n int) ([]int, error) {
+		picks++
+		ports, err := freePorts(n)
+		if picks == 1 && err == nil {
+			ports[0] = takenPort // node 1's client port
+		}
+		return ports, err
+	}
+	c, err := start(t.Context(), cfg, pick)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if picks != 2 {
+		t.Errorf("ports picked %d times, want 2 (one retry)", picks)
+	}
+	if got := c.Brokers()[0]; got == taken.Addr().String() {
+		t.Errorf("serving on the taken port %s", got)
+	}
+	if got := upNodes(t, c); !slices.Equal(got, []int{1}) {
+		t.Errorf("nodes up: %v, want [1]", got)
 	}
 }
 
