@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
+	"github.com/offsetlab/offsetlab/internal/problem"
 	"github.com/offsetlab/offsetlab/internal/wait"
 )
 
@@ -82,6 +83,9 @@ func waitISR(sc *stepContext, obs *observation, topic string, within time.Durati
 	held := false
 	err := wait.Until(ctx, 250*time.Millisecond, func(ctx context.Context) (bool, error) {
 		q, err := partition0(ctx, sc, topic)
+		if problem.Unreachable(err) {
+			return false, nil // a broker just stopped or started: ask again
+		}
 		if err != nil {
 			return false, err
 		}
