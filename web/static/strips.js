@@ -1,10 +1,12 @@
 // strips.js: a topic's partitions side by side, followed live. Each strip
-// is one partition's map (GET …/map?buckets=N, N fitting the strip's
-// width: one bucket every few pixels) drawn as a heat strip from its log
-// start (left edge) to its high watermark (right edge): per bucket, how
-// much of it is plain data, committed (✓), aborted (✗, hatched), open (…,
-// dotted), COMMIT / ABORT markers and gaps, with the LSO drawn where an
-// open transaction holds it. Below it, the pointers, the open
+// is one partition's map (GET …/map?buckets=N, N fitting its width: one
+// bucket every few pixels) drawn as a heat strip: per bucket, how much of
+// it is plain data, committed (✓), aborted (✗, hatched), open (…, dotted),
+// COMMIT / ABORT markers and gaps, with the LSO drawn where an open
+// transaction holds it. The strips share one offset scale — from the
+// lowest log start to the highest high watermark of the topic — so a
+// longer partition draws a longer bar, and what is not written yet is
+// left blank past its high watermark. Below each, the pointers, the open
 // transactions and the counts in words.
 //
 // Following: every POLL_MS the page reads the partitions' pointers (GET
@@ -38,17 +40,35 @@ const PALETTE = {
   gap: '#ffffff',
   gapLine: '#4b5563',
   lso: '#6b21a8',
+  hw: '#101418',
   empty: '#eef1f4',
+  unwritten: '#f8fafc',
 };
 
 /** setupStrips follows the strips under root (the topic page's list). */
 export function setupStrips(root, { live, error }) {
   const topic = root.dataset.topic;
   const strips = new Map();
+  const axis = { from: 0, to: 0 };
   for (const li of root.querySelectorAll('[data-testid="strip"]')) {
-    const s = new Strip(topic, li);
+    const s = new Strip(topic, li, axis);
     strips.set(s.partition, s);
   }
+  // rescale sets the shared offset scale; strips redraw when it changed.
+  function rescale() {
+    let from = Infinity;
+    let to = 0;
+    for (const s of strips.values()) {
+      from = Math.min(from, s.ptrs.logStartOffset);
+      to = Math.max(to, s.ptrs.highWatermark);
+    }
+    if (!Number.isFinite(from)) from = 0;
+    if (from === axis.from && to === axis.to) return;
+    axis.from = from;
+    axis.to = to;
+    for (const s of strips.values()) s.resize();
+  }
+  rescale();
   const state = { recountAt: 0, recountWanted: false, timer: 0, busy: false };
 
   function setLive(s, err) {
@@ -76,6 +96,7 @@ export function setupStrips(root, { live, error }) {
     let moved = false;
     for (const p of t.partitions || []) moved = (strips.get(p.partition)?.setPointers(p) ?? false) || moved;
     if (moved) state.recountWanted = true;
+    rescale();
     if (state.recountWanted && Date.now() - state.recountAt >= POLL_MS) await recountOpen();
     for (const s of strips.values()) {
       if (document.hidden) break;
@@ -115,9 +136,10 @@ export function setupStrips(root, { live, error }) {
 
 /** Strip is one partition's strip: its pointers, map and canvas. */
 class Strip {
-  constructor(topic, li) {
+  constructor(topic, li, axis) {
     this.topic = topic;
     this.li = li;
+    this.axis = axis;
     this.partition = Number(li.dataset.partition);
     this.canvas = li.querySelector('canvas');
     this.counts = li.querySelector('[data-testid="strip-counts"]');
@@ -165,10 +187,12 @@ class Strip {
     else tr(label, 'strip.open', { count });
   }
 
-  /** wanted is the bucket count that fits the strip's width. */
+  /** wanted is the bucket count that fits the partition's share of the width. */
   wanted() {
     const w = this.canvas.clientWidth || 300;
-    return Math.max(1, Math.min(MAX_BUCKETS, Math.floor(w / PX_PER_BUCKET)));
+    const all = this.axis.to - this.axis.from;
+    const share = all > 0 ? (this.ptrs.highWatermark - this.ptrs.logStartOffset) / all : 1;
+    return Math.max(1, Math.min(MAX_BUCKETS, Math.floor((w * share) / PX_PER_BUCKET)));
   }
 
   due() {
@@ -245,9 +269,13 @@ class Strip {
     g.fillStyle = PALETTE.empty;
     g.fillRect(0, 0, w, STRIP_HEIGHT);
     const m = this.map;
-    if (!m || m.to <= m.from) return;
-    const offsets = m.to - m.from;
-    const x = (o) => ((o - m.from) / offsets) * w;
+    const from = Math.min(this.axis.from, m ? m.from : Infinity);
+    const offsets = Math.max(this.axis.to, m ? m.to : 0) - from;
+    if (!m || m.to <= m.from || offsets <= 0) return;
+    const x = (o) => ((o - from) / offsets) * w;
+    // Past the high watermark: nothing written yet, a light blank.
+    g.fillStyle = PALETTE.unwritten;
+    g.fillRect(x(m.to), 0, w - x(m.to), STRIP_HEIGHT);
     const pats = patterns(g);
     const order = [
       ['plain', PALETTE.plain], ['committed', PALETTE.committed], ['commitMarkers', PALETTE.commitMarker],
@@ -266,6 +294,10 @@ class Strip {
         g.fillRect(x0, y - h, bw, h);
         y -= h;
       }
+    }
+    if (m.to < from + offsets) {
+      g.fillStyle = PALETTE.hw;
+      g.fillRect(Math.max(0, x(m.to) - 1.5), 0, 3, STRIP_HEIGHT);
     }
     const lso = m.lastStableOffset;
     if (lso >= m.from && lso < m.to) {
