@@ -173,7 +173,7 @@ func TestExplorerPages(t *testing.T) {
 			lacks: []string{`__consumer_offsets`}},
 		{name: "topics with Kafka's own", path: "/topics?internal=true", status: http.StatusOK,
 			contains: []string{`data-topic="__consumer_offsets"`, `data-testid="internal-badge"`, `Hide Kafka&#39;s internal topics`},
-			lacks: []string{`data-testid="delete-topic" data-topic="__consumer_offsets"`}},
+			lacks:    []string{`data-testid="delete-topic" data-topic="__consumer_offsets"`}},
 		{name: "a student's topics page deletes nothing", student: true, path: "/topics", status: http.StatusOK,
 			contains: []string{`data-topic="keys"`, `data-role="student"`}, lacks: []string{`data-testid="delete-topic"`, `delete-dialog`}},
 		{name: "a read-only cluster's topics page deletes nothing", lab: explorerLab{readOnly: true}, path: "/topics", status: http.StatusOK,
