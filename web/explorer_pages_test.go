@@ -197,7 +197,7 @@ func TestExplorerPages(t *testing.T) {
 		{name: "transactions with hanging producers and abort", path: "/transactions", status: http.StatusOK,
 			contains: []string{`data-testid="txn-row" data-id="payments-app" data-state="Ongoing"`, `data-testid="partition-producers" data-topic="payments" data-partition="0"`,
 				`data-producer="42" data-start="0" data-hanging="true"`, `data-verdict="hanging"`,
-				`kafka-transactions.sh --bootstrap-server 127.0.0.1:9092 abort --topic payments --partition 0 --start-offset 0`,
+				`<span class="word">kafka-transactions.sh</span> <span class="word">--bootstrap-server 127.0.0.1:9092</span> <span class="word">abort</span> <span class="word">--topic payments</span> <span class="word">--partition 0</span> <span class="word">--start-offset 0</span>`,
 				`data-testid="abort-txn"`, `data-testid="abort-dialog"`},
 			lacks: []string{`__consumer_offsets`}},
 		{name: "a student's transactions page aborts nothing", student: true, path: "/transactions", status: http.StatusOK,

@@ -2,11 +2,15 @@ package web
 
 import (
 	"context"
+	"html"
+	"io"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/a-h/templ"
 
 	"github.com/offsetlab/offsetlab/internal/catalog"
 	"github.com/offsetlab/offsetlab/internal/cluster"
@@ -67,14 +71,43 @@ func (p producersView) TimeoutMinutes() string {
 
 // DescribeCommand is kafka-transactions.sh describe-producers for the
 // partition.
-func (p producersView) DescribeCommand() string {
-	return "kafka-transactions.sh --bootstrap-server " + p.Bootstrap + " describe-producers --topic " + p.Topic + " --partition " + itoa32(p.Partition)
+func (p producersView) DescribeCommand() shellCommand {
+	return shellCommand{"kafka-transactions.sh", "--bootstrap-server " + p.Bootstrap, "describe-producers",
+		"--topic " + p.Topic, "--partition " + itoa32(p.Partition)}
 }
 
 // FindHangingCommand is kafka-transactions.sh find-hanging for the
 // partition.
-func (p producersView) FindHangingCommand() string {
-	return "kafka-transactions.sh --bootstrap-server " + p.Bootstrap + " find-hanging --topic " + p.Topic + " --partitions " + itoa32(p.Partition)
+func (p producersView) FindHangingCommand() shellCommand {
+	return shellCommand{"kafka-transactions.sh", "--bootstrap-server " + p.Bootstrap, "find-hanging",
+		"--topic " + p.Topic, "--partitions " + itoa32(p.Partition)}
+}
+
+// shellCommand is a command line as its words, an option with its value
+// one word: the page breaks a long line between words only.
+type shellCommand []string
+
+// String is the command line as typed.
+func (c shellCommand) String() string { return strings.Join(c, " ") }
+
+// commandLine shows a command to copy in a <pre>, one span a word, so
+// that a long line wraps between words (an option stays with its value)
+// and a copy is exactly the command, single spaces (a templ component
+// would add whitespace a <pre> keeps).
+func commandLine(c shellCommand, testID string) templ.Component {
+	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
+		var b strings.Builder
+		b.WriteString(`<pre class="command"><code data-testid="` + html.EscapeString(testID) + `">`)
+		for i, word := range c {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(`<span class="word">` + html.EscapeString(word) + `</span>`)
+		}
+		b.WriteString(`</code></pre>`)
+		_, err := io.WriteString(w, b.String())
+		return err
+	})
 }
 
 // producerRow is one producer with state on a partition.
@@ -103,9 +136,9 @@ func (p producerRow) LastWrite() string {
 }
 
 // AbortCommand is what an administrator types to abort the transaction.
-func (p producerRow) AbortCommand() string {
-	return "kafka-transactions.sh --bootstrap-server " + p.Bootstrap + " abort --topic " + p.Topic +
-		" --partition " + itoa32(p.Partition) + " --start-offset " + p.StartText()
+func (p producerRow) AbortCommand() shellCommand {
+	return shellCommand{"kafka-transactions.sh", "--bootstrap-server " + p.Bootstrap, "abort",
+		"--topic " + p.Topic, "--partition " + itoa32(p.Partition), "--start-offset " + p.StartText()}
 }
 
 // transactionsPage is GET /transactions?state=&topic=: ListTransactions

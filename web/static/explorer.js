@@ -17,8 +17,12 @@ const main = $('app');
 const pageStatus = $('page-status');
 const FLASH_KEY = 'offsetlab.explorer.flash';
 
-/** flash says a sentence after the next load (sessionStorage). */
+/**
+ * flash says a sentence after the next load (sessionStorage), at the top
+ * of the page: the reload starts there, where the status line is.
+ */
 function flash(key, args) {
+  history.scrollRestoration = 'manual';
   try {
     sessionStorage.setItem(FLASH_KEY, JSON.stringify({ key, args }));
   } catch {
