@@ -204,7 +204,7 @@ func navCurrent(current, section string) templ.Attributes {
 	return templ.Attributes{}
 }
 
-// leaderText is a partition's leader ("none" while it has none: -1).
+// leaderText is a partition's leader or a coordinator ("—" for none: -1).
 func leaderText(id int32) string {
 	if id < 0 {
 		return "—"

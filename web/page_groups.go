@@ -68,7 +68,7 @@ func offsetText(n int64) string {
 	return i64(n)
 }
 
-// MembersText is a group's member count ("—" when it could not be read).
+// membersText is a group's member count ("—" when it could not be read).
 func membersText(n int) string {
 	if n < 0 {
 		return "—"
