@@ -170,6 +170,38 @@ func TestBrowserGroupPage(t *testing.T) {
 			p.click("ui-lang-en")
 			shootExplorer(t, p, "group-"+string(kind))
 
+			// A live member: its client id, host and assignment.
+			live := a.name("live")
+			consumer, err := kgo.NewClient(append(a.kafka.ClientOpts(), kgo.ConsumerGroup(live), kgo.ConsumeTopics(out),
+				kgo.ClientID("explorer-browser"), kgo.FetchIsolationLevel(kgo.ReadCommitted()))...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer consumer.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			for got := 0; got < 3; {
+				fs := consumer.PollFetches(ctx)
+				if err := fs.Err0(); err != nil {
+					t.Fatal(err)
+				}
+				got += fs.NumRecords()
+			}
+			if err := consumer.CommitUncommittedOffsets(ctx); err != nil {
+				t.Fatal(err)
+			}
+			member := `document.querySelector('[data-testid="member-row"]')`
+			for deadline := time.Now().Add(30 * time.Second); ; {
+				p.open("/groups/" + live)
+				if p.waitErr(member+`?.textContent.includes('explorer-browser') && byTestID('assignment').textContent.includes('`+out+`: 0')`, time.Second) == nil {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("group %s never showed its member: %s", live, p.text("member-table"))
+				}
+			}
+			shootExplorer(t, p, "group-live-"+string(kind))
+
 			p.open("/groups/" + a.name("nobody"))
 			if got := p.text("problem"); !strings.Contains(got, "is unknown") {
 				t.Fatalf("an unknown group's page says %q", got)
