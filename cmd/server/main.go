@@ -314,7 +314,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 func startLocalKafka(ctx context.Context, cfg config, log *slog.Logger) (*localkafka.Cluster, error) {
 	dir := filepath.Join(cfg.dataDir, "local-kafka-"+cfg.localKafka)
 	log.Info("starting real Apache Kafka", "shape", cfg.localKafka, "dir", dir, "libs", cfg.kafkaLibs)
-	local, err := localkafka.Start(ctx, localkafka.Config{Shape: cfg.localKafka, Dir: dir, Libs: cfg.kafkaLibs, Java: cfg.java, Logger: log})
+	local, err := localkafka.Start(ctx, localkafka.Config{Shape: cfg.localKafka, Dir: dir, Libs: cfg.kafkaLibs, Java: cfg.java, Get: httpGet, Logger: log})
 	if err != nil {
 		return nil, fmt.Errorf("--local-kafka %s: %w", cfg.localKafka, err)
 	}

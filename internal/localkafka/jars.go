@@ -12,7 +12,6 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -148,9 +147,13 @@ type fetcher struct {
 	manifest manifest
 	// repository is the Maven repository's base URL.
 	repository string
-	client     *http.Client
+	get        Getter
 	log        *slog.Logger
 }
+
+// Getter fetches url's body: an HTTP GET answering 200, else an error
+// (cmd/server gives net/http's; this package speaks no HTTP itself).
+type Getter func(ctx context.Context, url string) (io.ReadCloser, error)
 
 // ensureJars makes libs hold every jar of the manifest, downloading them
 // when it does not. One download runs at a time per cache directory, also
@@ -161,6 +164,9 @@ type fetcher struct {
 func (f fetcher) ensureJars(ctx context.Context, libs string) error {
 	if len(f.manifest.missing(libs)) == 0 {
 		return nil
+	}
+	if f.get == nil {
+		return jarsError(libs, errors.New("jars are missing and no way to download them was given (Config.Get)"))
 	}
 	parent := filepath.Dir(libs)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
@@ -258,24 +264,17 @@ func (f fetcher) download(ctx context.Context, j jar, dst string) error {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
 	url := j.URL(f.repository)
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	body, err := f.get(ctx, url)
 	if err != nil {
-		return err
+		return fmt.Errorf("GET %s: %w", url, err)
 	}
-	resp, err := f.client.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s: %s", url, resp.Status)
-	}
+	defer body.Close()
 	out, err := os.Create(dst)
 	if err != nil {
 		return err
 	}
 	sum := sha256.New()
-	n, err := io.Copy(io.MultiWriter(out, sum), io.LimitReader(resp.Body, j.Size+1))
+	n, err := io.Copy(io.MultiWriter(out, sum), io.LimitReader(body, j.Size+1))
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}

@@ -2,9 +2,11 @@ package localkafka
 
 import (
 	"bufio"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"log/slog"
 	"maps"
 	"net/http"
@@ -213,7 +215,7 @@ func TestEnsureJars(t *testing.T) {
 	t.Run("download, then use the cache", func(t *testing.T) {
 		t.Parallel()
 		m, srv, requests := fakeRepository(t, contents, "")
-		f := fetcher{manifest: m, repository: srv.URL + "/maven2/", client: srv.Client(), log: discard}
+		f := fetcher{manifest: m, repository: srv.URL + "/maven2/", get: httpGetter(srv.Client()), log: discard}
 		parent := t.TempDir()
 		libs := filepath.Join(parent, "libs")
 		if err := f.ensureJars(t.Context(), libs); err != nil {
@@ -243,7 +245,7 @@ func TestEnsureJars(t *testing.T) {
 	t.Run("a bad checksum leaves nothing behind", func(t *testing.T) {
 		t.Parallel()
 		m, srv, _ := fakeRepository(t, contents, "kafka-b")
-		f := fetcher{manifest: m, repository: srv.URL + "/maven2/", client: srv.Client(), log: discard}
+		f := fetcher{manifest: m, repository: srv.URL + "/maven2/", get: httpGetter(srv.Client()), log: discard}
 		parent := t.TempDir()
 		err := f.ensureJars(t.Context(), filepath.Join(parent, "libs"))
 		if err == nil || !strings.Contains(err.Error(), "SHA-256") {
@@ -256,7 +258,7 @@ func TestEnsureJars(t *testing.T) {
 		t.Parallel()
 		m, srv, _ := fakeRepository(t, contents, "")
 		m.Jars = append(m.Jars, jar{Group: "org.example", Artifact: "absent", Version: "1", Size: 1, SHA256: strings.Repeat("1", 64)})
-		f := fetcher{manifest: m, repository: srv.URL + "/maven2/", client: srv.Client(), log: discard}
+		f := fetcher{manifest: m, repository: srv.URL + "/maven2/", get: httpGetter(srv.Client()), log: discard}
 		parent := t.TempDir()
 		if err := f.ensureJars(t.Context(), filepath.Join(parent, "libs")); err == nil || !strings.Contains(err.Error(), "404") {
 			t.Fatalf("err = %v, want a 404", err)
@@ -267,7 +269,7 @@ func TestEnsureJars(t *testing.T) {
 	t.Run("a foreign directory is never replaced", func(t *testing.T) {
 		t.Parallel()
 		m, srv, requests := fakeRepository(t, contents, "")
-		f := fetcher{manifest: m, repository: srv.URL + "/maven2/", client: srv.Client(), log: discard}
+		f := fetcher{manifest: m, repository: srv.URL + "/maven2/", get: httpGetter(srv.Client()), log: discard}
 		libs := filepath.Join(t.TempDir(), "libs")
 		os.MkdirAll(libs, 0o755)
 		os.WriteFile(filepath.Join(libs, "kafka-a-1.0.jar"), []byte("something else"), 0o644)
@@ -283,7 +285,7 @@ func TestEnsureJars(t *testing.T) {
 	t.Run("an earlier fetch for another pom is replaced", func(t *testing.T) {
 		t.Parallel()
 		m, srv, _ := fakeRepository(t, contents, "")
-		f := fetcher{manifest: m, repository: srv.URL + "/maven2/", client: srv.Client(), log: discard}
+		f := fetcher{manifest: m, repository: srv.URL + "/maven2/", get: httpGetter(srv.Client()), log: discard}
 		parent := t.TempDir()
 		libs := filepath.Join(parent, "libs")
 		os.MkdirAll(libs, 0o755)
@@ -336,5 +338,24 @@ func TestDefaultLibs(t *testing.T) {
 		if got := DefaultLibs(getenv, "/repo"); got != tt.want {
 			t.Errorf("DefaultLibs(%v) = %s, want %s", tt.env, got, tt.want)
 		}
+	}
+}
+
+// httpGetter is the Getter cmd/server gives, over client.
+func httpGetter(client *http.Client) Getter {
+	return func(ctx context.Context, url string) (io.ReadCloser, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		if resp.StatusCode != http.StatusOK {
+			resp.Body.Close()
+			return nil, fmt.Errorf("%s", resp.Status)
+		}
+		return resp.Body, nil
 	}
 }

@@ -46,7 +46,6 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -111,6 +110,9 @@ type Config struct {
 	// Java is the java command (see DefaultJava); empty means java on
 	// PATH.
 	Java string
+	// Get downloads a jar from Maven Central when Libs lacks one; nil
+	// means the jars must be there already.
+	Get Getter
 	// Logger receives progress: the download, start and stop times, and a
 	// failed node's last log lines. Nil discards it.
 	Logger *slog.Logger
@@ -203,7 +205,7 @@ func start(ctx context.Context, cfg Config, pickPorts func(n int) ([]int, error)
 	if err != nil {
 		return nil, jarsError(libs, err)
 	}
-	if err := (fetcher{manifest: m, repository: mavenCentral, client: http.DefaultClient, log: log}).ensureJars(ctx, libs); err != nil {
+	if err := (fetcher{manifest: m, repository: mavenCentral, get: cfg.Get, log: log}).ensureJars(ctx, libs); err != nil {
 		return nil, err
 	}
 	c := &Cluster{dir: dir, libs: libs, java: java, archive: classArchive(java, libs), log: log, procs: make([]*process, n), pickPorts: pickPorts}
