@@ -137,6 +137,7 @@ func TestHostileHTTP(t *testing.T) {
 			wg.Go(func() {
 				resp, err := http.Get(p.url + "/api/topics/" + big + "/partitions/0/records?isolation=read_uncommitted&limit=5000")
 				if err != nil {
+					t.Logf("a read failed: %v", err)
 					codes <- 0
 					return
 				}

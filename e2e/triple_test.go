@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"os/exec"
@@ -57,11 +58,13 @@ func startTriple(t *testing.T) (*app, string) {
 func startManagedTriple(t *testing.T) (*app, *localkafka.Cluster) {
 	t.Helper()
 	if os.Getenv(tripleEnv) == "" {
-		t.Skipf("three-broker tests skipped: set %s=1 to let them start Apache Kafka 4.3.1 with scripts/kafka/harness.sh (scripts/test.sh does)", tripleEnv)
+		t.Skipf("three-broker tests skipped: set %s=1 to let them start Apache Kafka 4.3.1 with internal/localkafka (scripts/test.sh does)", tripleEnv)
 	}
 	local, err := localkafka.Start(t.Context(), localkafka.Config{
-		Shape: localkafka.Triple, Dir: t.TempDir(), WatchPID: os.Getpid(), Stderr: os.Stderr,
-		Harness: filepath.Join(repoRoot(t), "scripts", "kafka", "harness.sh"),
+		Shape: localkafka.Triple, Dir: t.TempDir(),
+		Libs:   localkafka.DefaultLibs(os.Getenv, repoRoot(t)),
+		Java:   localkafka.DefaultJava(os.Getenv),
+		Logger: slog.New(slog.NewTextHandler(os.Stderr, nil)),
 	})
 	if err != nil {
 		t.Fatal(err)

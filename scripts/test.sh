@@ -80,7 +80,8 @@ export OFFSETLAB_KAFKA_BROKERS="$(cat "$kafka_dir/bootstrap")"
 echo "real Kafka at $OFFSETLAB_KAFKA_BROKERS"
 
 step "go test (embedded broker, real Kafka single node and three nodes)"
-# The three-node tests start and stop their own clusters with the harness.
+# The three-node tests start and stop their own clusters (with the harness,
+# or with internal/localkafka as --local-kafka does).
 export OFFSETLAB_KAFKA_TRIPLE=1
 go test -count=1 -timeout 30m ./...
 

@@ -30,7 +30,7 @@ func i18nArgs(args ...string) string {
 }
 
 // language is one entry of a language switch: its code and its own name
-// ("lang.self" in its own language: EN, 한국어).
+// ("lang.self", each language's name in itself).
 type language struct{ Code, Label string }
 
 // languages are the switch's entries, in the catalogue's order.

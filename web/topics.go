@@ -21,8 +21,20 @@ func (s *Server) listTopics(w http.ResponseWriter, r *http.Request) {
 }
 
 // getTopic is GET /api/topics/{topic}: partitions with their open
-// transactions, and the topic's configurations.
+// transactions, and the topic's configurations. With ?brief=true it is
+// only the partitions' placement and pointers (one metadata request and
+// three ListOffsets, no DescribeProducers per partition, no configs):
+// what the topic page polls to follow its strips live.
 func (s *Server) getTopic(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Query().Get("brief") == "true" {
+		t, err := s.deps.Lab.Topic(r.Context(), pathParam(r, "topic"))
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, t)
+		return
+	}
 	t, err := s.deps.Lab.TopicDetail(r.Context(), pathParam(r, "topic"))
 	if err != nil {
 		s.writeError(w, r, err)

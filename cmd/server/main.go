@@ -60,6 +60,8 @@ type config struct {
 	// allowWrites lets the dashboard change a cluster it did not start.
 	allowWrites bool
 	kafkaLimits cluster.PortLimits
+	kafkaLibs   string
+	java        string
 }
 
 func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
@@ -83,8 +85,10 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.BoolVar(&c.classroom, "classroom", classroom, "classroom mode: students on the network get a read-only view; the teacher logs in with the one-time link printed at start [OFFSETLAB_CLASSROOM=1]")
 	hosts := fs.String("allowed-hosts", env("OFFSETLAB_ALLOWED_HOSTS", ""), "comma-separated extra host names the dashboard answers to (DNS rebinding guard) [OFFSETLAB_ALLOWED_HOSTS]")
 	fs.StringVar(&c.joinURL, "join-url", env("OFFSETLAB_JOIN_URL", ""), "the URL students open in classroom mode; empty derives it from --addr [OFFSETLAB_JOIN_URL]")
+	fs.StringVar(&c.localKafka, "local-kafka", env("OFFSETLAB_LOCAL_KAFKA", ""), "run real Apache Kafka 4.3.1 brokers as child processes, under --data-dir: single or triple (lesson 4's three brokers, which the dashboard can stop and start); needs Java 17+ ($JAVA_HOME/bin/java or java on PATH), and Maven Central the first time, to download the jars into --kafka-libs [OFFSETLAB_LOCAL_KAFKA]")
+	fs.StringVar(&c.kafkaLibs, "kafka-libs", localkafka.DefaultLibs(getenv, "."), "where --local-kafka finds the Kafka jars, and downloads them to when missing: the test command fills the default; with OFFSETLAB_CACHE set, $OFFSETLAB_CACHE/kafka-4.3.1/libs [OFFSETLAB_KAFKA_LIBS]")
+	c.java = localkafka.DefaultJava(getenv)
 	limits := kafkaPortFlags(fs, env)
-	fs.StringVar(&c.localKafka, "local-kafka", env("OFFSETLAB_LOCAL_KAFKA", ""), "run real Apache Kafka brokers with scripts/kafka/harness.sh: single or triple (lesson 4's three brokers, which the dashboard can stop and start); needs Java 17+, and Maven for the first download [OFFSETLAB_LOCAL_KAFKA]")
 	commandConfig := fs.String("command-config", env("OFFSETLAB_COMMAND_CONFIG", ""), "Kafka client properties (as kafka-*.sh --command-config takes them, Java or librdkafka spellings): TLS, SASL, and bootstrap.servers standing in for --brokers [OFFSETLAB_COMMAND_CONFIG]")
 	allowWrites, err := strconv.ParseBool(env("OFFSETLAB_ALLOW_WRITES", "false"))
 	if err != nil {
@@ -234,7 +238,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 
 	var local *localkafka.Cluster
 	if cfg.localKafka != "" {
-		if local, err = startLocalKafka(ctx, cfg, log, stderr); err != nil {
+		if local, err = startLocalKafka(ctx, cfg, log); err != nil {
 			return err
 		}
 		defer local.Close()
@@ -305,16 +309,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	return nil
 }
 
-// startLocalKafka starts --local-kafka's cluster under the data directory,
-// watched by this process so that no broker outlives the server.
-func startLocalKafka(ctx context.Context, cfg config, log *slog.Logger, stderr io.Writer) (*localkafka.Cluster, error) {
+// startLocalKafka starts --local-kafka's cluster under the data directory.
+// Its JVMs are this process's children and die with it.
+func startLocalKafka(ctx context.Context, cfg config, log *slog.Logger) (*localkafka.Cluster, error) {
 	dir := filepath.Join(cfg.dataDir, "local-kafka-"+cfg.localKafka)
-	log.Info("starting real Apache Kafka with scripts/kafka/harness.sh (the first start downloads the jars with Maven)", "shape", cfg.localKafka, "dir", dir)
-	local, err := localkafka.Start(ctx, localkafka.Config{Shape: cfg.localKafka, Dir: dir, WatchPID: os.Getpid(), Stderr: stderr})
+	log.Info("starting real Apache Kafka", "shape", cfg.localKafka, "dir", dir, "libs", cfg.kafkaLibs)
+	local, err := localkafka.Start(ctx, localkafka.Config{Shape: cfg.localKafka, Dir: dir, Libs: cfg.kafkaLibs, Java: cfg.java, Get: httpGet, Logger: log})
 	if err != nil {
 		return nil, fmt.Errorf("--local-kafka %s: %w", cfg.localKafka, err)
 	}
-	log.Info("local Apache Kafka serving", "brokers", strings.Join(local.Brokers(), ","))
 	return local, nil
 }
 

@@ -11,7 +11,9 @@ import (
 // keyUses finds the catalogue keys the code uses: data-i18n="key",
 // data-i18n-attr="attr:key;...", @T("key"), @TS("key"), tr("key") and
 // trf("key", ...) in templ/Go, and t('key'), tr(node, 'key'),
-// trAttr(node, 'attr', 'key') and span('key') in JavaScript, and any
+// trAttr(node, 'attr', 'key'), span('key'), flash('key') and
+// err.code = 'key' in JavaScript, catalog.M("key", …) in Go and templ
+// (the explorer pages' messages), and any
 // quoted "narration.…", "error.…", "processor.log.…", "brokers.…" or
 // "lesson.narration.…" key: the sentences Go code names in events, errors
 // (internal/problem) and the processor's log.
@@ -23,6 +25,9 @@ var keyUses = []*regexp.Regexp{
 	regexp.MustCompile(`\btr\([^,()]+(?:\([^()]*\))?,\s*'([^']+)'`),
 	regexp.MustCompile(`\btrAttr\([^,]+,\s*'[^']+',\s*'([^']+)'`),
 	regexp.MustCompile(`\bspan\(\s*'([^']+)'`),
+	regexp.MustCompile(`\bcatalog\.M\("([^"]+)"`),
+	regexp.MustCompile(`\bflash\(\s*'([^']+)'`),
+	regexp.MustCompile(`\.code = '([^']+)'`),
 	regexp.MustCompile(`["'](narration\.[\w.]+)["']`),
 	regexp.MustCompile(`["'](error\.[\w.]+)["']`),
 	regexp.MustCompile(`["'](processor\.log\.[\w.]+)["']`),

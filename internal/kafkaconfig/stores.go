@@ -196,16 +196,18 @@ func (l *loader) caDirectory(key, dir string) ([]*x509.Certificate, bool, *probl
 // pkcs12TrustStore reads a PKCS#12 truststore: Java's trusted-certificate
 // entries (what keytool -importcert writes). A store whose certificates
 // lack Java's trust attribute (openssl pkcs12 -nokeys writes those) is
-// refused, as Java itself trusts none of them.
+// refused, as Java itself trusts none of them; so is any store
+// DecodeTrustStore cannot read, with its reason.
 func (l *loader) pkcs12TrustStore(key, passwordKey string, data []byte) ([]*x509.Certificate, *problem.Error) {
 	certs, err := pkcs12.DecodeTrustStore(data, l.get(passwordKey))
 	switch {
 	case errors.Is(err, pkcs12.ErrIncorrectPassword):
 		return nil, l.passwordError(key, passwordKey)
-	case err != nil && strings.Contains(err.Error(), "not marked as trusted"):
-		return nil, l.errAt(key, keyUntrusted, "path", l.get(key))
 	case err != nil:
-		return nil, l.errAt(key, keyStoreUnreadable, "path", l.get(key), "reason", "not a PKCS12 truststore: "+err.Error())
+		// go-pkcs12 names no error for a certificate without Java's
+		// trust mark (the usual case: openssl wrote the store), so the
+		// sentence says what a usable truststore is, with the reason.
+		return nil, l.errAt(key, keyUntrusted, "path", l.get(key), "reason", err.Error())
 	case len(certs) == 0:
 		return nil, l.errAt(key, keyNoCertificate, "source", l.get(key))
 	}

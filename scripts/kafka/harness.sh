@@ -91,6 +91,7 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 SELF="$HERE/$(basename "${BASH_SOURCE[0]}")"
 REPO="$(cd "$HERE/../.." && pwd)"
+SETTINGS="$REPO/internal/localkafka/settings"
 KAFKA_VERSION=4.3.1
 CACHE_ROOT="${OFFSETLAB_CACHE:-$REPO/.cache}"
 LIBS="${OFFSETLAB_KAFKA_LIBS:-$CACHE_ROOT/kafka-$KAFKA_VERSION/libs}"
@@ -113,33 +114,19 @@ log() { echo "harness: $*" >&2; }
 now_ms() { date +%s%3N; }
 
 # ---------------------------------------------------------------- settings --
+# The broker settings and log4j2 configs live in internal/localkafka/settings,
+# shared with the Go server (--local-kafka), which writes the same
+# server.properties from them (its tests compare the two byte for byte).
+settings_file() { sed -e '/^#/d' "$SETTINGS/$1"; }
+
 # The cluster-wide settings. They are the single source for what the
 # compose files' KAFKA_* variables must say (KAFKA_FOO_BAR <-> foo.bar);
 # `props SHAPE shared` prints exactly these lines.
+# single: seed 000, one KRaft node, transaction state log RF 1 / min ISR 1;
+# triple: seed 002, three broker+controller nodes in one static quorum.
 shared_props() {
 	case "$1" in
-	single) # seed 000: one KRaft node, transaction state log RF 1 / min ISR 1
-		cat <<-'EOF'
-		process.roles=broker,controller
-		controller.listener.names=CONTROLLER
-		offsets.topic.replication.factor=1
-		transaction.state.log.replication.factor=1
-		transaction.state.log.min.isr=1
-		group.initial.rebalance.delay.ms=0
-		num.partitions=1
-		EOF
-		;;
-	triple) # seed 002: three broker+controller nodes in one static quorum
-		cat <<-'EOF'
-		process.roles=broker,controller
-		controller.listener.names=CONTROLLER
-		offsets.topic.replication.factor=3
-		transaction.state.log.replication.factor=3
-		transaction.state.log.min.isr=2
-		default.replication.factor=3
-		group.initial.rebalance.delay.ms=0
-		EOF
-		;;
+	single | triple) settings_file "$1.properties" ;;
 	secure) # "single" behind TLS, SASL and ACLs (issue 13): SASL_SSL for
 		# clients, SASL_PLAINTEXT/PLAIN for the controller, StandardAuthorizer
 		shared_props single
@@ -162,14 +149,7 @@ shared_props() {
 # Settings that exist only because this harness runs brokers as small local
 # processes; they change memory and thread counts, not behaviour a lesson
 # can observe. Not part of the compose comparison.
-local_props() {
-	cat <<-'EOF'
-	log.cleaner.dedupe.buffer.size=16777216
-	num.network.threads=2
-	num.io.threads=4
-	num.recovery.threads.per.data.dir=1
-	EOF
-}
+local_props() { settings_file local.properties; }
 
 shape_nodes() {
 	case "$1" in
@@ -331,7 +311,7 @@ run_tool() {
 	class="$(tool_class "$1")"
 	shift
 	# shellcheck disable=SC2086,SC2046
-	"$JAVA" $TOOL_JVM_OPTS $(cds_opts use) -Dlog4j2.configurationFile="$HERE/tools-log4j2.properties" \
+	"$JAVA" $TOOL_JVM_OPTS $(cds_opts use) -Dlog4j2.configurationFile="$SETTINGS/tools-log4j2.properties" \
 		-cp "$LIBS/*" "$class" "$@"
 }
 
@@ -342,7 +322,7 @@ cmd_tool() {
 	class="$(tool_class "$1")"
 	shift
 	# shellcheck disable=SC2086,SC2046
-	exec "$JAVA" $TOOL_JVM_OPTS $(cds_opts use) -Dlog4j2.configurationFile="$HERE/tools-log4j2.properties" \
+	exec "$JAVA" $TOOL_JVM_OPTS $(cds_opts use) -Dlog4j2.configurationFile="$SETTINGS/tools-log4j2.properties" \
 		-cp "$LIBS/*" "$class" "$@"
 }
 
@@ -405,7 +385,7 @@ launch_node() {
 	[[ "$SHAPE" == secure ]] && jaas="-Djava.security.auth.login.config=$WORKDIR/secrets/broker_jaas.conf"
 	# shellcheck disable=SC2086
 	"$JAVA" $HEAP_OPTS $BROKER_JVM_OPTS $cds $jaas \
-		-Dlog4j2.configurationFile="$HERE/server-log4j2.properties" \
+		-Dlog4j2.configurationFile="$SETTINGS/server-log4j2.properties" \
 		-Dkafka.logs.dir="$dir" -XX:ErrorFile="$dir/hs_err_pid%p.log" \
 		-cp "$LIBS/*" kafka.Kafka "$(props_file "$n")" \
 		</dev/null >>"$dir/server.log" 2>&1 &
