@@ -118,7 +118,7 @@ func dashboardPage(v dashboardView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "\"></script></head><body><a class=\"skip-link\" href=\"#log-viewport\" data-i18n=\"page.skip\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "\"></script></head><body class=\"stage-page\"><a class=\"skip-link\" href=\"#log-viewport\" data-i18n=\"page.skip\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
