@@ -205,6 +205,13 @@ func TestRunnerLifecycle(t *testing.T) {
 	if st.Status != RunReady || st.Cursor != 0 || st.Steps[0].Status != StepPending || st.Names["orders"] != "orders-"+st.Suffix {
 		t.Fatalf("started run = %+v", st)
 	}
+	// Korean particles follow how the run's generated names end.
+	ko := st.Steps[0].Narration.Ko
+	orders := st.Names["orders"]
+	want := orders + catalog.Particle(orders, "과", "와")
+	if strings.ContainsAny(ko, "{|}") || !strings.Contains(ko, want) {
+		t.Fatalf("step 1's Korean narration %q: want %q and no placeholder left", ko, want)
+	}
 	if st.Focus == nil || *st.Focus != (LogRef{Topic: st.Names["order-totals"]}) {
 		t.Fatalf("lesson 1 ends on %+v, want partition 0 of %s", st.Focus, st.Names["order-totals"])
 	}

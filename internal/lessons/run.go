@@ -199,20 +199,30 @@ func (rn *run) nameLocked(logical string) string {
 	return logical
 }
 
-var namePlaceholder = regexp.MustCompile(`\{([A-Za-z0-9._-]+)\}`)
+// namePlaceholder is {name}, or {name|A/B}: the Korean particle that
+// follows the run's name for name, A after a final consonant, B after a
+// vowel (catalog.Particle).
+var namePlaceholder = regexp.MustCompile(`\{([A-Za-z0-9._-]+)(?:\|([^/{}]*)/([^{}]*))?\}`)
 
 // renderLocked replaces {name} placeholders with the run's names and
-// {bootstrap} with the brokers' address.
+// {bootstrap} with the brokers' address, and {name|A/B} with the particle
+// that follows the run's name (orders-b9cd86과, payments-1f로).
 func (rn *run) renderLocked(s string) string {
 	return namePlaceholder.ReplaceAllStringFunc(s, func(m string) string {
-		key := m[1 : len(m)-1]
+		g := namePlaceholder.FindStringSubmatch(m)
+		key, afterConsonant, afterVowel := g[1], g[2], g[3]
+		value, ok := rn.names[key]
 		if key == "bootstrap" {
-			return strings.Join(rn.runner.lab.Brokers(), ",")
+			value, ok = strings.Join(rn.runner.lab.Brokers(), ","), true
 		}
-		if n, ok := rn.names[key]; ok {
-			return n
+		switch {
+		case !ok:
+			return m
+		case afterConsonant != "" || afterVowel != "":
+			return catalog.Particle(value, afterConsonant, afterVowel)
+		default:
+			return value
 		}
-		return m
 	})
 }
 
