@@ -78,6 +78,9 @@ func TestBrowserKeyboardCrash(t *testing.T) {
 			if txn.State != "Ongoing" {
 				t.Fatalf("coordinator says %s after the crash, want Ongoing", txn.State)
 			}
+			// The tab chosen is remembered.
+			p.open("/topics/" + topic + "/partitions/0")
+			p.wait("the Act tab chosen again after a reload", `byTestID('dock-tab-act').getAttribute('aria-selected') === 'true' && !byTestID('dock-act').hidden`, 5*time.Second)
 		})
 	}
 }

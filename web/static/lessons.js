@@ -9,7 +9,7 @@
 // run lives on the server: any tab or browser resumes the current one.
 
 import { api, errorText } from './api.js';
-import { has, initialLanguage, onLanguage, t } from './i18n.js';
+import { has, initialLanguage, onLanguage, plain, t, tr } from './i18n.js';
 
 const LANGS = ['en', 'ko'];
 const POLL_MS = 3000;
@@ -168,14 +168,16 @@ export function setupLessons(app) {
       // Starting over leaves nothing behind: cleanup deletes the run's
       // topics, ends its transactions and resets it under fresh names.
       const st = await call('POST', `/api/lessons/runs/${run.id}/cleanup`);
-      status.textContent = st ? t('lesson.ui.resetCleaned') : '';
+      if (st) tr(status, 'lesson.ui.resetCleaned');
+      else plain(status, '');
       if (st) app.refreshTopics();
     });
     buttons.cleanup.addEventListener('click', async () => {
       const res = await call('POST', '/api/lessons/cleanup', true);
       if (!res) return;
       const deleted = res.deleted || [];
-      status.textContent = deleted.length ? t('lesson.ui.cleaned', { count: deleted.length, topics: deleted.join(', ') }) : t('lesson.ui.cleanedNone');
+      if (deleted.length) tr(status, 'lesson.ui.cleaned', { count: deleted.length, topics: deleted.join(', ') });
+      else tr(status, 'lesson.ui.cleanedNone');
       app.refreshTopics();
     });
   }
