@@ -204,40 +204,15 @@ func (s *scanner) settleOngoing(ctx context.Context) {
 }
 
 // feed walks raw, the RecordBatches of one fetch response, as window.feed
-// does: it returns the offset after the last complete batch considered
-// (where the next fetch starts; fetchFrom when none) and how many complete
-// batches that was.
+// does (see walkBatches).
 func (s *scanner) feed(raw []byte, fetchFrom int64, committed bool, aborted []kmsg.FetchResponseTopicPartitionAbortedTransaction) (next int64, batches int, err error) {
-	next = fetchFrom
 	var abort aborter
 	if committed {
 		abort = newAborter(aborted)
 	}
-	for len(raw) > 0 && !s.done() {
-		b, rest, complete, err := splitBatch(raw)
-		if err != nil {
-			return next, batches, err
-		}
-		if !complete {
-			break
-		}
-		raw = rest
-		batches++
-		next = max(next, b.LastOffset+1)
-		if b.BaseOffset >= s.ptrs.HighWatermark {
-			// Written after the pointers were read: not part of
-			// this snapshot.
-			next = s.ptrs.HighWatermark
-			break
-		}
-		if b.Magic != 2 {
-			continue // a legacy message set: its offsets stay gaps
-		}
-		if err := s.addBatch(&b, committed, abort); err != nil {
-			return next, batches, err
-		}
-	}
-	return next, batches, nil
+	return walkBatches(raw, fetchFrom, s.ptrs.HighWatermark, s.done, func(b *rawBatch) error {
+		return s.addBatch(b, committed, abort)
+	})
 }
 
 func (s *scanner) addBatch(b *rawBatch, committed bool, abort aborter) error {

@@ -106,17 +106,28 @@ func (a aborter) pop(pid int64) {
 
 // feed decodes raw, the RecordBatches of one fetch response. committed says
 // whether the fetch was read_committed, in which case aborted is its list of
-// aborted transactions. It returns the offset after the last complete batch
-// it considered (where the next fetch starts; fetchFrom when it considered
-// none) and how many complete batches that was. A truncated batch at the end
-// of raw is ignored. Feeding stops early once the window is done.
+// aborted transactions. It returns what walkBatches returns; feeding stops
+// early once the window is done.
 func (w *window) feed(raw []byte, fetchFrom int64, committed bool, aborted []kmsg.FetchResponseTopicPartitionAbortedTransaction) (next int64, batches int, err error) {
-	next = fetchFrom
 	var abort aborter
 	if committed {
 		abort = newAborter(aborted)
 	}
-	for len(raw) > 0 && !w.done() {
+	return walkBatches(raw, fetchFrom, w.ptrs.HighWatermark, w.done, func(b *rawBatch) error {
+		return w.addBatch(b, committed, abort)
+	})
+}
+
+// walkBatches walks raw, the RecordBatches of one fetch response, handing
+// add each complete v2 batch written before hw until done says enough. It
+// returns the offset after the last complete batch it considered (where
+// the next fetch starts; fetchFrom when it considered none) and how many
+// complete batches that was. A truncated batch at the end of raw is
+// ignored; a batch at or past hw was written after the pointers were read
+// and ends the walk there; a legacy message set's offsets stay gaps.
+func walkBatches(raw []byte, fetchFrom, hw int64, done func() bool, add func(*rawBatch) error) (next int64, batches int, err error) {
+	next = fetchFrom
+	for len(raw) > 0 && !done() {
 		b, rest, complete, err := splitBatch(raw)
 		if err != nil {
 			return next, batches, err
@@ -127,16 +138,14 @@ func (w *window) feed(raw []byte, fetchFrom int64, committed bool, aborted []kms
 		raw = rest
 		batches++
 		next = max(next, b.LastOffset+1)
-		if b.BaseOffset >= w.ptrs.HighWatermark {
-			// Written after the pointers were read: not part of
-			// this snapshot.
-			next = w.ptrs.HighWatermark
+		if b.BaseOffset >= hw {
+			next = hw
 			break
 		}
 		if b.Magic != 2 {
-			continue // a legacy message set: its offsets stay gaps
+			continue
 		}
-		if err := w.addBatch(&b, committed, abort); err != nil {
+		if err := add(&b); err != nil {
 			return next, batches, err
 		}
 	}
