@@ -183,10 +183,11 @@ func value(lang Lang, name string, args Args) (string, bool) {
 
 // Particle is the form of a Korean particle that follows v: afterConsonant
 // when a Korean reader says v with a final consonant (batchim),
-// afterVowel otherwise — 이/가, 을/를, 은/는, 과/와, 이에요/예요. The pair
-// 으로/로 takes 로 after ㄹ as well as after a vowel (서울로, 1로: 일).
+// afterVowel otherwise — the pairs i/ga, eul/reul, eun/neun, gwa/wa,
+// ieyo/yeyo of ko.json. The pair euro/ro takes ro after a final rieul as
+// well as after a vowel (catalog_test.go shows each in Hangul).
 func Particle(v, afterConsonant, afterVowel string) string {
-	if afterConsonant == "으로" && afterVowel == "로" && endsInRieul(v) {
+	if afterConsonant == particleEuro && afterVowel == particleRo && endsInRieul(v) {
 		return afterVowel
 	}
 	if endsInConsonant(v) {
@@ -195,9 +196,16 @@ func Particle(v, afterConsonant, afterVowel string) string {
 	return afterVowel
 }
 
-// endsInRieul reports whether s, read aloud in Korean, ends in ㄹ: a Hangul
-// syllable with final ㄹ, the digits 1, 7 and 8 (일, 칠, 팔), the letters l
-// and r (엘, 알).
+// The particle pair euro/ro, spelled in Unicode escapes: Korean text lives
+// in ko.json, not in Go source.
+const (
+	particleEuro = "\uc73c\ub85c"
+	particleRo   = "\ub85c"
+)
+
+// endsInRieul reports whether s, read aloud in Korean, ends in rieul (the
+// final consonant l): a Hangul syllable with final rieul, the digits 1, 7
+// and 8 (il, chil, pal), the letters l and r (el, al).
 func endsInRieul(s string) bool {
 	s = strings.TrimRight(s, " .,'\"’”)]")
 	if s == "" {

@@ -206,7 +206,8 @@ var namePlaceholder = regexp.MustCompile(`\{([A-Za-z0-9._-]+)(?:\|([^/{}]*)/([^{
 
 // renderLocked replaces {name} placeholders with the run's names and
 // {bootstrap} with the brokers' address, and {name|A/B} with the particle
-// that follows the run's name (orders-b9cd86과, payments-1f로).
+// that follows the run's name (catalog.Particle: gwa after orders-b9cd86,
+// ro after payments-1f).
 func (rn *run) renderLocked(s string) string {
 	return namePlaceholder.ReplaceAllStringFunc(s, func(m string) string {
 		g := namePlaceholder.FindStringSubmatch(m)
