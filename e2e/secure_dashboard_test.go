@@ -85,6 +85,37 @@ func TestSecureDashboard(t *testing.T) {
 	if txn.State != "CompleteCommit" {
 		t.Errorf("the reader's view of the transaction: %q, want CompleteCommit", txn.State)
 	}
+	// The explorer reads it too: the map counts lesson 2's offsets, the
+	// group shows both lags, the transaction is listed.
+	var m mapView
+	r.do("GET", "/api/topics/"+topic+"/partitions/0/map", nil, http.StatusOK, &m)
+	if _, committed, aborted, open, commits, aborts, _ := m.totals(); committed != 3 || aborted != 1 || open != 0 || commits != 3 || aborts != 1 {
+		t.Errorf("the reader's map of %s: committed %d aborted %d open %d COMMIT %d ABORT %d; want 3, 1, 0, 3, 1", topic, committed, aborted, open, commits, aborts)
+	}
+	var gd struct {
+		Offsets []struct {
+			Lag       int64 `json:"lag"`
+			RecordLag int64 `json:"recordLag"`
+		} `json:"offsets"`
+	}
+	r.do("GET", "/api/groups/"+lesson2.Names["totals-tx"], nil, http.StatusOK, &gd)
+	if len(gd.Offsets) != 1 || gd.Offsets[0].RecordLag != 0 {
+		t.Errorf("the reader's record lag of totals-tx: %+v, want 0", gd)
+	}
+	status, listed := r.request("GET", "/api/transactions", nil)
+	if status != http.StatusOK || !strings.Contains(string(listed), lesson2.Names["order-totals-app"]) {
+		t.Errorf("the reader's transactions list: %d %s", status, listed)
+	}
+	for _, page := range []string{"/topics", "/topics/" + topic, "/groups", "/groups/" + lesson2.Names["totals-tx"], "/transactions?topic=" + topic} {
+		status, raw := r.request("GET", page, nil)
+		if status != http.StatusOK {
+			t.Errorf("GET %s as the reader: %d", page, status)
+		}
+		if strings.Contains(string(raw), `data-testid="delete-topic"`) || strings.Contains(string(raw), `class="danger`) {
+			t.Errorf("the read-only page %s renders a delete or abort control", page)
+		}
+	}
+
 	for _, page := range []string{"/", "/topics/" + topic + "/partitions/0"} {
 		status, raw := r.request("GET", page, nil)
 		body := string(raw)
@@ -106,11 +137,17 @@ func TestSecureDashboard(t *testing.T) {
 		{"/api/processor/runs", `{"mode":"plain","input":"a","output":"b","group":"g"}`},
 		{"/api/transactions/x/begin", ``},
 		{"/api/lessons/2/runs", ``},
+		{"/api/lessons/cleanup", ``},
+		{"/api/topics/" + topic + "/partitions/0/transactions/2/abort", ``},
 	} {
 		status, body := r.request("POST", w.path, w.body)
 		if status != http.StatusForbidden || !strings.Contains(string(body), "error.readOnly") {
 			t.Errorf("POST %s as the read-only reader: %d %s, want 403 read-only", w.path, status, body)
 		}
+	}
+
+	if status, body := r.request("DELETE", "/api/topics/"+topic+"?confirm="+topic, nil); status != http.StatusForbidden || !strings.Contains(string(body), "error.readOnly") {
+		t.Errorf("DELETE %s as the read-only reader: %d %s, want 403 read-only", topic, status, body)
 	}
 
 	// confluent-kafka, given the reader's librdkafka file, reads what the
