@@ -71,6 +71,50 @@ export function pretty(value) {
   return value;
 }
 
+// JSON_TOKEN finds the parts of indented JSON worth telling apart: a
+// string (a key when a colon follows), a number, true, false, null.
+const JSON_TOKEN = /("(?:\\.|[^"\\])*")(\s*:)?|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)|\b(true|false|null)\b/g;
+
+/**
+ * highlight fills pre with JSON text, its keys, strings, numbers and
+ * literals in spans of their own (.j-key, .j-str, .j-num, .j-lit): the same
+ * text, told apart by colour and, for keys and literals, weight.
+ */
+export function highlight(pre, json) {
+  let at = 0;
+  const span = (cls, text) => {
+    const s = document.createElement('span');
+    s.className = cls;
+    s.textContent = text;
+    return s;
+  };
+  for (const m of json.matchAll(JSON_TOKEN)) {
+    if (m.index > at) pre.append(json.slice(at, m.index));
+    if (m[1] !== undefined) {
+      pre.append(span(m[2] ? 'j-key' : 'j-str', m[1]));
+      if (m[2]) pre.append(m[2]);
+    } else if (m[3] !== undefined) {
+      pre.append(span('j-num', m[3]));
+    } else {
+      pre.append(span('j-lit', m[4]));
+    }
+    at = m.index + m[0].length;
+  }
+  if (at < json.length) pre.append(json.slice(at));
+}
+
+/** isJSON reports whether pretty() read value as JSON. */
+function isJSON(value) {
+  const s = value.trim();
+  if (!((s.startsWith('{') && s.endsWith('}')) || (s.startsWith('[') && s.endsWith(']')))) return false;
+  try {
+    JSON.parse(s);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** valueNode is a key or value: null, a hex dump of binary, or its (pretty) text. */
 function valueNode(value, encoding, truncated) {
   const pre = document.createElement('pre');
@@ -89,7 +133,12 @@ function valueNode(value, encoding, truncated) {
     raw = value;
   }
   if (truncated) text += t('details.cut');
-  pre.textContent = text;
+  if (encoding !== 'base64' && !truncated && isJSON(value)) {
+    pre.dataset.json = 'true';
+    highlight(pre, text);
+  } else {
+    pre.textContent = text;
+  }
   return [pre, raw];
 }
 
