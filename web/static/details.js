@@ -82,7 +82,7 @@ const JSON_TOKEN = /("(?:\\.|[^"\\])*")(\s*:)?|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?
  */
 export function highlight(pre, json) {
   let at = 0;
-  const span = (cls, text) => {
+  const part = (cls, text) => {
     const s = document.createElement('span');
     s.className = cls;
     s.textContent = text;
@@ -91,12 +91,12 @@ export function highlight(pre, json) {
   for (const m of json.matchAll(JSON_TOKEN)) {
     if (m.index > at) pre.append(json.slice(at, m.index));
     if (m[1] !== undefined) {
-      pre.append(span(m[2] ? 'j-key' : 'j-str', m[1]));
+      pre.append(part(m[2] ? 'j-key' : 'j-str', m[1]));
       if (m[2]) pre.append(m[2]);
     } else if (m[3] !== undefined) {
-      pre.append(span('j-num', m[3]));
+      pre.append(part('j-num', m[3]));
     } else {
-      pre.append(span('j-lit', m[4]));
+      pre.append(part('j-lit', m[4]));
     }
     at = m.index + m[0].length;
   }
