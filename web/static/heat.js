@@ -96,27 +96,58 @@ function fills(pats) {
   ];
 }
 
+// RARE are the classes a person hunts for in a long partition: however few
+// they are in a bucket, they get at least RARE_SHARE of the strip across
+// and RARE_EXTENT pixels along it, drawn over their neighbours, so that
+// three aborted records among a million offsets still show.
+const RARE = new Set(['aborted', 'abortMarkers', 'open', 'gaps']);
+const RARE_SHARE = 0.4;
+const RARE_EXTENT = 4;
+
 /**
  * drawBuckets paints buckets along one axis: each bucket spans
  * pos(from)…pos(to) on the offset axis, and its classes are stacked across
- * the other axis (thick pixels) in proportion to their counts. Horizontal
- * strips stack from the bottom up; vertical ones from the left.
+ * the other axis (thick pixels) in proportion to their counts — a rare
+ * class (RARE) never thinner than RARE_SHARE of it, and a bucket holding one never
+ * shorter than RARE_EXTENT. Horizontal strips stack from the bottom up;
+ * vertical ones from the left.
  * @param {CanvasRenderingContext2D} g
  * @param {Array<object>} buckets map buckets ({from, to, plain, …})
  * @param {{pos: (offset: number) => number, thick: number, vertical?: boolean, pats: object}} opts
  */
 export function drawBuckets(g, buckets, { pos, thick, vertical = false, pats }) {
   const order = fills(pats);
-  for (const b of buckets) {
-    const a0 = pos(b.from);
-    const extent = Math.max(1, pos(b.to) - a0);
+  const paint = (b, boosted) => {
     const n = b.to - b.from;
-    if (n <= 0) continue;
+    let a0 = pos(b.from);
+    let extent = Math.max(1, pos(b.to) - a0);
+    // Sizes across: rare classes at least RARE_SHARE, the rest share what is left.
+    const sizes = order.map(([k]) => ((b[k] || 0) / n) * thick);
+    let rare = 0;
+    let common = 0;
+    order.forEach(([k], i) => {
+      if (!sizes[i]) return;
+      if (RARE.has(k)) {
+        sizes[i] = Math.max(sizes[i], Math.max(4, thick * RARE_SHARE));
+        rare += sizes[i];
+      } else {
+        common += sizes[i];
+      }
+    });
+    // Several rare classes in one bucket may claim more than the strip.
+    const fit = rare > thick ? thick / rare : 1;
+    if (fit < 1) order.forEach(([k], i) => { if (RARE.has(k)) sizes[i] *= fit; });
+    const scale = common > 0 ? Math.max(0, thick - rare * fit) / common : 0;
+    if (boosted) {
+      if (extent < RARE_EXTENT) {
+        a0 -= (RARE_EXTENT - extent) / 2;
+        extent = RARE_EXTENT;
+      }
+    }
     let across = vertical ? 0 : thick;
-    for (const [k, fill] of order) {
-      const v = b[k] || 0;
-      if (!v) continue;
-      const size = (v / n) * thick;
+    order.forEach(([k, fill], i) => {
+      if (!sizes[i]) return;
+      const size = RARE.has(k) ? sizes[i] : sizes[i] * scale;
       g.fillStyle = fill;
       if (vertical) {
         g.fillRect(across, a0, size, extent);
@@ -125,8 +156,12 @@ export function drawBuckets(g, buckets, { pos, thick, vertical = false, pats }) 
         g.fillRect(a0, across - size, extent, size);
         across -= size;
       }
-    }
-  }
+    });
+  };
+  const hasRare = (b) => [...RARE].some((k) => b[k] > 0);
+  for (const b of buckets) if (b.to > b.from) paint(b, false);
+  // Buckets with rare classes again, on top, at least RARE_EXTENT long.
+  for (const b of buckets) if (b.to > b.from && hasRare(b)) paint(b, true);
 }
 
 /**

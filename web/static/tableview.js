@@ -149,7 +149,7 @@ export function fillTableRow(row, offset, ctx) {
     val.append(badge, ' ');
   }
   let v;
-  if (kind === 'next') v = { text: `${t('cell.next')} · ${t('cell.notWritten')}`, cls: 'muted' };
+  if (kind === 'next') v = { text: t('cell.next'), cls: 'muted' };
   else if (!e) v = { text: t('cell.loading'), cls: 'muted' };
   else if (e.kind === 'control') v = { text: e.marker ? t('details.markerOf', { marker: e.marker }) : t('cell.controlRecord'), cls: 'marker' };
   else if (e.kind === 'gap') v = { text: t('cell.noRecord'), cls: 'muted' };
