@@ -162,16 +162,24 @@ func TestBrowserExploreMillion(t *testing.T) {
 			p.do("open the plain needle", chromedp.Click(chromedp.CSS(fmt.Sprintf(`[data-testid="search-result"][data-offset="%d"]`, layout.needleAt))))
 			p.wait("offset 900,000 selected and shown", fmt.Sprintf(`byTestID('details').dataset.offset === '%d' && cell(%d)?.querySelector('.val').textContent === 'needle plain'`, layout.needleAt, layout.needleAt), 10*time.Second)
 
-			// Map again, slowed down by a slow network, stopped half way,
+			// Map again, slowed down by a slow network, stopped part way,
 			// then resumed.
-			p.slowMaps(400)
+			p.slowAPI(400)
 			p.click("map-remap")
 			p.wait("the strip mapping again, part drawn", `byTestID('minimap').dataset.heat === 'mapping' && +byTestID('minimap').dataset.heatTo > 0 && !byTestID('map-status').hidden`, 20*time.Second)
 			p.assertOnScreen("the map's progress", map[string]string{"the progress": `byTestID('map-progress')`, "Stop": `byTestID('map-stop')`})
 			p.screenshot("explore-million-mapping-"+string(kind)+"-1280x720", 1280, 720, false)
 			p.click("map-stop")
 			p.wait("stopped part way", fmt.Sprintf(`byTestID('minimap').dataset.heat === 'stopped' && +byTestID('minimap').dataset.heatTo < %d && !byTestID('map-resume').hidden`, layout.total), 10*time.Second)
-			p.slowMaps(0)
+			// A search slowed the same way stops at its slice; More goes on.
+			p.fill("search-q", "needle aborted")
+			p.click("search-submit")
+			p.wait("the search under way", `byTestID('search-status').dataset.state === 'running' && !byTestID('search-stop').hidden`, 10*time.Second)
+			p.click("search-stop")
+			p.wait("the search stopped part way, More offered", `byTestID('search-status').dataset.state === 'stopped' && !byTestID('search-more').hidden && +byTestID('search-status').dataset.scanned < 1000000`, 10*time.Second)
+			p.slowAPI(0)
+			p.click("search-more")
+			p.wait("the rest searched", `byTestID('search-status').dataset.state === 'done' && byTestID('search-results').dataset.count === '3'`, 60*time.Second)
 			p.click("map-resume")
 			p.wait("the rest mapped", fmt.Sprintf(`byTestID('minimap').dataset.heat === 'done' && byTestID('minimap').dataset.heatTo === '%d' && byTestID('minimap').dataset.heatAborted === '3'`, layout.total), 60*time.Second)
 			p.screenshot("explore-million-"+string(kind)+"-1280x720", 1280, 720, false)
@@ -179,11 +187,11 @@ func TestBrowserExploreMillion(t *testing.T) {
 	}
 }
 
-// slowMaps makes every map request of the page take at least latency ms
+// slowAPI makes every API request of the page take at least latency ms
 // (Chromium's network emulation), so that a test can stop a map part way.
-func (p *page) slowMaps(latency float64) {
+func (p *page) slowAPI(latency float64) {
 	p.t.Helper()
-	p.do("map requests' latency", chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
+	p.do("API requests' latency", chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
 		if _, err := cdp.Call(ctx, target, network.Enable, network.EnableParams{}); err != nil {
 			return err
 		}

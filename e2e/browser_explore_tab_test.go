@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -224,7 +225,20 @@ func TestBrowserExploreLesson2(t *testing.T) {
 			p.click("download-range")
 			p.wait("the range clipped to the log", `byTestID('download-link')?.dataset.lines === '8'`, 10*time.Second)
 
+			p.eval(`byTestID('dock-explore').scrollTop = 0`, nil)
 			shootStage(t, p, "explore-tab-"+string(kind))
+			// At 150 % the stage stacks; the Explore tab's controls fit.
+			p.zoom(1.5)
+			p.openExplore()
+			if c := p.clipped(); len(c) > 0 {
+				t.Errorf("clipped at 150 %% with the Explore tab open: %v", c)
+			}
+			var pageWide bool
+			p.eval(`document.documentElement.scrollWidth > innerWidth + 1`, &pageWide)
+			if pageWide {
+				t.Error("the Explore tab makes the page wider than the window at 150 %")
+			}
+			p.do("back to 100%", chromedp.EmulateViewport(1280, 720))
 
 			// The table view.
 			p.click("table-toggle")
@@ -256,6 +270,11 @@ func TestBrowserExploreLesson2(t *testing.T) {
 				t.Error("the table makes the page wider than the window at 150 %")
 			}
 			p.do("back to 100%", chromedp.EmulateViewport(1280, 720))
+
+			// A new record: the strip maps the tail again, the table grows.
+			a.do("POST", "/api/produce", map[string]any{"topic": topic, "values": []string{"after the lesson"}, "acks": "all"}, http.StatusOK, nil)
+			p.wait("the strip and the table to take the new record", `byTestID('minimap').dataset.heatTo === '9' && byTestID('minimap').dataset.heatPlain === '1' &&
+				byTestID('minimap').dataset.heatCommitted === '3' && document.querySelector('[data-testid="log-row"][data-offset="8"]')?.dataset.txn === 'none'`, 15*time.Second)
 		})
 	}
 }

@@ -170,6 +170,10 @@ export class HeatStrip {
     this.writeStatus();
     const path = apiPartition(this.topic, this.partition);
     const chunk = Math.max(1, Math.ceil(CHUNK_OFFSETS / this.size), Math.ceil((this.ptrs.highWatermark - p.from) / this.size / MAX_CHUNKS)) * this.size;
+    // The LSO the buckets were counted under: the lowest any request saw
+    // (a record still open when its bucket was mapped stays to be mapped
+    // again, even if its marker landed before the last request).
+    let lso = Infinity;
     try {
       for (let from = p.from; from < this.ptrs.highWatermark;) {
         const hw = this.ptrs.highWatermark;
@@ -178,7 +182,8 @@ export class HeatStrip {
         const m = await patiently(() => api('GET', `${path}/map?from=${from}&to=${to}&buckets=${n}`, undefined, ctrl.signal), ctrl.signal);
         if (gen !== this.gen) return;
         for (const b of m.buckets) this.buckets.push(b);
-        this.lso = m.lastStableOffset;
+        lso = Math.min(lso, m.lastStableOffset);
+        this.lso = lso;
         from = m.to > from ? m.to : to;
         this.draw();
         this.writeStatus();
