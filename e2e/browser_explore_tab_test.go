@@ -254,11 +254,15 @@ func TestBrowserExploreLesson2(t *testing.T) {
 			if c := p.tableClipped(); len(c) > 0 {
 				t.Errorf("table text cut at 1280×720: %v", c)
 			}
-			// Keyboard: the rows are one tab stop; the arrows move.
+			// Keyboard: the rows are one tab stop; the arrows move, Enter chooses.
+			// A click on the selected row (4, the search's) unselects it.
+			p.do("click row 4", chromedp.Click(chromedp.CSS(`[data-testid="log-row"][data-offset="4"]`)))
+			p.wait("no offset selected", `byTestID('details').dataset.offset === ''`, 5*time.Second)
 			p.eval(`document.querySelector('[data-testid="log-row"][data-offset="2"]').focus()`, nil)
 			p.press(kb.ArrowDown)
 			p.press(kb.Enter)
-			p.wait("offset 3 selected from the keyboard", `byTestID('details').dataset.offset === '3' && document.activeElement?.dataset.offset === '3'`, 5*time.Second)
+			p.wait("offset 3 selected from the keyboard", `byTestID('details').dataset.offset === '3' && document.activeElement?.dataset.offset === '3' &&
+				document.querySelector('[data-testid="log-row"][data-offset="3"]').getAttribute('aria-selected') === 'true'`, 5*time.Second)
 			shootStage(t, p, "table-"+string(kind))
 			p.zoom(1.5)
 			if c := p.tableClipped(); len(c) > 0 {

@@ -438,14 +438,21 @@ export class LogView {
     return last >= first ? last : null;
   }
 
+  /**
+   * layoutIfNeeded lays out before a draw when nothing is laid out yet or
+   * the viewport's width changed since (a zoom, a resized window): the
+   * ResizeObserver says so too, but only at the next frame, and a draw
+   * may come first.
+   */
   layoutIfNeeded() {
-    if (!this.cols) this.layout(true);
+    if (!this.cols || this.viewport.clientWidth !== this.measuredW) this.layout(true);
   }
 
   /** layout measures the row height, gutter and column count. */
   layout(quiet) {
     const width = this.viewport.clientWidth;
     if (!width) return;
+    this.measuredW = width;
     const probe = this.makeRow(1);
     probe.style.visibility = 'hidden';
     this.viewport.appendChild(probe);
@@ -587,6 +594,7 @@ export class LogView {
       }
       row.style.transform = `translateY(${this.headH + r * this.rowH - this.scrollY}px)`;
       if (this.table) {
+        row.setAttribute('aria-rowindex', String(r + 2));
         this.fillRow(row, this.start + r, flags);
         continue;
       }
@@ -594,6 +602,8 @@ export class LogView {
       for (let i = 0; i < this.cols; i++) this.fillSlot(slots[i], this.start + r * this.cols + i, flags);
     }
     this.viewport.classList.toggle('scrollable', this.maxScroll() > 0);
+    if (this.table) this.viewport.setAttribute('aria-rowcount', String(rows + 1));
+    else this.viewport.removeAttribute('aria-rowcount');
     this.fixTabStop();
     this.updateMinimap();
     this.updateCounts(r0, r1);
@@ -1116,6 +1126,13 @@ export class LogView {
     };
     if (ev.key === 'Escape') {
       this.select(null);
+      return;
+    }
+    // A table row is not a button: Enter and Space choose it as a click does.
+    const row = ev.target.closest('.trow');
+    if (row && (ev.key === 'Enter' || ev.key === ' ')) {
+      ev.preventDefault();
+      row.click();
       return;
     }
     if (!(ev.key in moves)) return;
