@@ -162,6 +162,15 @@ func TestBrowserExploreMillion(t *testing.T) {
 			p.do("open the plain needle", chromedp.Click(chromedp.CSS(fmt.Sprintf(`[data-testid="search-result"][data-offset="%d"]`, layout.needleAt))))
 			p.wait("offset 900,000 selected and shown", fmt.Sprintf(`byTestID('details').dataset.offset === '%d' && cell(%d)?.querySelector('.val').textContent === 'needle plain'`, layout.needleAt, layout.needleAt), 10*time.Second)
 
+			// Map again at full speed: what the strip alone costs the page.
+			p.eval(`window.__gaps = []`, nil)
+			p.click("map-remap")
+			p.wait("the strip mapped again", fmt.Sprintf(`byTestID('minimap').dataset.heat === 'done' && byTestID('minimap').dataset.heatTo === '%d'`, layout.total), 60*time.Second)
+			var again string
+			p.eval(`byTestID('minimap').dataset.heatMs`, &again)
+			t.Logf("%s: Map again over %d offsets: %s ms", kind, layout.total, again)
+			p.frameReport("while mapping again")
+
 			// Map again, slowed down by a slow network, stopped part way,
 			// then resumed.
 			p.slowAPI(400)

@@ -227,9 +227,13 @@ export class HeatStrip {
 
   /** remap maps the whole partition afresh. */
   remap() {
-    this.stop();
+    clearTimeout(this.timer);
+    this.gen++; // a map in flight is dropped, not reported
+    this.ctrl?.abort();
+    this.ctrl = null;
     this.size = 0;
     this.state = 'idle';
+    this.writeData();
     queueMicrotask(() => this.run());
   }
 
