@@ -170,6 +170,14 @@ func TestBrowserExploreLesson2(t *testing.T) {
 			p.click("jump-next-open")
 			p.wait("no open record after 5", `byTestID('jump-status').textContent.includes('No open record after offset 5')`, 10*time.Second)
 
+			// Each jump button says what it looks for, in the page's language.
+			if got := p.attr("jump-next-aborted", "aria-label"); got != "Next aborted record" {
+				t.Errorf("Next aborted record's label: %q", got)
+			}
+			p.click("ui-lang-ko")
+			p.wait("the Korean label", `byTestID('jump-prev-abortMarker').getAttribute('aria-label') === '이전 ABORT 마커'`, 5*time.Second)
+			p.click("ui-lang-en")
+
 			// Keyboard: Tab reaches the jump buttons, Enter presses one.
 			p.tabTo("jump-prev-aborted")
 			p.press(kb.Enter)
