@@ -205,6 +205,17 @@ func TestBrowserExploreLesson2(t *testing.T) {
 			p.click("search-submit")
 			p.wait("no JSON value", `byTestID('search-status').dataset.state === 'done' && byTestID('search-results').dataset.count === '0'`, 15*time.Second)
 
+			// A range, both ends included: offsets 3 to 4 hold one total.
+			p.fill("search-path", "")
+			p.fill("search-q", "total")
+			p.fill("search-from", "3")
+			p.fill("search-to", "4")
+			p.click("search-submit")
+			p.wait("one match in 3–4", `byTestID('search-status').dataset.state === 'done' && byTestID('search-results').dataset.count === '1' &&
+				document.querySelector('[data-testid="search-result"]').dataset.offset === '4' && byTestID('search-status').textContent.includes('offsets 3–4 (2 offsets)')`, 15*time.Second)
+			p.fill("search-from", "")
+			p.fill("search-to", "")
+
 			// Bad input: the API's sentence, in the page's language.
 			badSearches(t, p)
 

@@ -223,7 +223,7 @@ export function setupExplore(app) {
     progress.max = span;
     progress.value = done;
     progressLine.hidden = false;
-    const args = { done: fmt(done), all: fmt(search.to - search.from), from: fmt(search.from), to: fmt(search.to), count: fmt(search.count), at: fmt(search.at) };
+    const args = { done: fmt(done), all: fmt(search.to - search.from), from: fmt(search.from), to: fmt(Math.max(search.from, search.to - 1)), count: fmt(search.count), at: fmt(search.at) };
     const key = { running: 'search.running', done: 'search.done', stopped: 'search.stopped', full: 'search.full' }[state];
     tr(searchStatus, key, args);
     searchStatus.dataset.state = state;
@@ -330,8 +330,9 @@ export function setupExplore(app) {
       const v = $(id).value.trim();
       return /^\d+$/.test(v) ? Number(v) : def;
     };
+    // Both ends are included, as a person reads a range; the API's to is the offset after.
     const from = Math.max(p.logStartOffset, num('search-from', p.logStartOffset));
-    const to = Math.min(p.highWatermark, num('search-to', p.highWatermark));
+    const to = Math.min(p.highWatermark, num('search-to', p.highWatermark - 1) + 1);
     search = {
       query, in: $('search-in').value, path: $('search-path').value.trim(), match: $('search-match').value,
       from, to: Math.max(from, to), at: from, count: 0, cap: MAX_RESULTS, slice: FIRST_SLICE,
