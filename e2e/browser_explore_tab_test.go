@@ -282,6 +282,9 @@ func TestBrowserExploreLesson2(t *testing.T) {
 			p.press(kb.Enter)
 			p.wait("offset 3 selected from the keyboard", `byTestID('details').dataset.offset === '3' && document.activeElement?.dataset.offset === '3' &&
 				document.querySelector('[data-testid="log-row"][data-offset="3"]').getAttribute('aria-selected') === 'true'`, 5*time.Second)
+			// The ABORT marker's key (version 0, type 0 = abort) is bytes, not
+			// text: the details show them.
+			p.wait("the marker's key as bytes", `document.querySelector('#details-list [data-field="Key"] pre')?.textContent.includes('00000000  00 00 00 00 ')`, 5*time.Second)
 			shootStage(t, p, "table-"+string(kind))
 			p.zoom(1.5)
 			if c := p.tableClipped(); len(c) > 0 {
@@ -292,6 +295,7 @@ func TestBrowserExploreLesson2(t *testing.T) {
 			if wide {
 				t.Error("the table makes the page wider than the window at 150 %")
 			}
+			p.screenshot("table-"+string(kind)+"-zoom150", 853, 480, false)
 			p.do("back to 100%", chromedp.EmulateViewport(1280, 720))
 
 			// A new record: the strip maps the tail again, the table grows.

@@ -115,6 +115,10 @@ function isJSON(value) {
   }
 }
 
+// CONTROL_CHARS are characters no one can read on screen (tab and line
+// breaks are fine).
+const CONTROL_CHARS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+
 /** valueNode is a key or value: null, a hex dump of binary, or its (pretty) text. */
 function valueNode(value, encoding, truncated) {
   const pre = document.createElement('pre');
@@ -127,6 +131,12 @@ function valueNode(value, encoding, truncated) {
   if (encoding === 'base64') {
     const bytes = bytesOf(value);
     text = t('details.hexOf', { count: bytes.length }) + '\n' + hexDump(bytes);
+    raw = hexDump(bytes);
+  } else if (CONTROL_CHARS.test(value)) {
+    // UTF-8, but not text a person can read (a marker's key and value):
+    // the bytes, as for binary.
+    const bytes = new TextEncoder().encode(value);
+    text = t('details.hexControl', { count: bytes.length }) + '\n' + hexDump(bytes);
     raw = hexDump(bytes);
   } else {
     text = pretty(value);
