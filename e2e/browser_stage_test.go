@@ -190,7 +190,7 @@ func (p *page) zoom(factor float64) {
 	p.t.Helper()
 	w, h := int64(1280/factor), int64(720/factor)
 	p.do(fmt.Sprintf("zoom to %.0f%%", factor*100), chromedp.EmulateViewport(w, h, chromedp.EmulateScale(factor)))
-	p.wait("the log to redraw", fmt.Sprintf(`byTestID('log-viewport').clientWidth <= %d && document.querySelectorAll('[data-testid="log-cell"]').length > 0`, w), 5*time.Second)
+	p.wait("the log to redraw", fmt.Sprintf(`byTestID('log-viewport').clientWidth <= %d && document.querySelectorAll('[data-testid="log-cell"], [data-testid="log-row"]').length > 0`, w), 5*time.Second)
 	p.wait("animations to finish", `document.getAnimations().length === 0`, 5*time.Second)
 }
 

@@ -253,7 +253,8 @@ func (s *Server) renderDashboard(w http.ResponseWriter, r *http.Request, status 
 // DockTabs names the dock's tabs this page has, the first one chosen when
 // the viewer has not chosen another: the guided lesson (any page on a
 // cluster that may be changed), the controls that act (the teacher's),
-// the panels that inspect, and the selected offset's details.
+// the partition's explore tools (jumps, seek, search, download), the
+// panels that inspect, and the selected offset's details.
 func (v dashboardView) DockTabs() []string {
 	var tabs []string
 	if !v.ReadOnly {
@@ -262,7 +263,7 @@ func (v dashboardView) DockTabs() []string {
 	if v.CanWrite() {
 		tabs = append(tabs, "act")
 	}
-	return append(tabs, "inspect", "details")
+	return append(tabs, "explore", "inspect", "details")
 }
 
 // tabIndex is a tab's tabindex: only the chosen tab is in the tab order

@@ -113,7 +113,7 @@ func topicPage(v topicView) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = stripLegend().Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = stripLegend(false).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -24,6 +24,31 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * patiently runs an expensive read (the server takes a few at a time per
+ * client: 429 or 503 with Retry-After when it is busy), waiting as asked and
+ * trying again up to tries times. An abort ends the wait at once.
+ * @param {() => Promise<any>} call
+ * @param {AbortSignal} [signal]
+ */
+export async function patiently(call, signal, tries = 6) {
+  for (let i = 1; ; i++) {
+    try {
+      return await call();
+    } catch (err) {
+      if (i >= tries || !(err.status === 429 || err.status === 503) || signal?.aborted) throw err;
+      const wait = Math.min(5, Math.max(0.5, Number(err.retryAfter) || 1)) * 1000;
+      await new Promise((resolve, reject) => {
+        const timer = setTimeout(resolve, wait);
+        signal?.addEventListener('abort', () => {
+          clearTimeout(timer);
+          reject(new DOMException('aborted', 'AbortError'));
+        }, { once: true });
+      });
+    }
+  }
+}
+
 /** errorText is an error's sentence in the current language, else its English message. */
 export function errorText(err) {
   if (!err) return '';
@@ -72,12 +97,16 @@ export async function api(method, path, body, signal) {
     }
   }
   if (!res.ok) {
+    let err;
     if (data && typeof data.error === 'string') {
       const code = typeof data.code === 'string' ? data.code : undefined;
       const args = data.args && typeof data.args === 'object' ? data.args : undefined;
-      throw new ApiError(res.status, data.error, code, args);
+      err = new ApiError(res.status, data.error, code, args);
+    } else {
+      err = new ApiError(res.status, `The server answered ${res.status} ${res.statusText}.`, 'error.status', { status: res.status, statusText: res.statusText });
     }
-    throw new ApiError(res.status, `The server answered ${res.status} ${res.statusText}.`, 'error.status', { status: res.status, statusText: res.statusText });
+    if (res.headers.has('Retry-After')) err.retryAfter = res.headers.get('Retry-After');
+    throw err;
   }
   return data;
 }

@@ -17,6 +17,8 @@ import { setupClassroom } from './classroom.js';
 import { setupBrokers } from './brokers.js';
 import { setupReplay } from './replay.js';
 import { setupSave } from './save.js';
+import { HeatStrip } from './partmap.js';
+import { setupExplore } from './explore.js';
 import { reportEpoch } from './producers.js';
 import { plain, setupI18n, t, tr } from './i18n.js';
 
@@ -104,6 +106,9 @@ setupDetails((offset) => {
   view.select(offset);
 });
 
+// The minimap's heat strip: the whole partition's map, streamed.
+const heat = new HeatStrip({ onError: apiFailed });
+
 const timeline = new Timeline($('timeline'), {
   current,
   onPick: async ({ topic, partition, offsets, primary }) => {
@@ -147,6 +152,7 @@ function onMessage(m) {
   switch (m.type) {
     case 'snapshot':
       view.applySnapshot(m);
+      heat.setPointers(m.pointers);
       labelPicked(m.pointers);
       for (const e of m.events || []) heard(e);
       timeline.reset(m.events);
@@ -161,6 +167,7 @@ function onMessage(m) {
       break;
     case 'pointers':
       view.applyPointers(m.pointers);
+      heat.setPointers(m.pointers);
       labelPicked(m.pointers);
       replay.onLive(m);
       break;
@@ -247,6 +254,8 @@ async function navigate(topic, partition, opts = {}) {
   replay.reset();
   timeline.unpick();
   view.reset(topic, partition, opts.at, opts.sel);
+  heat.reset(topic, partition);
+  explore.reset();
   timeline.reset([]);
   stream.open(topic, partition);
 }
@@ -373,8 +382,9 @@ $('goto-form').addEventListener('submit', (ev) => {
 
 // ---- boot ---------------------------------------------------------------------
 
-const app = { current, navigate, show, refreshTopics, apiFailed, dock, view, timeline };
+const app = { current, navigate, show, refreshTopics, apiFailed, dock, view, timeline, heat };
 const replay = setupReplay(app);
+const explore = setupExplore(app);
 const panels = setupPanels(app);
 setupSave(app);
 

@@ -71,6 +71,54 @@ export function pretty(value) {
   return value;
 }
 
+// JSON_TOKEN finds the parts of indented JSON worth telling apart: a
+// string (a key when a colon follows), a number, true, false, null.
+const JSON_TOKEN = /("(?:\\.|[^"\\])*")(\s*:)?|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)|\b(true|false|null)\b/g;
+
+/**
+ * highlight fills pre with JSON text, its keys, strings, numbers and
+ * literals in spans of their own (.j-key, .j-str, .j-num, .j-lit): the same
+ * text, told apart by colour and, for keys and literals, weight.
+ */
+export function highlight(pre, json) {
+  let at = 0;
+  const part = (cls, text) => {
+    const s = document.createElement('span');
+    s.className = cls;
+    s.textContent = text;
+    return s;
+  };
+  for (const m of json.matchAll(JSON_TOKEN)) {
+    if (m.index > at) pre.append(json.slice(at, m.index));
+    if (m[1] !== undefined) {
+      pre.append(part(m[2] ? 'j-key' : 'j-str', m[1]));
+      if (m[2]) pre.append(m[2]);
+    } else if (m[3] !== undefined) {
+      pre.append(part('j-num', m[3]));
+    } else {
+      pre.append(part('j-lit', m[4]));
+    }
+    at = m.index + m[0].length;
+  }
+  if (at < json.length) pre.append(json.slice(at));
+}
+
+/** isJSON reports whether pretty() read value as JSON. */
+function isJSON(value) {
+  const s = value.trim();
+  if (!((s.startsWith('{') && s.endsWith('}')) || (s.startsWith('[') && s.endsWith(']')))) return false;
+  try {
+    JSON.parse(s);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// CONTROL_CHARS are characters no one can read on screen (tab and line
+// breaks are fine).
+const CONTROL_CHARS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+
 /** valueNode is a key or value: null, a hex dump of binary, or its (pretty) text. */
 function valueNode(value, encoding, truncated) {
   const pre = document.createElement('pre');
@@ -84,12 +132,23 @@ function valueNode(value, encoding, truncated) {
     const bytes = bytesOf(value);
     text = t('details.hexOf', { count: bytes.length }) + '\n' + hexDump(bytes);
     raw = hexDump(bytes);
+  } else if (CONTROL_CHARS.test(value)) {
+    // UTF-8, but not text a person can read (a marker's key and value):
+    // the bytes, as for binary.
+    const bytes = new TextEncoder().encode(value);
+    text = t('details.hexControl', { count: bytes.length }) + '\n' + hexDump(bytes);
+    raw = hexDump(bytes);
   } else {
     text = pretty(value);
     raw = value;
   }
   if (truncated) text += t('details.cut');
-  pre.textContent = text;
+  if (encoding !== 'base64' && !truncated && isJSON(value)) {
+    pre.dataset.json = 'true';
+    highlight(pre, text);
+  } else {
+    pre.textContent = text;
+  }
   return [pre, raw];
 }
 

@@ -22,6 +22,10 @@ import { api, apiPartition, fmt } from './api.js';
 import { EntryCache, PAGE } from './cache.js';
 import { onLanguage, t } from './i18n.js';
 import { alias, onProducers, producerLabel, resetProducers, seeProducers } from './producers.js';
+import { minimapScale } from './partmap.js';
+import { fillTableRow, makeTableHead, makeTableRow } from './tableview.js';
+
+const TABLE_KEY = 'offsetlab.logTable';
 
 const MAX_INFLIGHT = 3;
 const RETRY_MS = 2000;
@@ -155,6 +159,21 @@ export class LogView {
     this.loadTimer = 0;
     this.summaryKey = '';
     this.reduceMotion = window.matchMedia('(prefers-reduced-motion: reduce)');
+    // Table mode: one row per offset (tableview.js) under a header row.
+    this.table = false;
+    this.headH = 0;
+    this.head = makeTableHead();
+    this.head.hidden = true;
+    this.viewport.append(this.head);
+    this.tableButton = document.getElementById('table-toggle');
+    this.tableButton?.addEventListener('click', () => this.setTable(!this.table));
+    let saved = null;
+    try {
+      saved = window.localStorage.getItem(TABLE_KEY);
+    } catch {
+      saved = null; // storage disabled: cells, as the page starts
+    }
+    if (saved === 'true') this.setTable(true);
 
     this.bind();
     new ResizeObserver(() => this.layout()).observe(this.viewport);
@@ -410,23 +429,40 @@ export class LogView {
     return this.start + Math.floor(this.scrollY / this.rowH) * this.cols;
   }
 
+  /** lastVisibleOffset is the last written offset on screen (null when none). */
+  lastVisibleOffset() {
+    const first = this.firstVisibleOffset();
+    if (first === null) return null;
+    const r1 = Math.floor((this.scrollY + this.viewH - 1) / this.rowH);
+    const last = Math.min(this.hw - 1, this.start + (r1 + 1) * this.cols - 1);
+    return last >= first ? last : null;
+  }
+
+  /**
+   * layoutIfNeeded lays out before a draw when nothing is laid out yet or
+   * the viewport's width changed since (a zoom, a resized window): the
+   * ResizeObserver says so too, but only at the next frame, and a draw
+   * may come first.
+   */
   layoutIfNeeded() {
-    if (!this.cols) this.layout(true);
+    if (!this.cols || this.viewport.clientWidth !== this.measuredW) this.layout(true);
   }
 
   /** layout measures the row height, gutter and column count. */
   layout(quiet) {
     const width = this.viewport.clientWidth;
     if (!width) return;
+    this.measuredW = width;
     const probe = this.makeRow(1);
     probe.style.visibility = 'hidden';
     this.viewport.appendChild(probe);
     this.rowH = probe.offsetHeight || this.rowH;
-    const gutter = probe.firstChild.offsetWidth;
+    const gutter = this.table ? 0 : probe.firstChild.offsetWidth;
     probe.remove();
     const slotMin = parseFloat(getComputedStyle(this.viewport).getPropertyValue('--slot-min')) || 128;
-    const cols = Math.max(1, Math.floor((width - gutter) / slotMin));
-    this.viewH = this.viewport.clientHeight;
+    const cols = this.table ? 1 : Math.max(1, Math.floor((width - gutter) / slotMin));
+    this.headH = this.table ? this.head.offsetHeight : 0;
+    this.viewH = Math.max(this.rowH, this.viewport.clientHeight - this.headH);
     this.minimapH = this.minimap.clientHeight;
     if (cols !== this.cols) {
       const anchor = this.firstVisibleOffset();
@@ -482,6 +518,7 @@ export class LogView {
   }
 
   makeRow(cols) {
+    if (this.table) return makeTableRow();
     const row = el('div', 'row');
     const gutter = el('div', 'gutter');
     gutter.setAttribute('aria-hidden', 'true');
@@ -555,11 +592,18 @@ export class LogView {
         this.rows.set(r, row);
         this.viewport.append(row);
       }
-      row.style.transform = `translateY(${r * this.rowH - this.scrollY}px)`;
+      row.style.transform = `translateY(${this.headH + r * this.rowH - this.scrollY}px)`;
+      if (this.table) {
+        row.setAttribute('aria-rowindex', String(r + 2));
+        this.fillRow(row, this.start + r, flags);
+        continue;
+      }
       const slots = row.lastChild.children;
       for (let i = 0; i < this.cols; i++) this.fillSlot(slots[i], this.start + r * this.cols + i, flags);
     }
     this.viewport.classList.toggle('scrollable', this.maxScroll() > 0);
+    if (this.table) this.viewport.setAttribute('aria-rowcount', String(rows + 1));
+    else this.viewport.removeAttribute('aria-rowcount');
     this.fixTabStop();
     this.updateMinimap();
     this.updateCounts(r0, r1);
@@ -579,6 +623,76 @@ export class LogView {
     add('hw', 'HW', p.highWatermark);
     for (const g of this.groups) add('group:' + g.group, g.group, g.committed);
     return m;
+  }
+
+  /** setTable switches between the cells and the table, keeping the offsets on show. */
+  setTable(on) {
+    if (on === this.table) return;
+    const anchor = this.firstVisibleOffset();
+    this.table = on;
+    this.tableButton?.setAttribute('aria-pressed', String(on));
+    this.head.hidden = !on;
+    const vp = this.viewport;
+    vp.classList.toggle('table', on);
+    // A table is announced as one; the cells as the partition log.
+    if (on) {
+      vp.setAttribute('role', 'table');
+      vp.removeAttribute('aria-roledescription');
+      vp.dataset.i18nAttr = 'aria-label:table.aria';
+      vp.setAttribute('aria-label', t('table.aria'));
+    } else {
+      vp.setAttribute('role', 'group');
+      vp.dataset.i18nAttr = 'aria-roledescription:log.roledesc;aria-label:log.aria';
+      vp.setAttribute('aria-roledescription', t('log.roledesc'));
+      vp.setAttribute('aria-label', t('log.aria'));
+    }
+    try {
+      window.localStorage.setItem(TABLE_KEY, String(on));
+    } catch {
+      // storage disabled: the choice lasts until the page reloads
+    }
+    this.clearRows();
+    this.cols = 0;
+    this.layout(true);
+    if (this.cols && this.pointers) {
+      if (this.follow) this.scrollY = this.maxScroll();
+      else if (anchor !== null) this.scrollY = Math.min(this.maxScroll(), this.rowOf(anchor) * this.rowH);
+    }
+    this.schedule();
+  }
+
+  /** fillRow writes offset into a row of the table (tableview.js). */
+  fillRow(row, offset, flags) {
+    const e = offset < this.hw ? this.cache.get(offset) : undefined;
+    const kind = offset === this.hw ? 'next' : e ? e.kind : 'loading';
+    const here = flags.get(offset) || [];
+    const copy = copyOf(e, this.retryOf);
+    const key = [offset, kind, e && e.txn, e && e.marker, e && e.readCommitted, e && e.readUncommitted, e && e.key, e && e.value,
+      e && e.timestamp, e && JSON.stringify(e.headers || []), here.map((f) => f.id + '=' + f.value).join(','), copy && copy.kind + copy.of,
+      this.pointers.lastStableOffset, this.hw, this.selected === offset, this.marked.has(offset)].join('|');
+    if (row._key === key) return;
+    row._key = key;
+    const shortName = (f) => (f.id === 'logstart' ? t('table.ptrStart') : f.id === 'lso' ? 'LSO' : f.id === 'hw' ? 'HW' : t('legend.group'));
+    let label;
+    if (kind === 'next') label = t('cell.ariaNext', { offset });
+    else if (!e) label = t('cell.ariaLoading', { offset });
+    else label = t('cell.aria', { offset, what: describe(e) }) + (copy ? '. ' + copyText(copy) : '');
+    fillTableRow(row, offset, {
+      e,
+      kind,
+      label,
+      selected: this.selected === offset,
+      marked: this.marked.has(offset),
+      flags: here.map((f) => ({ id: f.id, kind: f.id.startsWith('group:') ? 'group' : f.id, short: shortName(f), title: pointerTitle(f) })),
+      copy: copy ? { badge: t(copy.kind === 'retry' ? 'cell.retryOf' : 'cell.sameAs', { offset: fmt(copy.of) }), text: copyText(copy) } : null,
+      lane: (which) => {
+        if (kind === 'next') return { reason: 'next', text: '', label: '' };
+        const name = which === 'rc' ? 'read_committed' : 'read_uncommitted';
+        const reason = laneReason(e, which, this.pointers);
+        const text = reason === '' ? t('lane.receives', { name, offset }) : t('lane.skips', { name, offset, reason: reasonText(reason) });
+        return { reason, text, label: reason === 'loading' ? '' : text };
+      },
+    });
   }
 
   fillSlot(slot, offset, flags) {
@@ -699,7 +813,7 @@ export class LogView {
     if (this.active !== null) target = this.cellFor(this.active);
     if (!target) {
       for (const row of this.rows.values()) {
-        const c = row.querySelector('.slot:not([hidden]) .cell');
+        const c = this.table ? row : row.querySelector('.slot:not([hidden]) .cell');
         if (c && (!target || +c.dataset.offset < +target.dataset.offset)) target = c;
       }
     }
@@ -712,6 +826,7 @@ export class LogView {
     if (!this.cols || !this.pointers) return null;
     const row = this.rows.get(this.rowOf(offset));
     if (!row) return null;
+    if (this.table) return row;
     const slot = row.lastChild.children[(offset - this.start) % this.cols];
     return slot && !slot.hidden ? slot.children[2] : null;
   }
@@ -807,20 +922,26 @@ export class LogView {
     }
   }
 
+  /**
+   * updateMinimap places the thumb over the offsets on screen and the
+   * pointer marks on the minimap's scale (partmap.js's minimapScale, the
+   * heat strip's), so that the thumb sits on the part of the strip shown.
+   */
   updateMinimap() {
     const H = this.minimapH || 0;
-    const total = this.totalH();
     const mm = this.minimap;
-    if (!this.pointers || !H || total <= this.viewH) {
+    const first = this.firstVisibleOffset() ?? 0;
+    if (!this.pointers || !H || this.totalH() <= this.viewH) {
       this.thumb.style.transform = 'translateY(0px)';
       this.thumb.style.height = `${H}px`;
     } else {
-      const thumbH = Math.max(28, (H * this.viewH) / total);
-      const top = ((H - thumbH) * this.scrollY) / Math.max(1, this.maxScroll());
+      const s = minimapScale(this.start, this.hw, H);
+      const last = Math.min(this.hw, first + this.visibleRows() * this.cols - 1);
+      const thumbH = Math.min(H, Math.max(24, s.y(last + 1) - s.y(first)));
+      const top = this.follow ? H - thumbH : Math.max(0, Math.min(H - thumbH, s.y(first)));
       this.thumb.style.height = `${thumbH}px`;
       this.thumb.style.transform = `translateY(${top}px)`;
     }
-    const first = this.firstVisibleOffset() ?? 0;
     mm.setAttribute('aria-valuemin', String(this.start));
     mm.setAttribute('aria-valuemax', String(this.hw));
     mm.setAttribute('aria-valuenow', String(first));
@@ -832,12 +953,13 @@ export class LogView {
       mm.append(m);
       this.marks.push(m);
     }
+    const s = this.pointers ? minimapScale(this.start, this.hw, H) : null;
     this.marks.forEach((m, i) => {
       const f = marks[i];
-      m.hidden = !f || total <= 0;
-      if (!f || total <= 0) return;
-      const y = (H * Math.min(total, this.rowOf(f.value) * this.rowH + this.rowH / 2)) / Math.max(total, this.viewH);
-      m.style.transform = `translateY(${Math.max(0, Math.min(H - 3, y))}px)`;
+      m.hidden = !f || !s;
+      if (!f || !s) return;
+      const y = s.y(f.value + 0.5);
+      m.style.transform = `translateY(${Math.max(0, Math.min(H - 3, y - 1.5))}px)`;
       m.dataset.kind = f.id.startsWith('group:') ? 'group' : f.id;
       m.title = `${f.label} ${f.value}`;
     });
@@ -962,7 +1084,7 @@ export class LogView {
     }, { passive: false });
 
     vp.addEventListener('click', (ev) => {
-      const cell = ev.target.closest('.cell');
+      const cell = ev.target.closest('.cell, .trow');
       if (!cell) return;
       const o = +cell.dataset.offset;
       this.active = o;
@@ -970,14 +1092,14 @@ export class LogView {
       if (this.selected !== null) this.opts.onPick?.(o);
     });
     vp.addEventListener('focusin', (ev) => {
-      const cell = ev.target.closest('.cell');
+      const cell = ev.target.closest('.cell, .trow');
       if (cell) {
         this.active = +cell.dataset.offset;
         this.fixTabStop();
       }
     });
     vp.addEventListener('mouseover', (ev) => {
-      const cell = ev.target.closest('.cell');
+      const cell = ev.target.closest('.cell, .trow');
       const o = cell ? +cell.dataset.offset : null;
       if (o === this.hovered) return;
       this.hovered = o;
@@ -995,7 +1117,7 @@ export class LogView {
   }
 
   onKey(ev) {
-    if (!this.pointers || !ev.target.closest('.cell') || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+    if (!this.pointers || !ev.target.closest('.cell, .trow') || ev.altKey || ev.ctrlKey || ev.metaKey) return;
     const o = this.active ?? this.start;
     const page = this.cols * this.visibleRows();
     const moves = {
@@ -1006,27 +1128,60 @@ export class LogView {
       this.select(null);
       return;
     }
+    // A table row is not a button: Enter and Space choose it as a click does.
+    const row = ev.target.closest('.trow');
+    if (row && (ev.key === 'Enter' || ev.key === ' ')) {
+      ev.preventDefault();
+      row.click();
+      return;
+    }
     if (!(ev.key in moves)) return;
     ev.preventDefault();
     this.jumpTo(moves[ev.key], true);
     if (this.selected !== null) this.select(this.active);
   }
 
+  /**
+   * bindMinimap: dragging the minimap scrolls the log (the offset under the
+   * pointer in the middle of the view); a click without a drag goes to the
+   * offset under it and selects it, as the heat strip shows it.
+   */
   bindMinimap() {
     const mm = this.minimap;
-    const toY = (clientY) => {
+    const offsetAt = (clientY) => {
       const rect = mm.getBoundingClientRect();
-      const thumbH = this.thumb.offsetHeight;
-      const frac = (clientY - rect.top - thumbH / 2) / Math.max(1, rect.height - thumbH);
-      this.setScroll(frac * this.maxScroll(), true);
+      return minimapScale(this.start, this.hw, rect.height).offset(clientY - rect.top);
     };
+    const center = (clientY) => {
+      if (!this.pointers || !this.cols) return;
+      const o = offsetAt(clientY);
+      this.setScroll(this.rowOf(o) * this.rowH - (this.viewH - this.rowH) / 2, true);
+    };
+    let downY = null;
+    let dragged = false;
     mm.addEventListener('pointerdown', (ev) => {
       mm.setPointerCapture(ev.pointerId);
-      toY(ev.clientY);
+      downY = ev.clientY;
+      dragged = false;
       ev.preventDefault();
     });
     mm.addEventListener('pointermove', (ev) => {
-      if (mm.hasPointerCapture(ev.pointerId)) toY(ev.clientY);
+      if (!mm.hasPointerCapture(ev.pointerId) || downY === null) return;
+      if (!dragged && Math.abs(ev.clientY - downY) < 4) return;
+      dragged = true;
+      center(ev.clientY);
+    });
+    mm.addEventListener('pointerup', (ev) => {
+      if (downY === null) return;
+      const wasDrag = dragged;
+      downY = null;
+      dragged = false;
+      if (wasDrag || !this.pointers) return;
+      this.goTo(Math.min(this.hw - 1, offsetAt(ev.clientY)));
+    });
+    mm.addEventListener('pointercancel', () => {
+      downY = null;
+      dragged = false;
     });
     mm.addEventListener('keydown', (ev) => {
       const steps = {
@@ -1038,6 +1193,25 @@ export class LogView {
       const d = steps[ev.key];
       this.setScroll(d === Infinity ? this.maxScroll() : d === -Infinity ? 0 : this.scrollY + d, true);
     });
+  }
+
+  /**
+   * goTo shows an offset found elsewhere (a jump, a search result, a seek,
+   * the heat strip): it stops following the end, scrolls the offset into
+   * the middle of the view, selects it and flashes it. The focus stays
+   * where it is, so the control that asked can be used again.
+   */
+  goTo(offset) {
+    if (!this.pointers) return;
+    this.layoutIfNeeded();
+    const o = Math.max(this.start, Math.min(this.hw, offset));
+    this.follow = false;
+    this.updateFollow();
+    this.active = o;
+    if (this.cols) this.setScroll(this.rowOf(o) * this.rowH - (this.viewH - this.rowH) / 2, true);
+    this.select(o);
+    this.render();
+    this.flash([o]);
   }
 }
 

@@ -20,30 +20,12 @@
 
 import { api, apiPartition, fmt, showErrorText } from './api.js';
 import { onLanguage, span, tr } from './i18n.js';
+import { PALETTE, drawBuckets, patterns, sizeCanvas, totals } from './heat.js';
 
 const POLL_MS = 2000;
 const PX_PER_BUCKET = 3;
 const MAX_BUCKETS = 2000;
 const STRIP_HEIGHT = 44;
-
-// The strip's palette; each class also has a pattern, so that no class
-// is told by colour alone (the legend's keys in explorer.css match).
-const PALETTE = {
-  plain: '#8fb0da',
-  committed: '#2f8a4c',
-  commitMarker: '#0a3d1a',
-  aborted: '#f2b3b3',
-  abortedLine: '#8a1414',
-  abortMarker: '#6f0d0d',
-  open: '#f7d76b',
-  openDot: '#5a3900',
-  gap: '#ffffff',
-  gapLine: '#4b5563',
-  lso: '#6b21a8',
-  hw: '#101418',
-  empty: '#eef1f4',
-  unwritten: '#f8fafc',
-};
 
 /** setupStrips follows the strips under root (the topic page's list). */
 export function setupStrips(root, { live, error }) {
@@ -223,9 +205,7 @@ class Strip {
 
   /** totals adds up the map's buckets. */
   totals() {
-    const t = { plain: 0, committed: 0, aborted: 0, open: 0, commitMarkers: 0, abortMarkers: 0, gaps: 0 };
-    for (const b of this.map?.buckets || []) for (const k in t) t[k] += b[k] || 0;
-    return t;
+    return totals(this.map?.buckets);
   }
 
   writeCounts() {
@@ -259,13 +239,7 @@ class Strip {
     const c = this.canvas;
     const w = c.clientWidth;
     if (!w) return;
-    const dpr = window.devicePixelRatio || 1;
-    if (c.width !== Math.round(w * dpr) || c.height !== Math.round(STRIP_HEIGHT * dpr)) {
-      c.width = Math.round(w * dpr);
-      c.height = Math.round(STRIP_HEIGHT * dpr);
-    }
-    const g = c.getContext('2d');
-    g.setTransform(dpr, 0, 0, dpr, 0, 0);
+    const g = sizeCanvas(c, w, STRIP_HEIGHT);
     g.fillStyle = PALETTE.empty;
     g.fillRect(0, 0, w, STRIP_HEIGHT);
     const m = this.map;
@@ -276,25 +250,7 @@ class Strip {
     // Past the high watermark: nothing written yet, a light blank.
     g.fillStyle = PALETTE.unwritten;
     g.fillRect(x(m.to), 0, w - x(m.to), STRIP_HEIGHT);
-    const pats = patterns(g);
-    const order = [
-      ['plain', PALETTE.plain], ['committed', PALETTE.committed], ['commitMarkers', PALETTE.commitMarker],
-      ['aborted', pats.aborted], ['abortMarkers', pats.abortMarker], ['open', pats.open], ['gaps', pats.gap],
-    ];
-    for (const b of m.buckets) {
-      const x0 = x(b.from);
-      const bw = Math.max(1, x(b.to) - x0);
-      const n = b.to - b.from;
-      let y = STRIP_HEIGHT;
-      for (const [k, fill] of order) {
-        const v = b[k] || 0;
-        if (!v) continue;
-        const h = (v / n) * STRIP_HEIGHT;
-        g.fillStyle = fill;
-        g.fillRect(x0, y - h, bw, h);
-        y -= h;
-      }
-    }
+    drawBuckets(g, m.buckets, { pos: x, thick: STRIP_HEIGHT, pats: patterns(g) });
     if (m.to < from + offsets) {
       g.fillStyle = PALETTE.hw;
       g.fillRect(Math.max(0, x(m.to) - 1.5), 0, 3, STRIP_HEIGHT);
@@ -312,57 +268,4 @@ class Strip {
       g.fill();
     }
   }
-}
-
-/** patterns are the shapes of the classes that must not be told by colour. */
-function patterns(g) {
-  const make = (size, paint) => {
-    const c = document.createElement('canvas');
-    c.width = size;
-    c.height = size;
-    paint(c.getContext('2d'), size);
-    return g.createPattern(c, 'repeat');
-  };
-  return {
-    // ✗ aborted records: light red, dark diagonal hatch (as the cells).
-    aborted: make(8, (p, s) => {
-      p.fillStyle = PALETTE.aborted;
-      p.fillRect(0, 0, s, s);
-      p.strokeStyle = PALETTE.abortedLine;
-      p.lineWidth = 2;
-      p.beginPath();
-      p.moveTo(-2, s + 2);
-      p.lineTo(s + 2, -2);
-      p.stroke();
-    }),
-    // ABORT markers: dark red, light cross-hatch.
-    abortMarker: make(8, (p, s) => {
-      p.fillStyle = PALETTE.abortMarker;
-      p.fillRect(0, 0, s, s);
-      p.strokeStyle = '#fbe2e2';
-      p.lineWidth = 1.5;
-      p.beginPath();
-      p.moveTo(0, 0);
-      p.lineTo(s, s);
-      p.moveTo(s, 0);
-      p.lineTo(0, s);
-      p.stroke();
-    }),
-    // … open records: yellow with dots.
-    open: make(6, (p, s) => {
-      p.fillStyle = PALETTE.open;
-      p.fillRect(0, 0, s, s);
-      p.fillStyle = PALETTE.openDot;
-      p.beginPath();
-      p.arc(s / 2, s / 2, 1.2, 0, Math.PI * 2);
-      p.fill();
-    }),
-    // gaps: white with a dashed rule.
-    gap: make(8, (p, s) => {
-      p.fillStyle = PALETTE.gap;
-      p.fillRect(0, 0, s, s);
-      p.fillStyle = PALETTE.gapLine;
-      p.fillRect(0, s / 2, s / 2, 1);
-    }),
-  };
 }
