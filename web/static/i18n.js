@@ -52,6 +52,24 @@ function endsInConsonant(s) {
   return 'lmnrLMNR'.includes(last);
 }
 
+/** endsInRieul: does a Korean reader say s ending in ㄹ (as Go's endsInRieul)? */
+function endsInRieul(s) {
+  const v = String(s).replace(/[ .,'"’”)\]]+$/, '');
+  if (!v) return false;
+  const c = v.codePointAt(v.length - 1);
+  if (c >= 0xac00 && c <= 0xd7a3) return (c - 0xac00) % 28 === 8;
+  const last = v[v.length - 1];
+  if (last >= '0' && last <= '9') return '178'.includes(last);
+  return 'lrLR'.includes(last);
+}
+
+/** particle is the form of a Korean particle after v, as Go's catalog.Particle:
+ * 으로/로 takes 로 after ㄹ as well as after a vowel. */
+function particle(v, afterConsonant, afterVowel) {
+  if (afterConsonant === '으로' && afterVowel === '로' && endsInRieul(v)) return afterVowel;
+  return endsInConsonant(v) ? afterConsonant : afterVowel;
+}
+
 // resolvers turn an argument's value into what a sentence shows: a
 // producer id into the open partition's short alias (producers.js).
 const resolvers = {};
@@ -68,7 +86,7 @@ function fill(s, args) {
     if (args && name in args) v = resolvers[name] ? String(resolvers[name](args[name])) : String(args[name]);
     else if (args && args[name + 'Key'] && has(args[name + 'Key'])) v = t(args[name + 'Key'], args);
     if (v === undefined) return m;
-    if (afterConsonant !== undefined) return endsInConsonant(v) ? afterConsonant : afterVowel;
+    if (afterConsonant !== undefined) return particle(v, afterConsonant, afterVowel);
     return v;
   });
 }
