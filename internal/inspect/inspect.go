@@ -203,11 +203,19 @@ func leaderMoved(err error) bool {
 // and high watermark, read from the leader with three ListOffsets requests
 // in that order, so that LogStartOffset <= LastStableOffset <= HighWatermark.
 func (i *Inspector) Pointers(ctx context.Context, topic string, partition int32) (Pointers, error) {
+	_, ptrs, err := i.locatePointers(ctx, topic, partition)
+	return ptrs, err
+}
+
+// locatePointers finds the partition's leader and reads its pointers: the
+// first two steps of every read.
+func (i *Inspector) locatePointers(ctx context.Context, topic string, partition int32) (partitionRef, Pointers, error) {
 	ref, err := i.locate(ctx, topic, partition)
 	if err != nil {
-		return Pointers{}, err
+		return ref, Pointers{}, err
 	}
-	return i.pointers(ctx, &ref)
+	ptrs, err := i.pointers(ctx, &ref)
+	return ref, ptrs, err
 }
 
 func (i *Inspector) pointers(ctx context.Context, ref *partitionRef) (Pointers, error) {

@@ -121,20 +121,8 @@ func (i *Inspector) Jump(ctx context.Context, topic string, partition int32, req
 	if !req.Kind.Valid() {
 		return nil, problem.Wrap(ErrInvalidQuery, problem.Invalid, "error.jumpKindUnknown", "kind", string(req.Kind))
 	}
-	budget := req.MaxBytes
-	if budget <= 0 {
-		budget = DefaultJumpBytes
-	}
-	budget = min(budget, MaxJumpBytes)
-	ref, err := i.locate(ctx, topic, partition)
-	if err != nil {
-		return nil, err
-	}
-	ptrs, err := i.pointers(ctx, &ref)
-	if err != nil {
-		return nil, err
-	}
-	from, to, err := offsetRange(ref, ptrs, req.From, req.To)
+	budget := bounded(req.MaxBytes, DefaultJumpBytes, MaxJumpBytes)
+	ref, ptrs, from, to, err := i.locateRange(ctx, topic, partition, req.From, req.To)
 	if err != nil {
 		return nil, err
 	}

@@ -159,15 +159,7 @@ func (i *Inspector) MapPartition(ctx context.Context, topic string, partition in
 	if n < 0 || n > MaxBuckets {
 		return nil, problem.Wrap(ErrInvalidRange, problem.Invalid, "error.bucketsRange", "n", strconv.Itoa(req.Buckets), "max", strconv.Itoa(MaxBuckets))
 	}
-	ref, err := i.locate(ctx, topic, partition)
-	if err != nil {
-		return nil, err
-	}
-	ptrs, err := i.pointers(ctx, &ref)
-	if err != nil {
-		return nil, err
-	}
-	from, to, err := offsetRange(ref, ptrs, req.From, req.To)
+	ref, ptrs, from, to, err := i.locateRange(ctx, topic, partition, req.From, req.To)
 	if err != nil {
 		return nil, err
 	}
@@ -204,11 +196,7 @@ const RecordLagBudget = 256 << 20
 // bytes and fails beyond that rather than grow without bound. A committed
 // offset below the log start counts from the log start.
 func (i *Inspector) RecordLag(ctx context.Context, topic string, partition int32, committed int64) (int64, error) {
-	ref, err := i.locate(ctx, topic, partition)
-	if err != nil {
-		return 0, err
-	}
-	ptrs, err := i.pointers(ctx, &ref)
+	ref, ptrs, err := i.locatePointers(ctx, topic, partition)
 	if err != nil {
 		return 0, err
 	}

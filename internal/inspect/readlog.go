@@ -37,11 +37,7 @@ const firstFetchBytes = 16 << 10
 // broker, or a batch it cannot decode (ErrCorruptBatch, as a Kafka error).
 func (i *Inspector) ReadLog(ctx context.Context, topic string, partition int32, from int64, limit int) (*Log, error) {
 	limit = clampLimit(limit)
-	ref, err := i.locate(ctx, topic, partition)
-	if err != nil {
-		return nil, err
-	}
-	ptrs, err := i.pointers(ctx, &ref)
+	ref, ptrs, err := i.locatePointers(ctx, topic, partition)
 	if err != nil {
 		return nil, err
 	}

@@ -61,11 +61,7 @@ func (i *Inspector) ReadRecords(ctx context.Context, topic string, partition int
 		return nil, problem.New(problem.Invalid, "error.isolationInvalid", "isolation", string(iso))
 	}
 	limit = clampLimit(limit)
-	ref, err := i.locate(ctx, topic, partition)
-	if err != nil {
-		return nil, err
-	}
-	ptrs, err := i.pointers(ctx, &ref)
+	ref, ptrs, err := i.locatePointers(ctx, topic, partition)
 	if err != nil {
 		return nil, err
 	}

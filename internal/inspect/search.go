@@ -109,25 +109,9 @@ func (i *Inspector) Search(ctx context.Context, topic string, partition int32, r
 	if err != nil {
 		return nil, fmt.Errorf("inspect: search %s/%d: %w", topic, partition, err)
 	}
-	limit := req.Limit
-	if limit <= 0 {
-		limit = DefaultSearchLimit
-	}
-	limit = min(limit, MaxSearchLimit)
-	budget := req.MaxBytes
-	if budget <= 0 {
-		budget = DefaultSearchBytes
-	}
-	budget = min(budget, MaxSearchBytes)
-	ref, err := i.locate(ctx, topic, partition)
-	if err != nil {
-		return nil, err
-	}
-	ptrs, err := i.pointers(ctx, &ref)
-	if err != nil {
-		return nil, err
-	}
-	from, to, err := offsetRange(ref, ptrs, req.From, req.To)
+	limit := bounded(req.Limit, DefaultSearchLimit, MaxSearchLimit)
+	budget := bounded(req.MaxBytes, DefaultSearchBytes, MaxSearchBytes)
+	ref, ptrs, from, to, err := i.locateRange(ctx, topic, partition, req.From, req.To)
 	if err != nil {
 		return nil, err
 	}

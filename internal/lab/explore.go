@@ -155,9 +155,9 @@ func (l *Lab) AbortTransaction(ctx context.Context, topic string, partition int3
 	if _, err := l.partition(ctx, topic, partition); err != nil {
 		return cluster.AbortedTransaction{}, err
 	}
-	l.record(ctx, topic, partition)
+	l.record(ctx, topic, []int32{partition})
 	a, err := l.cluster.AbortTransaction(ctx, topic, partition, startOffset)
-	l.record(ctx, topic, partition)
+	l.record(ctx, topic, []int32{partition})
 	if err != nil {
 		if problem.KindOf(err) == problem.Forbidden {
 			return a, l.notAllowed(err, "WRITE", "topic", topic)

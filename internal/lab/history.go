@@ -3,6 +3,7 @@ package lab
 import (
 	"context"
 
+	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/internal/live"
 	"github.com/offsetlab/offsetlab/internal/producer"
 )
@@ -14,19 +15,9 @@ const maxRecordedPartitions = 8
 // record keeps the partitions a write is about to touch (or touched)
 // polled, their history recorded, and waits until each has been read as
 // it is now: called before a write, the write shows in the history as a
-// change; after it, the history holds it when the use case returns. With no partitions it
-// records every partition of the topic (up to maxRecordedPartitions).
-// A partition it cannot watch (too many are) is simply not recorded.
-func (l *Lab) record(ctx context.Context, topic string, partitions ...int32) {
-	if len(partitions) == 0 {
-		t, err := l.cluster.Topic(ctx, topic)
-		if err != nil {
-			return
-		}
-		for p := range min(len(t.Partitions), maxRecordedPartitions) {
-			partitions = append(partitions, int32(p))
-		}
-	}
+// change; after it, the history holds it when the use case returns. A
+// partition it cannot watch (too many are) is simply not recorded.
+func (l *Lab) record(ctx context.Context, topic string, partitions []int32) {
 	if err := l.hub.Keep(ctx, topic, partitions...); err != nil {
 		l.log.Debug("lab: partitions not all recorded", "topic", topic, "err", err)
 	}
@@ -35,17 +26,21 @@ func (l *Lab) record(ctx context.Context, topic string, partitions ...int32) {
 // recordWritten reads the partitions a transaction wrote, after a write.
 func (l *Lab) recordWritten(ctx context.Context, written []producer.TopicPartition) {
 	for _, p := range written {
-		l.record(ctx, p.Topic, p.Partition)
+		l.record(ctx, p.Topic, []int32{p.Partition})
 	}
 }
 
-// pinned is the partition req pins, if it pins one: none means the
-// partitioner picks.
-func pinned(req producer.Request) []int32 {
-	if req.Partition == nil {
-		return nil
+// toRecord are the partitions of t a write may touch: the one it pins, or
+// (the partitioner picks) every partition, up to maxRecordedPartitions.
+func toRecord(t cluster.TopicInfo, pin *int32) []int32 {
+	if pin != nil {
+		return []int32{*pin}
 	}
-	return []int32{*req.Partition}
+	out := make([]int32, 0, min(len(t.Partitions), maxRecordedPartitions))
+	for p := range cap(out) {
+		out = append(out, int32(p))
+	}
+	return out
 }
 
 // History is a partition's recorded story from step from on: what the

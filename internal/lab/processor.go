@@ -24,10 +24,13 @@ func (l *Lab) RunProcessor(ctx context.Context, cfg producer.RunConfig) (*produc
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	touched := map[string][]int32{}
 	for _, topic := range []string{cfg.Input, cfg.Output} {
-		if _, err := l.cluster.Topic(ctx, topic); err != nil {
+		t, err := l.cluster.Topic(ctx, topic)
+		if err != nil {
 			return nil, err
 		}
+		touched[topic] = toRecord(t, nil)
 	}
 	fencesOngoing := false
 	if cfg.Mode == producer.Transactional {
@@ -40,8 +43,9 @@ func (l *Lab) RunProcessor(ctx context.Context, cfg producer.RunConfig) (*produc
 		before = l.logEnd(cfg.Output, 0) // the fence comes before the ABORT it causes
 	}
 	recordBoth := func(ctx context.Context) {
-		l.record(ctx, cfg.Input)
-		l.record(ctx, cfg.Output)
+		for topic, partitions := range touched {
+			l.record(ctx, topic, partitions)
+		}
 	}
 	recordBoth(ctx)
 	cfg.BeforeOrder = recordBoth

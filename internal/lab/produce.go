@@ -31,18 +31,20 @@ func (l *Lab) Produce(ctx context.Context, req producer.Request) (*producer.Outc
 	if req.Partition != nil {
 		p = *req.Partition
 	}
-	if _, err := l.partition(ctx, req.Topic, p); err != nil {
+	t, err := l.partition(ctx, req.Topic, p)
+	if err != nil {
 		return nil, err
 	}
 	if err := l.checkRecordSize(ctx, req); err != nil {
 		return nil, err
 	}
-	l.record(ctx, req.Topic, pinned(req)...)
+	touched := toRecord(t, req.Partition)
+	l.record(ctx, req.Topic, touched)
 	out, err := l.producer.Produce(ctx, req)
 	if err != nil {
 		return nil, err
 	}
-	l.record(ctx, req.Topic, pinned(req)...)
+	l.record(ctx, req.Topic, touched)
 	l.narrateProduce(req, out)
 	return out, nil
 }

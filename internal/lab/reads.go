@@ -71,7 +71,7 @@ func (l *Lab) CreateTopic(ctx context.Context, spec cluster.TopicSpec) (cluster.
 	}
 	t, err := l.cluster.CreateTopic(ctx, spec)
 	if err == nil {
-		l.record(ctx, spec.Name)
+		l.record(ctx, spec.Name, toRecord(t, nil))
 	}
 	return t, l.notAllowed(err, "CREATE", "topic", spec.Name)
 }

@@ -53,10 +53,11 @@ func (l *Lab) Send(ctx context.Context, process, id string, req producer.Request
 	if req.Partition != nil {
 		p = *req.Partition
 	}
-	if _, err := l.partition(ctx, req.Topic, p); err != nil {
+	t, err := l.partition(ctx, req.Topic, p)
+	if err != nil {
 		return producer.SessionState{}, err
 	}
-	l.record(ctx, req.Topic, pinned(req)...)
+	l.record(ctx, req.Topic, toRecord(t, req.Partition))
 	st, err := sessions.Send(ctx, id, req)
 	l.recordWritten(ctx, st.Partitions)
 	return st, err
