@@ -38,3 +38,5 @@ require (
 )
 
 tool github.com/a-h/templ/cmd/templ
+
+replace github.com/twmb/franz-go/pkg/kfake => ./third_party/kfake
