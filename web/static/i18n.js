@@ -6,7 +6,10 @@
 // ("aria-label:key;placeholder:key2"), with {placeholders} filled from
 // data-i18n-args (JSON), sets <html lang>, remembers the choice in
 // localStorage and tells listeners. The page has one language switch, in
-// the masthead.
+// the masthead. How a sentence is filled in (placeholders, Korean
+// particles) is catalog.js, which needs no page.
+
+import { render } from './catalog.js';
 
 export const LANGS = ['en', 'ko'];
 const LANG_KEY = 'offsetlab.lang';
@@ -35,41 +38,6 @@ function store() {
   }
 }
 
-// A placeholder is {name}, or {name|after consonant/after vowel} for a
-// Korean particle chosen by the last syllable of the value (as Go's
-// internal/catalog does). An argument "<name>Key" names another catalogue
-// sentence that fills {name}.
-const PLACEHOLDER = /\{(\w+)(?:\|([^/{}]*)\/([^{}]*))?\}/g;
-
-/** endsInConsonant: does a Korean reader say s with a final consonant (받침)? */
-function endsInConsonant(s) {
-  const v = String(s).replace(/[ .,'"’”)\]]+$/, '');
-  if (!v) return false;
-  const c = v.codePointAt(v.length - 1);
-  if (c >= 0xac00 && c <= 0xd7a3) return (c - 0xac00) % 28 !== 0;
-  const last = v[v.length - 1];
-  if (last >= '0' && last <= '9') return '013678'.includes(last);
-  return 'lmnrLMNR'.includes(last);
-}
-
-/** endsInRieul: does a Korean reader say s ending in ㄹ (as Go's endsInRieul)? */
-function endsInRieul(s) {
-  const v = String(s).replace(/[ .,'"’”)\]]+$/, '');
-  if (!v) return false;
-  const c = v.codePointAt(v.length - 1);
-  if (c >= 0xac00 && c <= 0xd7a3) return (c - 0xac00) % 28 === 8;
-  const last = v[v.length - 1];
-  if (last >= '0' && last <= '9') return '178'.includes(last);
-  return 'lrLR'.includes(last);
-}
-
-/** particle is the form of a Korean particle after v, as Go's catalog.Particle:
- * 으로/로 takes 로 after ㄹ as well as after a vowel. */
-function particle(v, afterConsonant, afterVowel) {
-  if (afterConsonant === '으로' && afterVowel === '로' && endsInRieul(v)) return afterVowel;
-  return endsInConsonant(v) ? afterConsonant : afterVowel;
-}
-
 // resolvers turn an argument's value into what a sentence shows: a
 // producer id into the open partition's short alias (producers.js).
 const resolvers = {};
@@ -79,22 +47,14 @@ export function resolveArg(name, fn) {
   resolvers[name] = fn;
 }
 
-/** fill replaces the placeholders of s with args. */
-function fill(s, args) {
-  return s.replace(PLACEHOLDER, (m, name, afterConsonant, afterVowel) => {
-    let v;
-    if (args && name in args) v = resolvers[name] ? String(resolvers[name](args[name])) : String(args[name]);
-    else if (args && args[name + 'Key'] && has(args[name + 'Key'])) v = t(args[name + 'Key'], args);
-    if (v === undefined) return m;
-    if (afterConsonant !== undefined) return particle(v, afterConsonant, afterVowel);
-    return v;
-  });
-}
-
 /** t is the catalogue sentence key in the current language, placeholders filled. */
 export function t(key, args) {
-  const c = load();
-  return fill(c[lang]?.[key] ?? c.en?.[key] ?? key, args);
+  return render(load(), lang, key, args, resolve);
+}
+
+/** resolve shows an argument through its resolver, if it has one. */
+function resolve(name, value) {
+  return resolvers[name] ? resolvers[name](value) : value;
 }
 
 /** has reports whether the catalogue knows key. */
