@@ -164,6 +164,50 @@ export function drawBuckets(g, buckets, { pos, thick, vertical = false, pats }) 
   for (const b of buckets) if (b.to > b.from && hasRare(b)) paint(b, true);
 }
 
+// The minimap's buckets: one per pixel of its height, within these
+// bounds. A partition is cut into requests of about CHUNK_OFFSETS offsets
+// (at least one bucket each), at most MAX_CHUNKS of them: each is ~10 ms
+// of a scan.
+const MIN_BUCKETS = 200;
+const MAX_BUCKETS = 1000;
+export const CHUNK_OFFSETS = 100_000;
+const MAX_CHUNKS = 20;
+
+/** bucketCount is how many buckets a strip h pixels long is cut into. */
+export function bucketCount(h) {
+  return Math.max(MIN_BUCKETS, Math.min(MAX_BUCKETS, Math.round(h)));
+}
+
+/**
+ * planMap decides what of a partition to map next, given its pointers
+ * now, what is mapped (buckets of size offsets from base, contiguous,
+ * counted under the LSO lso) and the n buckets the strip wants: null when
+ * the map is current; {fresh: true, from, size} to cut the partition
+ * afresh (a new log start, no map yet, or a partition grown past twice
+ * the buckets it was cut in, or shrunk below a quarter); else {fresh:
+ * false, keep, from, size}: keep the first keep buckets and map from
+ * there — from the bucket holding the LSO the tail was mapped with (open
+ * records there resolve) or the last one (it grows).
+ */
+export function planMap({ logStartOffset: start, lastStableOffset: lso, highWatermark: hw }, mapped, n) {
+  const { base, size, buckets } = mapped;
+  const fresh = !size || start !== base || Math.ceil((hw - base) / size) > 2 * n ||
+    (size > 1 && Math.ceil((hw - base) / size) < n / 4);
+  if (fresh) return { fresh: true, from: start, size: Math.max(1, Math.ceil((hw - start) / n)) };
+  const to = buckets.length ? buckets[buckets.length - 1].to : base;
+  const settled = Math.min(mapped.lso, to - 1, lso);
+  let keep = buckets.length;
+  while (keep > 0 && buckets[keep - 1].to > settled) keep--;
+  const from = keep ? buckets[keep - 1].to : base;
+  if (to >= hw && lso === mapped.lso) return null;
+  return { fresh: false, keep, from, size };
+}
+
+/** chunkOffsets is how many offsets one map request covers, a whole number of buckets of size. */
+export function chunkOffsets(size, from, hw) {
+  return Math.max(1, Math.ceil(CHUNK_OFFSETS / size), Math.ceil((hw - from) / size / MAX_CHUNKS)) * size;
+}
+
 /**
  * sizeCanvas fits a canvas's backing store to its CSS box at the screen's
  * pixel ratio and returns its context, scaled to CSS pixels.

@@ -22,7 +22,7 @@ import { api, apiPartition, fmt } from './api.js';
 import { EntryCache, PAGE } from './cache.js';
 import { onLanguage, t } from './i18n.js';
 import { alias, onProducers, producerLabel, resetProducers, seeProducers } from './producers.js';
-import { minimapScale } from './partmap.js';
+import * as geometry from './loggeometry.js';
 import { fillTableRow, makeTableHead, makeTableRow } from './tableview.js';
 
 const TABLE_KEY = 'offsetlab.logTable';
@@ -411,31 +411,28 @@ export class LogView {
 
   // ---- geometry ---------------------------------------------------------
 
+  // The arithmetic is loggeometry.js's, over this view (start, hw, cols,
+  // rowH, viewH, scrollY); these methods add what a view without
+  // pointers answers.
   get start() { return this.pointers ? this.pointers.logStartOffset : 0; }
   get hw() { return this.pointers ? this.pointers.highWatermark : 0; }
-  slotCount() { return this.pointers ? Math.max(1, this.hw - this.start + 1) : 0; }
-  rowCount() { return this.cols ? Math.ceil(this.slotCount() / this.cols) : 0; }
+  slotCount() { return this.pointers ? geometry.slotCount(this) : 0; }
+  rowCount() { return this.pointers ? geometry.rowCount(this) : 0; }
   totalH() { return this.rowCount() * this.rowH; }
   /** maxScroll lets the last row end the view with whole rows above it: no row is cut at the top when following. */
-  maxScroll() {
-    const fullRows = Math.max(1, Math.floor(this.viewH / this.rowH));
-    return Math.max(0, (this.rowCount() - fullRows) * this.rowH);
-  }
-  rowOf(offset) { return Math.floor((offset - this.start) / this.cols); }
-  visibleRows() { return Math.max(1, Math.floor(this.viewH / this.rowH)); }
+  maxScroll() { return this.pointers ? geometry.maxScroll(this) : 0; }
+  rowOf(offset) { return geometry.rowOf(this, offset); }
+  visibleRows() { return geometry.fullRows(this); }
 
   firstVisibleOffset() {
     if (!this.cols || !this.pointers) return null;
-    return this.start + Math.floor(this.scrollY / this.rowH) * this.cols;
+    return geometry.firstVisibleOffset(this);
   }
 
   /** lastVisibleOffset is the last written offset on screen (null when none). */
   lastVisibleOffset() {
-    const first = this.firstVisibleOffset();
-    if (first === null) return null;
-    const r1 = Math.floor((this.scrollY + this.viewH - 1) / this.rowH);
-    const last = Math.min(this.hw - 1, this.start + (r1 + 1) * this.cols - 1);
-    return last >= first ? last : null;
+    if (!this.cols || !this.pointers) return null;
+    return geometry.lastVisibleOffset(this);
   }
 
   /**
@@ -460,7 +457,7 @@ export class LogView {
     const gutter = this.table ? 0 : probe.firstChild.offsetWidth;
     probe.remove();
     const slotMin = parseFloat(getComputedStyle(this.viewport).getPropertyValue('--slot-min')) || 128;
-    const cols = this.table ? 1 : Math.max(1, Math.floor((width - gutter) / slotMin));
+    const cols = this.table ? 1 : geometry.columnCount(width, gutter, slotMin);
     this.headH = this.table ? this.head.offsetHeight : 0;
     this.viewH = Math.max(this.rowH, this.viewport.clientHeight - this.headH);
     this.minimapH = this.minimap.clientHeight;
@@ -492,9 +489,8 @@ export class LogView {
 
   scrollToOffset(offset, align) {
     if (!this.cols) return;
-    const top = this.rowOf(offset) * this.rowH;
-    if (align === 'top' || top < this.scrollY) this.setScroll(top, true);
-    else if (top + this.rowH > this.scrollY + this.viewH) this.setScroll(top + this.rowH - this.viewH, true);
+    const y = geometry.scrollToShow(this, offset, align);
+    if (y !== null) this.setScroll(y, true);
   }
 
   setFollow(on) {
@@ -576,8 +572,7 @@ export class LogView {
       return;
     }
     const rows = this.rowCount();
-    const r0 = Math.max(0, Math.floor(this.scrollY / this.rowH));
-    const r1 = Math.min(rows - 1, Math.floor((this.scrollY + this.viewH - 1) / this.rowH));
+    const [r0, r1] = geometry.visibleRowRange(this);
     for (const [r, row] of this.rows) {
       if (r < r0 || r > r1) {
         row.remove();
@@ -924,24 +919,16 @@ export class LogView {
 
   /**
    * updateMinimap places the thumb over the offsets on screen and the
-   * pointer marks on the minimap's scale (partmap.js's minimapScale, the
+   * pointer marks on the minimap's scale (loggeometry.js's minimapScale, the
    * heat strip's), so that the thumb sits on the part of the strip shown.
    */
   updateMinimap() {
     const H = this.minimapH || 0;
     const mm = this.minimap;
     const first = this.firstVisibleOffset() ?? 0;
-    if (!this.pointers || !H || this.totalH() <= this.viewH) {
-      this.thumb.style.transform = 'translateY(0px)';
-      this.thumb.style.height = `${H}px`;
-    } else {
-      const s = minimapScale(this.start, this.hw, H);
-      const last = Math.min(this.hw, first + this.visibleRows() * this.cols - 1);
-      const thumbH = Math.min(H, Math.max(24, s.y(last + 1) - s.y(first)));
-      const top = this.follow ? H - thumbH : Math.max(0, Math.min(H - thumbH, s.y(first)));
-      this.thumb.style.height = `${thumbH}px`;
-      this.thumb.style.transform = `translateY(${top}px)`;
-    }
+    const thumb = this.pointers && this.cols ? geometry.minimapThumb(this, H, this.follow) : null;
+    this.thumb.style.height = `${thumb ? thumb.height : H}px`;
+    this.thumb.style.transform = `translateY(${thumb ? thumb.top : 0}px)`;
     mm.setAttribute('aria-valuemin', String(this.start));
     mm.setAttribute('aria-valuemax', String(this.hw));
     mm.setAttribute('aria-valuenow', String(first));
@@ -953,7 +940,7 @@ export class LogView {
       mm.append(m);
       this.marks.push(m);
     }
-    const s = this.pointers ? minimapScale(this.start, this.hw, H) : null;
+    const s = this.pointers ? geometry.minimapScale(this.start, this.hw, H) : null;
     this.marks.forEach((m, i) => {
       const f = marks[i];
       m.hidden = !f || !s;
@@ -968,16 +955,13 @@ export class LogView {
   // ---- loading ----------------------------------------------------------
 
   requestPages(r0, r1) {
-    const first = Math.max(this.start, this.start + r0 * this.cols);
-    const last = Math.min(this.hw - 1, this.start + (r1 + 1) * this.cols - 1);
-    if (last < first) return;
+    const pages = geometry.pageRange(this, r0, r1, PAGE);
+    if (!pages.length) return;
     const keep = new Set();
     const need = [];
-    for (let p = Math.floor(first / PAGE); p <= Math.floor(last / PAGE); p++) {
+    for (const { page: p, from, to } of pages) {
       keep.add(p);
       this.cache.touch(p);
-      const from = Math.max(p * PAGE, this.start, first);
-      const to = Math.min((p + 1) * PAGE, this.hw, last + 1);
       if (!this.cache.complete(from, to) || this.cache.isStale(p)) need.push(p);
     }
     this.cache.evict(keep);
@@ -1150,12 +1134,12 @@ export class LogView {
     const mm = this.minimap;
     const offsetAt = (clientY) => {
       const rect = mm.getBoundingClientRect();
-      return minimapScale(this.start, this.hw, rect.height).offset(clientY - rect.top);
+      return geometry.minimapScale(this.start, this.hw, rect.height).offset(clientY - rect.top);
     };
     const center = (clientY) => {
       if (!this.pointers || !this.cols) return;
       const o = offsetAt(clientY);
-      this.setScroll(this.rowOf(o) * this.rowH - (this.viewH - this.rowH) / 2, true);
+      this.setScroll(geometry.centredScroll(this, o), true);
     };
     let downY = null;
     let dragged = false;
@@ -1208,7 +1192,7 @@ export class LogView {
     this.follow = false;
     this.updateFollow();
     this.active = o;
-    if (this.cols) this.setScroll(this.rowOf(o) * this.rowH - (this.viewH - this.rowH) / 2, true);
+    if (this.cols) this.setScroll(geometry.centredScroll(this, o), true);
     this.select(o);
     this.render();
     this.flash([o]);

@@ -19,29 +19,10 @@
 
 import { api, apiPartition, fmt, patiently, showErrorText } from './api.js';
 import { onLanguage, t, tr } from './i18n.js';
-import { COUNTS, PALETTE, drawBuckets, patterns, sizeCanvas, totals } from './heat.js';
+import { minimapScale } from './loggeometry.js';
+import { CHUNK_OFFSETS, COUNTS, PALETTE, bucketCount, chunkOffsets, drawBuckets, patterns, planMap, sizeCanvas, totals } from './heat.js';
 
-const MIN_BUCKETS = 200;
-const MAX_BUCKETS = 1000;
-// A partition is cut into requests of about this many offsets (at least
-// one bucket each), at most MAX_CHUNKS of them: each is ~10 ms of a scan.
-const CHUNK_OFFSETS = 100_000;
-const MAX_CHUNKS = 20;
 const MIN_GAP_MS = 1000;
-
-/**
- * minimapScale maps offsets to the minimap's height and back: the slots
- * from the log start to the high watermark (the next offset to be written)
- * spread evenly over h pixels. The log view's thumb and pointer marks and
- * the heat strip use it alike, so they line up.
- */
-export function minimapScale(start, hw, h) {
-  const span = Math.max(1, hw - start + 1);
-  return {
-    y: (offset) => ((offset - start) / span) * h,
-    offset: (y) => Math.max(start, Math.min(hw, start + Math.floor((y / Math.max(1, h)) * span))),
-  };
-}
 
 export class HeatStrip {
   /**
@@ -119,8 +100,7 @@ export class HeatStrip {
 
   /** wanted is the bucket count for the minimap's height. */
   wanted() {
-    const h = this.canvas.clientHeight || 400;
-    return Math.max(MIN_BUCKETS, Math.min(MAX_BUCKETS, Math.round(h)));
+    return bucketCount(this.canvas.clientHeight || 400);
   }
 
   /**
@@ -128,20 +108,7 @@ export class HeatStrip {
    * afresh. null when the map is current.
    */
   plan() {
-    const { logStartOffset: start, lastStableOffset: lso, highWatermark: hw } = this.ptrs;
-    const n = this.wanted();
-    const fresh = !this.size || start !== this.base || Math.ceil((hw - this.base) / this.size) > 2 * n ||
-      (this.size > 1 && Math.ceil((hw - this.base) / this.size) < n / 4);
-    if (fresh) return { fresh: true, from: start, size: Math.max(1, Math.ceil((hw - start) / n)) };
-    const to = this.mappedTo;
-    // What may still change: the bucket holding the LSO the tail was mapped
-    // with (open records there resolve), and the last one (it grows).
-    const settled = Math.min(this.lso, to - 1, lso);
-    let keep = this.buckets.length;
-    while (keep > 0 && this.buckets[keep - 1].to > settled) keep--;
-    const from = keep ? this.buckets[keep - 1].to : this.base;
-    if (to >= hw && lso === this.lso) return null;
-    return { fresh: false, keep, from, size: this.size };
+    return planMap(this.ptrs, { base: this.base, size: this.size, lso: this.lso, buckets: this.buckets }, this.wanted());
   }
 
   async run(resume = false) {
@@ -169,7 +136,7 @@ export class HeatStrip {
     this.began = performance.now();
     this.writeStatus();
     const path = apiPartition(this.topic, this.partition);
-    const chunk = Math.max(1, Math.ceil(CHUNK_OFFSETS / this.size), Math.ceil((this.ptrs.highWatermark - p.from) / this.size / MAX_CHUNKS)) * this.size;
+    const chunk = chunkOffsets(this.size, p.from, this.ptrs.highWatermark);
     // The LSO the buckets were counted under: the lowest any request saw
     // (a record still open when its bucket was mapped stays to be mapped
     // again, even if its marker landed before the last request).
