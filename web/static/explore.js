@@ -106,8 +106,26 @@ export function setupExplore(app) {
     if (err && (err.status === 503 || err.status === 0)) app.apiFailed(err);
   };
 
-  // ---- jumps ------------------------------------------------------------------
+  const tab = { app, view, path, pointers, failed };
+  const parts = [setupJumps(tab), setupSeek(tab), setupSearch(tab), setupDownload(tab)];
 
+  // The heat strip's Map again.
+  $('map-remap').addEventListener('click', () => app.heat.remap());
+
+  /** reset forgets what the tab found: another partition is on show. */
+  return {
+    reset() {
+      for (const part of parts) part.reset();
+    },
+  };
+}
+
+/**
+ * setupJumps wires the jumps to the next or previous offset of a kind (…/jump), going on past each scan's byte budget.
+ * @param {object} tab the Explore tab's shared state (see setupExplore)
+ * @returns {{reset: () => void}} forgets what it found
+ */
+function setupJumps({ app, view, path, pointers, failed }) {
   const jumpStatus = $('jump-status');
   const jumpError = $('jump-error');
   const jumpTask = new Task(null);
@@ -156,8 +174,21 @@ export function setupExplore(app) {
     b.addEventListener('click', () => jump(b.dataset.jump, b.dataset.backward === 'true'));
   }
 
-  // ---- seek -----------------------------------------------------------------
+  return {
+    reset() {
+      jumpTask.stop();
+      plain(jumpStatus, '');
+      showError(jumpError, null);
+    },
+  };
+}
 
+/**
+ * setupSeek wires going to an offset or a time (…/offset), the time in the viewer's zone.
+ * @param {object} tab the Explore tab's shared state (see setupExplore)
+ * @returns {{reset: () => void}} forgets what it found
+ */
+function setupSeek({ app, view, path, pointers, failed }) {
   const seekStatus = $('seek-status');
   const seekError = $('seek-error');
   const zone = $('seek-zone');
@@ -203,8 +234,22 @@ export function setupExplore(app) {
     }
   });
 
-  // ---- search ---------------------------------------------------------------
+  onLanguage(writeZone);
 
+  return {
+    reset() {
+      plain(seekStatus, '');
+      showError(seekError, null);
+    },
+  };
+}
+
+/**
+ * setupSearch wires the search of keys, values, headers or a JSON path (…/search) with its progress, Stop and More.
+ * @param {object} tab the Explore tab's shared state (see setupExplore)
+ * @returns {{reset: () => void}} forgets what it found
+ */
+function setupSearch({ app, view, path, pointers, failed }) {
   const form = $('search-form');
   const maxQuery = Number(form.dataset.maxQuery) || 4096;
   const searchStatus = $('search-status');
@@ -346,8 +391,25 @@ export function setupExplore(app) {
     runSearch();
   });
 
-  // ---- download ---------------------------------------------------------------
+  return {
+    reset() {
+      searchTask.stop();
+      search = null;
+      results.replaceChildren();
+      progressLine.hidden = true;
+      more.hidden = true;
+      plain(searchStatus, '');
+      showError(searchError, null);
+    },
+  };
+}
 
+/**
+ * setupDownload wires the download of offsets as JSON Lines (…/log, at most the panel's data-max offsets).
+ * @param {object} tab the Explore tab's shared state (see setupExplore)
+ * @returns {{reset: () => void}} forgets what it found
+ */
+function setupDownload({ app, view, path, pointers, failed }) {
   const dlPanel = $('download-panel');
   const dlMax = Number(dlPanel.dataset.max) || 20000;
   const dlStatus = $('download-status');
@@ -424,24 +486,11 @@ export function setupExplore(app) {
     download(from, last + 1);
   });
 
-  // ---- the heat strip ---------------------------------------------------------
-
-  $('map-remap').addEventListener('click', () => app.heat.remap());
-
-  onLanguage(writeZone);
-
-  /** reset forgets what the tab found: another partition is on show. */
   return {
     reset() {
-      jumpTask.stop();
-      searchTask.stop();
       dlTask.stop();
-      search = null;
-      results.replaceChildren();
-      progressLine.hidden = true;
-      more.hidden = true;
-      for (const n of [jumpStatus, seekStatus, searchStatus, dlStatus]) plain(n, '');
-      for (const n of [jumpError, seekError, searchError, dlError]) showError(n, null);
+      plain(dlStatus, '');
+      showError(dlError, null);
     },
   };
 }

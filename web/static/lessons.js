@@ -32,6 +32,78 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+/** value translates the words the checks observe (yes, no, none, ...). */
+const value = (v) => (has('lesson.ui.value.' + v) ? t('lesson.ui.value.' + v) : v);
+
+/** stepList is the run's step bar: a mark per step (✓ done, ✗ failed, ▶ next). */
+function stepList(run, tx) {
+  const list = el('ol', { class: 'lesson-steps', 'data-testid': 'lesson-steps' });
+  for (const s of run.steps) {
+    const failedChecks = s.expectations.some((c) => s.status === 'done' && !c.ok);
+    const mark = s.status === 'failed' || failedChecks ? '✗' : s.status === 'done' ? '✓' : s.index === run.cursor ? '▶' : '';
+    const title = t('lesson.ui.stepOf', { n: s.index + 1, total: run.steps.length }) + ' — ' + tx(s.title);
+    list.append(el('li', { 'data-status': s.status, 'aria-current': s.index === run.cursor ? 'step' : null, title },
+      el('span', { class: 'mark', 'aria-hidden': 'true' }, mark), String(s.index + 1),
+      el('span', { class: 'sr-only' }, ' ' + tx(s.title))));
+  }
+  return list;
+}
+
+/** stepCard is one step: its narration, the command on real Kafka, its checks and output. */
+function stepCard(run, s, upNext, tx) {
+  const card = el('article', {
+    class: 'lesson-step' + (upNext ? ' up-next' : ''),
+    'data-testid': upNext ? 'lesson-upnext' : 'lesson-current',
+    'data-index': s.index,
+    'data-status': s.status,
+  });
+  const heading = (upNext ? t('lesson.ui.upNext') + ' · ' : '') + t('lesson.ui.stepOf', { n: s.index + 1, total: run.steps.length }) + ' — ' + tx(s.title);
+  card.append(el('h3', {}, heading));
+  card.append(el('p', { class: 'narration', 'data-testid': upNext ? 'lesson-next-narration' : 'lesson-narration' }, tx(s.narration)));
+  card.append(el('h4', {}, t('lesson.ui.command')));
+  card.append(el('pre', { class: 'command', 'data-testid': upNext ? 'lesson-next-command' : 'lesson-command', lang: 'en' }, s.command));
+  if (s.expectations.length) {
+    card.append(el('h4', {}, t('lesson.ui.checks')));
+    const list = el('ul', { class: 'lesson-checks', 'data-testid': upNext ? 'lesson-next-checks' : 'lesson-checks' });
+    for (const c of s.expectations) list.append(checkRow(c, s.status === 'done', tx));
+    card.append(list);
+  }
+  if (s.error) card.append(el('p', { class: 'error', 'data-testid': 'lesson-step-error' }, s.error));
+  if (!upNext && s.output.length) {
+    // A consumer's effects are the point of their step: show them open.
+    card.append(el('details', { class: 'output', open: s.action === 'apply-payments' },
+      el('summary', {}, t('lesson.ui.output')),
+      el('pre', { 'data-testid': 'lesson-output', lang: 'en' }, s.output.join('\n'))));
+  }
+  return card;
+}
+
+/** checkRow is one check of a step: what it expects and, once checked, what it observed. */
+function checkRow(c, checked, tx) {
+  const state = checked ? (c.ok ? 'true' : 'false') : 'pending';
+  const mark = state === 'true' ? '✓' : state === 'false' ? '✗' : '…';
+  const word = state === 'true' ? t('lesson.ui.holds') : state === 'false' ? t('lesson.ui.fails') : t('lesson.ui.notYet');
+  const row = el('li', { 'data-testid': 'lesson-check', 'data-ok': state, 'data-fact': c.fact },
+    el('span', { class: 'mark', 'aria-hidden': 'true' }, mark),
+    el('span', { class: 'sr-only' }, word + ': '),
+    el('span', { class: 'what' }, tx(c.text)),
+    el('span', { class: 'values' },
+      t('lesson.ui.expected') + ' ', el('strong', { 'data-testid': 'check-expected' }, value(c.expected)),
+      checked ? ' — ' + t('lesson.ui.observed') + ' ' : '',
+      checked ? el('strong', { 'data-testid': 'check-observed' }, value(c.observed)) : ''));
+  if (c.note) row.append(el('span', { class: 'check-note', 'data-testid': 'check-note' }, tx(c.note)));
+  return row;
+}
+
+/** namesList is the run's actual topic and group names behind the lesson's logical ones. */
+function namesList(run) {
+  const names = Object.entries(run.names || {});
+  if (!names.length) return '';
+  const dl = el('dl', { class: 'facts lesson-names', lang: 'en' });
+  for (const [logical, actual] of names) dl.append(el('dt', {}, logical), el('dd', {}, el('code', {}, actual)));
+  return el('details', { class: 'output' }, el('summary', {}, t('lesson.ui.names')), dl);
+}
+
 /**
  * setupLessons wires the lessons panel.
  * @param {object} app
@@ -62,8 +134,6 @@ export function setupLessons(app) {
 
   /** tx picks the current language of a {en, ko} text from the API. */
   const tx = (text) => (text ? text[lang] || text.en || '' : '');
-  /** value translates the words the checks observe (yes, no, none, ...). */
-  const value = (v) => (has('lesson.ui.value.' + v) ? t('lesson.ui.value.' + v) : v);
 
   function setLang(l) {
     lang = l;
@@ -202,7 +272,7 @@ export function setupLessons(app) {
       el('p', { class: 'lesson-progress', 'data-testid': 'lesson-progress', title: tx(run.title) },
         t('lesson.ui.stepOf', { n: Math.min(run.cursor + 1, total), total }),
         run.checked ? ' · ' + t('lesson.ui.passed', { passed: run.passed, checked: run.checked }) : ''),
-      stepList());
+      stepList(run, tx));
     // The lesson's summary opens and closes it; in between, the cards of
     // the step just done and the one up next have the room.
     const parts = [];
@@ -211,76 +281,11 @@ export function setupLessons(app) {
     const last = shownSteps[shownSteps.length - 1];
     if (run.status === 'finished') parts.unshift(el('p', { class: 'status lesson-end', 'data-testid': 'lesson-end', role: 'status' }, t('lesson.ui.finished')));
     if (run.status === 'failed') parts.unshift(el('p', { class: 'error', 'data-testid': 'lesson-failed' }, t('lesson.ui.failed')));
-    if (last) parts.push(stepCard(last, false));
+    if (last) parts.push(stepCard(run, last, false, tx));
     const next = run.steps[run.cursor];
-    if (next && run.status !== 'failed') parts.push(stepCard(next, true));
-    parts.push(namesList());
+    if (next && run.status !== 'failed') parts.push(stepCard(run, next, true, tx));
+    parts.push(namesList(run));
     out.replaceChildren(...parts);
-  }
-
-  function stepList() {
-    const list = el('ol', { class: 'lesson-steps', 'data-testid': 'lesson-steps' });
-    for (const s of run.steps) {
-      const failedChecks = s.expectations.some((c) => s.status === 'done' && !c.ok);
-      const mark = s.status === 'failed' || failedChecks ? '✗' : s.status === 'done' ? '✓' : s.index === run.cursor ? '▶' : '';
-      const title = t('lesson.ui.stepOf', { n: s.index + 1, total: run.steps.length }) + ' — ' + tx(s.title);
-      list.append(el('li', { 'data-status': s.status, 'aria-current': s.index === run.cursor ? 'step' : null, title },
-        el('span', { class: 'mark', 'aria-hidden': 'true' }, mark), String(s.index + 1),
-        el('span', { class: 'sr-only' }, ' ' + tx(s.title))));
-    }
-    return list;
-  }
-
-  function stepCard(s, upNext) {
-    const card = el('article', {
-      class: 'lesson-step' + (upNext ? ' up-next' : ''),
-      'data-testid': upNext ? 'lesson-upnext' : 'lesson-current',
-      'data-index': s.index,
-      'data-status': s.status,
-    });
-    const heading = (upNext ? t('lesson.ui.upNext') + ' · ' : '') + t('lesson.ui.stepOf', { n: s.index + 1, total: run.steps.length }) + ' — ' + tx(s.title);
-    card.append(el('h3', {}, heading));
-    card.append(el('p', { class: 'narration', 'data-testid': upNext ? 'lesson-next-narration' : 'lesson-narration' }, tx(s.narration)));
-    card.append(el('h4', {}, t('lesson.ui.command')));
-    card.append(el('pre', { class: 'command', 'data-testid': upNext ? 'lesson-next-command' : 'lesson-command', lang: 'en' }, s.command));
-    if (s.expectations.length) {
-      card.append(el('h4', {}, t('lesson.ui.checks')));
-      const list = el('ul', { class: 'lesson-checks', 'data-testid': upNext ? 'lesson-next-checks' : 'lesson-checks' });
-      for (const c of s.expectations) list.append(checkRow(c, s.status === 'done'));
-      card.append(list);
-    }
-    if (s.error) card.append(el('p', { class: 'error', 'data-testid': 'lesson-step-error' }, s.error));
-    if (!upNext && s.output.length) {
-      // A consumer's effects are the point of their step: show them open.
-      card.append(el('details', { class: 'output', open: s.action === 'apply-payments' },
-        el('summary', {}, t('lesson.ui.output')),
-        el('pre', { 'data-testid': 'lesson-output', lang: 'en' }, s.output.join('\n'))));
-    }
-    return card;
-  }
-
-  function checkRow(c, checked) {
-    const state = checked ? (c.ok ? 'true' : 'false') : 'pending';
-    const mark = state === 'true' ? '✓' : state === 'false' ? '✗' : '…';
-    const word = state === 'true' ? t('lesson.ui.holds') : state === 'false' ? t('lesson.ui.fails') : t('lesson.ui.notYet');
-    const row = el('li', { 'data-testid': 'lesson-check', 'data-ok': state, 'data-fact': c.fact },
-      el('span', { class: 'mark', 'aria-hidden': 'true' }, mark),
-      el('span', { class: 'sr-only' }, word + ': '),
-      el('span', { class: 'what' }, tx(c.text)),
-      el('span', { class: 'values' },
-        t('lesson.ui.expected') + ' ', el('strong', { 'data-testid': 'check-expected' }, value(c.expected)),
-        checked ? ' — ' + t('lesson.ui.observed') + ' ' : '',
-        checked ? el('strong', { 'data-testid': 'check-observed' }, value(c.observed)) : ''));
-    if (c.note) row.append(el('span', { class: 'check-note', 'data-testid': 'check-note' }, tx(c.note)));
-    return row;
-  }
-
-  function namesList() {
-    const names = Object.entries(run.names || {});
-    if (!names.length) return '';
-    const dl = el('dl', { class: 'facts lesson-names', lang: 'en' });
-    for (const [logical, actual] of names) dl.append(el('dt', {}, logical), el('dd', {}, el('code', {}, actual)));
-    return el('details', { class: 'output' }, el('summary', {}, t('lesson.ui.names')), dl);
   }
 
   // ---- boot -------------------------------------------------------------------
