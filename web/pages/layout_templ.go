@@ -475,7 +475,7 @@ func masthead(v layoutView, status templ.Component) templ.Component {
 // sectionPage is the frame of the pages of the Topics, Groups and
 // Transactions sections (topics, a topic, groups, a group, transactions):
 // the masthead, and the page's content in main#app, or the sentence
-// saying why there is none. static/explorer.js switches the language,
+// saying why there is none. static/sections.js switches the language,
 // runs the confirmations and, on a topic's page, the strips.
 func sectionPage(v layoutView, page string) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
@@ -511,7 +511,7 @@ func sectionPage(v layoutView, page string) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 44, "<main id=\"app\" class=\"explorer-main\" tabindex=\"-1\" data-page=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 44, "<main id=\"app\" class=\"section-main\" tabindex=\"-1\" data-page=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -577,7 +577,7 @@ func sectionPage(v layoutView, page string) templ.Component {
 			}
 			return nil
 		})
-		templ_7745c5c3_Err = layout(v, document{Styles: []string{"explorer.css", "heat.css"}, Script: "explorer.js", BodyClass: "explorer", SkipTo: "app", SkipKey: "page.skipContent"}).Render(templ.WithChildren(ctx, templ_7745c5c3_Var22), templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = layout(v, document{Styles: []string{"sections.css", "heat.css"}, Script: "sections.js", BodyClass: "section-page", SkipTo: "app", SkipKey: "page.skipContent"}).Render(templ.WithChildren(ctx, templ_7745c5c3_Var22), templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -1,5 +1,6 @@
-// explorer.js: the script of the explorer pages (topics, a topic, groups,
-// a group, transactions). The server renders every table; this module
+// sections.js: the script of the pages of the Topics, Groups and
+// Transactions sections (topics, a topic, groups, a group,
+// transactions). The server renders every table; this module
 // switches the language, runs the confirmations of the teacher's two
 // writes — delete a topic (type its name), abort a transaction — and, on
 // a topic's page, starts the live strips (strips.js). A write's outcome
