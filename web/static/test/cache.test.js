@@ -3,7 +3,7 @@
 // and memory follows the pages in use.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EntryCache, PAGE, merge } from '../cache.js';
+import { EntryCache, PAGE, merge } from '../partition/cache.js';
 
 const data = (offset, txn, extra = {}) => ({ offset, kind: 'data', txn, readCommitted: txn !== 'open' && txn !== 'aborted', readUncommitted: true, ...extra });
 

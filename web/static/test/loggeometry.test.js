@@ -3,7 +3,7 @@
 // brings an offset, and the minimap's scale and thumb.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import * as geometry from '../loggeometry.js';
+import * as geometry from '../partition/loggeometry.js';
 
 // 100 offsets from 1,000 (HW 1,100: 101 slots), 8 to a row (13 rows), rows
 // of 40 px, 200 px on screen (5 whole rows).

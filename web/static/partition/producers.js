@@ -6,7 +6,7 @@
 // can say when the cells carry another one (transactions v2 bumps the
 // epoch at every commit).
 
-import { apply, resolveArg } from './i18n.js';
+import { apply, resolveArg } from '../shared/i18n.js';
 
 let topic = '';
 let partition = -1;

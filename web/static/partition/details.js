@@ -4,7 +4,7 @@
 // pretty-printed, binary as a hex dump — and "Copy value" copies it.
 
 import { describeKind, laneReason } from './logview.js';
-import { onLanguage, t } from './i18n.js';
+import { onLanguage, t } from '../shared/i18n.js';
 import { alias, reportedEpochs } from './producers.js';
 
 // The last details shown, redrawn in the new language after a switch.

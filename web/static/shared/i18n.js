@@ -1,6 +1,6 @@
 // i18n.js: the dashboard's language. The server renders the page in English
-// with data-i18n keys; this module loads the UI catalogue (./i18n/en.json
-// and ./i18n/ko.json, versioned and cached like every static file) before
+// with data-i18n keys; this module loads the UI catalogue (../i18n/en.json
+// and ../i18n/ko.json, versioned and cached like every static file) before
 // the page's modules run (top-level await). t() looks a key up in the current language; setLanguage()
 // re-renders every element carrying data-i18n (its text) or data-i18n-attr
 // ("aria-label:key;placeholder:key2"), with {placeholders} filled from
@@ -19,7 +19,7 @@ const listeners = [];
 
 const catalogue = Object.fromEntries(await Promise.all(LANGS.map(async (l) => {
   try {
-    const res = await fetch(new URL(`./i18n/${l}.json`, import.meta.url));
+    const res = await fetch(new URL(`../i18n/${l}.json`, import.meta.url));
     return [l, res.ok ? await res.json() : {}];
   } catch {
     return [l, {}]; // the page stays in English, as the server rendered it

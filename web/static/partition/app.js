@@ -5,7 +5,7 @@
 // view (show()), and shows the banner when the broker — or the Offset Lab
 // server itself — does not answer.
 
-import { api, errorText, partitionPath } from './api.js';
+import { api, errorText, partitionPath } from '../shared/api.js';
 import { LogView } from './logview.js';
 import { Stream } from './stream.js';
 import { Timeline } from './timeline.js';
@@ -20,7 +20,7 @@ import { setupSave } from './save.js';
 import { HeatStrip } from './partmap.js';
 import { setupExplore } from './explore.js';
 import { reportEpoch } from './producers.js';
-import { plain, setupI18n, t, tr } from './i18n.js';
+import { plain, setupI18n, t, tr } from '../shared/i18n.js';
 
 setupI18n();
 

@@ -7,8 +7,8 @@
 // is said in the page's status line, also after the reload that shows
 // the cluster as it is now.
 
-import { api, apiPartition, showErrorText } from './api.js';
-import { setupI18n, tr } from './i18n.js';
+import { api, apiPartition, showErrorText } from '../shared/api.js';
+import { setupI18n, tr } from '../shared/i18n.js';
 import { setupStrips } from './strips.js';
 
 setupI18n();
