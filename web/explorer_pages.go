@@ -14,7 +14,7 @@ import (
 	"github.com/offsetlab/offsetlab/internal/problem"
 )
 
-// The explorer's pages (issue 12): topics, one topic with every partition
+// The explorer's pages: topics, one topic with every partition
 // side by side, consumer groups, one group with both lags, transactions
 // and the producers of a partition. Each is rendered on the server from a
 // view its handler builds (page_*.go); the browser modules only draw the

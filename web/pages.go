@@ -13,7 +13,7 @@ import (
 	"github.com/offsetlab/offsetlab/internal/problem"
 )
 
-// Seed 000's names (LESSONS.md): the forms start with them so that a
+// Seed 000's names (docs/lessons.md): the forms start with them so that a
 // teacher can run lesson 2 without typing.
 const (
 	seedOrders      = "orders"

@@ -27,7 +27,7 @@ const (
 	totalO3 = "O-3 total=27000"
 )
 
-// Builtin returns the lessons of LESSONS.md that the existing producers can
+// Builtin returns the lessons of docs/lessons.md that the existing producers can
 // run: seed 000 (lessons 1–3), seed 002 (lessons 4 and 5) and seed 003
 // (lessons 6a–6g). Each call returns fresh data.
 func Builtin() []Lesson {
