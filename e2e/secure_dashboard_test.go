@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// TestSecureDashboard runs the dashboard against the harness's SASL_SSL
+// TestSecureDashboard runs the dashboard against the secure shape's SASL_SSL
 // cluster with ACLs. With admin.properties and --allow-writes, lessons 1–3
 // run through and every check holds. With reader.properties (read-only by
 // default) the logs, consumer lanes, groups and transactions lesson 2 wrote
