@@ -129,7 +129,7 @@ func isSHA256(s string) bool {
 
 // missing lists the manifest's jars that libs lacks or holds with another
 // size. Sizes, not checksums: every writer of the directory (this package,
-// harness.sh fetch) renames it into place only once each jar is whole, so
+// a Maven resolution) renames it into place only once each jar is whole, so
 // a size check costs a stat and still catches a foreign or damaged jar.
 func (m manifest) missing(libs string) []string {
 	var out []string
