@@ -44,8 +44,8 @@ if git rev-parse --git-dir >/dev/null 2>&1 && ! git diff --exit-code --stat -- '
 fi
 
 step "JavaScript unit tests (node --test)"
-# The page's pure modules (the catalogue's rendering, the log's geometry,
-# the heat strip, the cache) against node's own test runner: nothing to
+# The page's pure modules (the catalogue's rendering, the log's geometry
+# and lanes, the heat strip, the cache) against node's own test runner: nothing to
 # install beyond node itself.
 if command -v node >/dev/null; then
 	node --test web/static/test/*.test.js

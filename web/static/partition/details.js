@@ -3,7 +3,8 @@
 // value has the dock's whole width; the value is printed once — JSON
 // pretty-printed, binary as a hex dump — and "Copy value" copies it.
 
-import { describeKind, laneReason } from './logview.js';
+import { describeKind } from './logview.js';
+import { laneReason } from './cells.js';
 import { onLanguage, t } from '../shared/i18n.js';
 import { alias, reportedEpochs } from './producers.js';
 

@@ -20,6 +20,7 @@
 
 import { api, apiPartition, fmt } from '../shared/api.js';
 import { EntryCache, PAGE } from './cache.js';
+import { copyOf, laneReason } from './cells.js';
 import { onLanguage, t } from '../shared/i18n.js';
 import { alias, onProducers, producerLabel, resetProducers, seeProducers } from './producers.js';
 import * as geometry from './loggeometry.js';
@@ -42,41 +43,12 @@ function reasonText(reason) {
   return t('lane.reason.' + reason.replace(/ /g, '_'));
 }
 
-/** laneReason says why a consumer at an isolation level skips an offset, or '' when it receives it. */
-export function laneReason(e, lane, pointers) {
-  if (!e) return 'loading';
-  if (e.kind === 'control') return 'marker';
-  if (e.kind === 'gap') return 'gap';
-  if (lane === 'rc') {
-    if (e.readCommitted) return '';
-    if (e.txn === 'aborted') return 'aborted';
-    if (pointers && e.offset >= pointers.lastStableOffset) return 'beyond LSO';
-    return 'not delivered';
-  }
-  if (e.readUncommitted) return '';
-  if (pointers && e.offset >= pointers.highWatermark) return 'beyond HW';
-  return 'not delivered';
-}
-
 function valueText(e) {
   if (e.kind === 'control') return e.marker ? e.marker : t('cell.controlRecord');
   if (e.kind === 'gap') return t('cell.noRecord');
   if (e.value === null || e.value === undefined) return t('cell.nullValue');
   if (e.valueEncoding === 'base64') return t('cell.binary', { value: e.value });
   return e.value + (e.valueTruncated ? '…' : '');
-}
-
-/**
- * copyOf says which earlier offset a record repeats: our producer's retry
- * after a lost ACK (narrated by the server), else a record with the same
- * key and value earlier in the window (the entry's duplicateOf).
- */
-function copyOf(e, retries) {
-  if (!e || e.kind !== 'data') return null;
-  const retry = retries.get(e.offset);
-  if (retry !== undefined && retry !== e.offset) return { kind: 'retry', of: retry };
-  if (typeof e.duplicateOf === 'number') return { kind: 'same', of: e.duplicateOf };
-  return null;
 }
 
 /** copyText says in words what a copy repeats (the badge's tooltip and the cell's label). */
