@@ -173,6 +173,12 @@ func TestStaticAssets(t *testing.T) {
 		{path: "/static/" + v + "/", status: "404"},
 		{path: "/static/" + v + "/missing.js", status: "404"},
 		{path: "/static/" + v + "/../pages.go", status: "404"},
+		{path: "/static/" + v + "/sections/sections.js", status: "200", contentType: "text/javascript", cache: "immutable", body: "../shared/api.js"},
+		{path: "/static/" + v + "/i18n/ko.json", status: "200", contentType: "application/json", cache: "immutable", body: "lang.self"},
+		// What sits beside the assets is not one of them.
+		{path: "/static/" + v + "/assets.go", status: "404"},
+		{path: "/static/" + v + "/package.json", status: "404"},
+		{path: "/static/" + v + "/test/cache.test.js", status: "404"},
 	}
 	for _, tt := range tests {
 		rec := httptest.NewRecorder()
