@@ -12,10 +12,38 @@ import (
 // This file holds the answers of the embedded broker we rewrite so that
 // they match Apache Kafka where kfake's differ in a way that breaks ordinary
 // clients. The Kafka port guard (guard_conn.go) frames every request and
-// response and calls in here. Today that is one answer: OffsetFetch for a
-// group that has never committed. Kafka 4.3.1 answers "no committed offset"
-// (-1 per partition, no error); kfake answers GROUP_ID_NOT_FOUND, which
-// makes librdkafka's consumer.committed() — the seeds' processor.py — raise.
+// response; for the requests answerFixes names it keeps the parsed request
+// and hands the answer's frame to fixAnswer. Each rewrite is written up in
+// docs/divergences.md:
+//
+//   - OffsetFetch for a group that has never committed. Kafka 4.3.1
+//     answers "no committed offset" (-1 per partition, no error); kfake
+//     answers GROUP_ID_NOT_FOUND, which makes librdkafka's
+//     consumer.committed() — the seeds' processor.py — raise.
+//   - DescribeTopicPartitions leaves the eligible-leader-replica lists null;
+//     Kafka sends empty lists, and the Java admin client (kafka-topics
+//     --describe, kafka-get-offsets, kafka-consumer-groups --describe,
+//     kafka-transactions find-hanging) dies on the null.
+//   - CreateTopics v5+ leaves a topic's configs null when it set none; Kafka
+//     sends the list, and kafka-topics --create dies on the null after the
+//     topic is created.
+
+// answerFix rewrites resp, kfake's answer to req, in place and reports
+// whether it changed anything.
+type answerFix func(req kmsg.Request, resp kmsg.Response) bool
+
+// answerFixes are the rewrites by API key.
+var answerFixes = map[int16]answerFix{
+	int16(kmsg.OffsetFetch):             fixOffsetFetch,
+	int16(kmsg.DescribeTopicPartitions): fixDescribeTopicPartitions,
+	int16(kmsg.CreateTopics):            fixCreateTopics,
+}
+
+// rewritesAnswer reports whether compat.go may rewrite the answer to req.
+func rewritesAnswer(req kmsg.Request) bool {
+	_, ok := answerFixes[req.Key()]
+	return ok
+}
 
 // skipTags skips an empty or small tagged-field section.
 func skipTags(b []byte) ([]byte, bool) {
@@ -41,10 +69,14 @@ func skipTags(b []byte) ([]byte, bool) {
 
 var errUnchanged = errors.New("response needs no change")
 
-// fixOffsetFetch rewrites GROUP_ID_NOT_FOUND into Kafka's answer for a
-// group with no committed offsets: every requested partition at -1.
-func fixOffsetFetch(req *kmsg.OffsetFetchRequest, frame []byte) ([]byte, error) {
-	resp := req.ResponseKind().(*kmsg.OffsetFetchResponse)
+// fixAnswer decodes frame, kfake's answer to req (size prefix included),
+// applies req's rewrite and returns the new frame, or errUnchanged.
+func fixAnswer(req kmsg.Request, frame []byte) ([]byte, error) {
+	fix := answerFixes[req.Key()]
+	if fix == nil {
+		return nil, errUnchanged
+	}
+	resp := req.ResponseKind()
 	header := 8 // size + correlation id
 	body := frame[header:]
 	if resp.IsFlexible() {
@@ -56,8 +88,21 @@ func fixOffsetFetch(req *kmsg.OffsetFetchRequest, frame []byte) ([]byte, error) 
 		body = rest
 	}
 	if err := resp.ReadFrom(body); err != nil {
-		return nil, fmt.Errorf("decode OffsetFetch response: %w", err)
+		return nil, fmt.Errorf("decode %s response: %w", kmsg.NameForKey(req.Key()), err)
 	}
+	if !fix(req, resp) {
+		return nil, errUnchanged
+	}
+	out := append([]byte(nil), frame[:header]...)
+	out = resp.AppendTo(out)
+	binary.BigEndian.PutUint32(out, uint32(len(out)-4))
+	return out, nil
+}
+
+// fixOffsetFetch rewrites GROUP_ID_NOT_FOUND into Kafka's answer for a
+// group with no committed offsets: every requested partition at -1.
+func fixOffsetFetch(kreq kmsg.Request, kresp kmsg.Response) bool {
+	req, resp := kreq.(*kmsg.OffsetFetchRequest), kresp.(*kmsg.OffsetFetchResponse)
 	changed := false
 	notFound := kerr.GroupIDNotFound.Code
 	if resp.Version <= 7 && resp.ErrorCode == notFound {
@@ -92,11 +137,42 @@ func fixOffsetFetch(req *kmsg.OffsetFetchRequest, frame []byte) ([]byte, error) 
 		}
 		changed = true
 	}
-	if !changed {
-		return nil, errUnchanged
+	return changed
+}
+
+// fixDescribeTopicPartitions gives every partition the empty
+// eligible-leader-replica lists Kafka sends where kfake sends null.
+func fixDescribeTopicPartitions(_ kmsg.Request, kresp kmsg.Response) bool {
+	resp := kresp.(*kmsg.DescribeTopicPartitionsResponse)
+	changed := false
+	for i := range resp.Topics {
+		for j := range resp.Topics[i].Partitions {
+			p := &resp.Topics[i].Partitions[j]
+			if p.EligibleLeaderReplicas == nil {
+				p.EligibleLeaderReplicas, changed = []int32{}, true
+			}
+			if p.LastKnownELR == nil {
+				p.LastKnownELR, changed = []int32{}, true
+			}
+		}
 	}
-	out := append([]byte(nil), frame[:header]...)
-	out = resp.AppendTo(out)
-	binary.BigEndian.PutUint32(out, uint32(len(out)-4))
-	return out, nil
+	return changed
+}
+
+// fixCreateTopics gives every created topic a configs list, empty where
+// kfake sends null (it lists only the configs the request set; Kafka lists
+// them all).
+func fixCreateTopics(_ kmsg.Request, kresp kmsg.Response) bool {
+	resp := kresp.(*kmsg.CreateTopicsResponse)
+	if resp.Version < 5 {
+		return false
+	}
+	changed := false
+	for i := range resp.Topics {
+		t := &resp.Topics[i]
+		if t.Configs == nil && t.ErrorCode == 0 {
+			t.Configs, changed = []kmsg.CreateTopicsResponseTopicConfig{}, true
+		}
+	}
+	return changed
 }
