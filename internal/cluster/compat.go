@@ -4,6 +4,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"net"
+	"strconv"
+	"strings"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -27,6 +30,13 @@ import (
 //   - CreateTopics v5+ leaves a topic's configs null when it set none; Kafka
 //     sends the list, and kafka-topics --create dies on the null after the
 //     topic is created.
+//   - DescribeGroups and ConsumerGroupDescribe give a member's host as the
+//     connection's address and port (127.0.0.1:38964); Kafka gives the
+//     address as Java prints it (/127.0.0.1), which kafka-consumer-groups
+//     --members shows.
+//   - ConsumerGroupDescribe names no assignor for a group whose members
+//     named none; kfake then assigns with its uniform assignor, and Kafka
+//     names the one it used: uniform.
 
 // answerFix rewrites resp, kfake's answer to req, in place and reports
 // whether it changed anything.
@@ -37,6 +47,8 @@ var answerFixes = map[int16]answerFix{
 	int16(kmsg.OffsetFetch):             fixOffsetFetch,
 	int16(kmsg.DescribeTopicPartitions): fixDescribeTopicPartitions,
 	int16(kmsg.CreateTopics):            fixCreateTopics,
+	int16(kmsg.DescribeGroups):          fixDescribeGroups,
+	int16(kmsg.ConsumerGroupDescribe):   fixConsumerGroupDescribe,
 }
 
 // rewritesAnswer reports whether compat.go may rewrite the answer to req.
@@ -172,6 +184,63 @@ func fixCreateTopics(_ kmsg.Request, kresp kmsg.Response) bool {
 		t := &resp.Topics[i]
 		if t.Configs == nil && t.ErrorCode == 0 {
 			t.Configs, changed = []kmsg.CreateTopicsResponseTopicConfig{}, true
+		}
+	}
+	return changed
+}
+
+// javaHost is a member's host as Kafka reports it, InetAddress.toString()
+// of the connection's address: "/127.0.0.1", "/0:0:0:0:0:0:0:1". A host
+// that is not an address and port is returned as it is.
+func javaHost(hostPort string) string {
+	host, _, err := net.SplitHostPort(hostPort)
+	if err != nil {
+		return hostPort
+	}
+	ip := net.ParseIP(host)
+	if ip == nil {
+		return hostPort
+	}
+	if v4 := ip.To4(); v4 != nil {
+		return "/" + v4.String()
+	}
+	groups := make([]string, 8)
+	for i := range groups {
+		groups[i] = strconv.FormatUint(uint64(ip[2*i])<<8|uint64(ip[2*i+1]), 16)
+	}
+	return "/" + strings.Join(groups, ":")
+}
+
+// fixDescribeGroups gives each member's host as Kafka does.
+func fixDescribeGroups(_ kmsg.Request, kresp kmsg.Response) bool {
+	resp := kresp.(*kmsg.DescribeGroupsResponse)
+	changed := false
+	for i := range resp.Groups {
+		for j := range resp.Groups[i].Members {
+			m := &resp.Groups[i].Members[j]
+			if h := javaHost(m.ClientHost); h != m.ClientHost {
+				m.ClientHost, changed = h, true
+			}
+		}
+	}
+	return changed
+}
+
+// fixConsumerGroupDescribe gives each member's host as Kafka does and names
+// the uniform assignor where kfake names none.
+func fixConsumerGroupDescribe(_ kmsg.Request, kresp kmsg.Response) bool {
+	resp := kresp.(*kmsg.ConsumerGroupDescribeResponse)
+	changed := false
+	for i := range resp.Groups {
+		g := &resp.Groups[i]
+		if g.ErrorCode == 0 && g.AssignorName == "" {
+			g.AssignorName, changed = "uniform", true
+		}
+		for j := range g.Members {
+			m := &g.Members[j]
+			if h := javaHost(m.ClientHost); h != m.ClientHost {
+				m.ClientHost, changed = h, true
+			}
 		}
 	}
 	return changed

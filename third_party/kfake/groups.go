@@ -1784,8 +1784,8 @@ func (gs *groups) handleConsumerGroupDescribe(creq *clientReq) *kmsg.ConsumerGro
 			sm.ClientHost = m.clientHost
 			sm.SubscribedTopics = m.subscribedTopics
 			sm.MemberType = 1 // consumer
-			sm.Assignment = uuidAssignmentToKmsg(m.lastReconciledSent)
-			sm.TargetAssignment = uuidAssignmentToKmsg(m.targetAssignment)
+			sm.Assignment = uuidAssignmentToKmsg(m.lastReconciledSent, gs.c.data.id2t)
+			sm.TargetAssignment = uuidAssignmentToKmsg(m.targetAssignment, gs.c.data.id2t)
 			sg.Members = append(sg.Members, sm)
 		}
 		if req.IncludeAuthorizedOperations {
@@ -1795,11 +1795,14 @@ func (gs *groups) handleConsumerGroupDescribe(creq *clientReq) *kmsg.ConsumerGro
 	return resp
 }
 
-func uuidAssignmentToKmsg(a map[uuid][]int32) kmsg.Assignment {
+// uuidAssignmentToKmsg describes an assignment by topic id and, as Kafka
+// does, by topic name (names maps ids to names).
+func uuidAssignmentToKmsg(a map[uuid][]int32, names map[uuid]string) kmsg.Assignment {
 	var ka kmsg.Assignment
 	for id, parts := range a {
 		tp := kmsg.NewAssignmentTopicPartition()
 		tp.TopicID = id
+		tp.Topic = names[id]
 		tp.Partitions = parts
 		ka.TopicPartitions = append(ka.TopicPartitions, tp)
 	}
