@@ -1,0 +1,281 @@
+package e2e
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Apache Kafka 4.3.1's own tools against the embedded broker's Kafka port
+// and against real Kafka, each compared with what the dashboard shows of
+// the same broker, then the two brokers compared with each other.
+
+const (
+	topicCommand       = "org.apache.kafka.tools.TopicCommand"
+	getOffsetShell     = "org.apache.kafka.tools.GetOffsetShell"
+	groupCommand       = "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand"
+	transactionsTool   = "org.apache.kafka.tools.TransactionsCommand"
+	consoleProducer    = "org.apache.kafka.tools.ConsoleProducer"
+	consoleConsumer    = "org.apache.kafka.tools.consumer.ConsoleConsumer"
+	producerPerf       = "org.apache.kafka.tools.ProducerPerformance"
+	transactionCopier  = "org.apache.kafka.tools.TransactionalMessageCopier"
+	keyedRecords       = 20 // the console producer's records
+	restartedTxRecords = 50 // the records of a restarted transactional producer
+)
+
+// toolsFacts is what the tools saw on one broker, for comparing brokers.
+type toolsFacts struct {
+	highWatermarks []int64             // of the console producer's topic, by partition
+	members        map[string][]string // by group protocol: host, assignment, as --members prints them
+	assignors      map[string]string   // by group protocol, as --state prints it
+	memberEpochs   string              // a KIP-848 member's CURRENT-EPOCH / TARGET-EPOCH
+	committedReads int                 // read_committed records of the transactional topic
+	markers        []string            // the transactional topic's markers: "COMMIT e3"
+}
+
+// TestKafkaTools drives the Kafka port with kafka-topics, the console
+// producer and consumer (both isolation levels; a classic group and a
+// group.protocol=consumer group), kafka-consumer-groups, kafka-get-offsets,
+// kafka-transactions and transactional Java producers killed with kill -9
+// and restarted, on the embedded broker (the server binary) and on real
+// Kafka (OFFSETLAB_KAFKA_BROKERS, the dashboard over it).
+func TestKafkaTools(t *testing.T) {
+	tools := requireJavaTools(t)
+	facts := map[brokerKind]toolsFacts{}
+	for _, kind := range brokerKinds {
+		t.Run(string(kind), func(t *testing.T) {
+			var p *serverProcess
+			bootstrap := os.Getenv(brokersEnv)
+			switch kind {
+			case embedded:
+				p = startServerProcess(t, "--data-dir", t.TempDir())
+				bootstrap = p.kafkaAddr
+			case realKafka:
+				if bootstrap == "" {
+					t.Skipf("real Kafka tools tests skipped: set %s=host:port (scripts/test.sh starts Apache Kafka 4.3.1 and sets it)", brokersEnv)
+				}
+				p = startServerProcess(t, "--brokers", bootstrap, "--allow-writes")
+			}
+			a := p.app(randomSuffix(t))
+			a.kind = kind
+			begin := time.Now()
+			facts[kind] = runKafkaTools(t, tools, a, bootstrap)
+			t.Logf("%s: the tools' run took %v", kind, time.Since(begin).Round(time.Millisecond))
+		})
+	}
+	emb, okEmb := facts[embedded]
+	real, okReal := facts[realKafka]
+	if !okEmb || !okReal {
+		return
+	}
+	t.Run("same answers on both brokers", func(t *testing.T) {
+		if !slices.Equal(emb.highWatermarks, real.highWatermarks) {
+			t.Errorf("high watermarks by partition: embedded %v, Kafka %v", emb.highWatermarks, real.highWatermarks)
+		}
+		for _, proto := range []string{"classic", "consumer"} {
+			if !slices.Equal(emb.members[proto], real.members[proto]) {
+				t.Errorf("%s group --members: embedded %v, Kafka %v", proto, emb.members[proto], real.members[proto])
+			}
+			if emb.assignors[proto] != real.assignors[proto] {
+				t.Errorf("%s group assignor: embedded %q, Kafka %q", proto, emb.assignors[proto], real.assignors[proto])
+			}
+		}
+		if emb.committedReads != real.committedReads {
+			t.Errorf("read_committed records: embedded %d, Kafka %d", emb.committedReads, real.committedReads)
+		}
+		t.Logf("KIP-848 member epochs (current/target): embedded %s, Kafka %s", emb.memberEpochs, real.memberEpochs)
+	})
+	t.Run("marker epochs", func(t *testing.T) {
+		// Kafka 4.3 with a 4.x Java client (transaction version 2)
+		// writes every marker with the producer epoch + 1.
+		if !slices.Equal(emb.markers, real.markers) {
+			t.Errorf("markers of the Java producers:\n embedded %v\n Kafka    %v", emb.markers, real.markers)
+		}
+	})
+}
+
+// runKafkaTools runs every tool against bootstrap and checks each answer
+// against the dashboard a.
+func runKafkaTools(t *testing.T, tools javaTools, a *app, bootstrap string) toolsFacts {
+	facts := toolsFacts{members: map[string][]string{}, assignors: map[string]string{}}
+	topic, txTopic := a.name("tools"), a.name("tools-tx")
+	server := []string{"--bootstrap-server", bootstrap}
+
+	// kafka-topics --create / --describe.
+	for _, spec := range []struct {
+		name       string
+		partitions int
+	}{{topic, 2}, {txTopic, 1}} {
+		out := tools.run(t, "", topicCommand, append(server, "--create", "--topic", spec.name, "--partitions", fmt.Sprint(spec.partitions), "--replication-factor", "1")...)
+		if !strings.Contains(out.stdout, "Created topic "+spec.name+".") {
+			t.Fatalf("kafka-topics --create: %s", out.stdout)
+		}
+	}
+	described := tools.run(t, "", topicCommand, append(server, "--describe", "--topic", topic)...)
+	dash := a.brief(topic)
+	if !strings.Contains(described.stdout, "PartitionCount: 2") || len(dash.Partitions) != 2 {
+		t.Fatalf("kafka-topics --describe:\n%s\ndashboard: %+v", described.stdout, dash)
+	}
+	for _, p := range dash.Partitions {
+		want := fmt.Sprintf("Partition: %d\tLeader: %d\tReplicas: %d\tIsr: %d", p.Partition, p.Leader, p.Leader, p.Leader)
+		if !strings.Contains(described.stdout, want) {
+			t.Errorf("kafka-topics --describe has no %q:\n%s", want, described.stdout)
+		}
+	}
+
+	// The console producer, keyed: the keys place records alike on both brokers.
+	var lines strings.Builder
+	for i := range keyedRecords {
+		fmt.Fprintf(&lines, "k%d:v%d\n", i, i)
+	}
+	tools.run(t, lines.String(), consoleProducer, append(server, "--topic", topic, "--reader-property", "parse.key=true", "--reader-property", "key.separator=:")...)
+
+	// kafka-get-offsets equals the dashboard's high watermarks.
+	offsets := tools.run(t, "", getOffsetShell, append(server, "--topic", topic)...)
+	dash = a.brief(topic)
+	var total int64
+	for _, p := range dash.Partitions {
+		facts.highWatermarks = append(facts.highWatermarks, p.HighWatermark)
+		total += p.HighWatermark
+		if line := offsetsLine(topic, p.Partition, p.HighWatermark); !strings.Contains(offsets.stdout, line) {
+			t.Errorf("kafka-get-offsets has no %q (the dashboard's high watermark):\n%s", line, offsets.stdout)
+		}
+	}
+	if total != keyedRecords {
+		t.Fatalf("high watermarks %v add up to %d, want %d", facts.highWatermarks, total, keyedRecords)
+	}
+
+	checkGroups(t, tools, a, server, topic, &facts)
+	checkTransactions(t, tools, a, server, topic, txTopic, &facts)
+	return facts
+}
+
+// checkGroups runs a console consumer in a classic group and one in a
+// KIP-848 group and compares kafka-consumer-groups with the dashboard.
+func checkGroups(t *testing.T, tools javaTools, a *app, server []string, topic string, facts *toolsFacts) {
+	groups := map[string]string{"classic": a.name("tools-classic"), "consumer": a.name("tools-kip848")}
+	consumers := map[string]*runningTool{}
+	for proto, group := range groups {
+		consumers[proto] = tools.start(t, consoleConsumer, append(server, "--topic", topic, "--from-beginning", "--group", group,
+			"--consumer-property", "group.protocol="+proto, "--consumer-property", "auto.commit.interval.ms=100")...)
+	}
+	views := map[string]dashGroup{}
+	for proto, group := range groups {
+		waitFor(t, proto+" group "+group+" with one member and every offset committed", 60*time.Second, func() bool {
+			views[proto] = a.dashGroup(group)
+			var committed int64
+			for _, o := range views[proto].Offsets {
+				committed += max(o.Committed, 0)
+			}
+			return views[proto].MemberCount == 1 && committed == keyedRecords
+		})
+	}
+	both := []string{"--group", groups["classic"], "--group", groups["consumer"]}
+	described := tools.run(t, "", groupCommand, append(append(server, "--describe", "--offsets"), both...)...)
+	for _, row := range table(t, described.stdout, "GROUP") {
+		proto := "classic"
+		if row["GROUP"] == groups["consumer"] {
+			proto = "consumer"
+		}
+		v := views[proto]
+		var found bool
+		for _, o := range v.Offsets {
+			if fmt.Sprint(o.Partition) == row["PARTITION"] && o.Topic == row["TOPIC"] {
+				found = true
+				got := []string{row["CURRENT-OFFSET"], row["LOG-END-OFFSET"], row["LAG"], row["CONSUMER-ID"], row["HOST"]}
+				want := []string{fmt.Sprint(o.Committed), fmt.Sprint(o.LogEnd), fmt.Sprint(o.Lag), v.Members[0].MemberID, v.Members[0].Host}
+				if !slices.Equal(got, want) {
+					t.Errorf("%s --offsets %s-%s: tool %v, dashboard %v", row["GROUP"], row["TOPIC"], row["PARTITION"], got, want)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("kafka-consumer-groups lists %v, which the dashboard does not", row)
+		}
+	}
+	if rows := table(t, described.stdout, "GROUP"); len(rows) != 4 {
+		t.Errorf("kafka-consumer-groups --describe --offsets: %d rows, want 2 groups × 2 partitions:\n%s", len(rows), described.stdout)
+	}
+	members := tools.run(t, "", groupCommand, append(append(server, "--describe", "--members", "--verbose"), both...)...)
+	for _, row := range table(t, members.stdout, "GROUP") {
+		for proto, group := range groups {
+			if row["GROUP"] != group {
+				continue
+			}
+			if row["CONSUMER-ID"] != views[proto].Members[0].MemberID || row["#PARTITIONS"] != "2" {
+				t.Errorf("%s --members: %v; dashboard's member %+v", group, row, views[proto].Members[0])
+			}
+			facts.members[proto] = []string{row["HOST"], row["CURRENT-ASSIGNMENT"], row["TARGET-ASSIGNMENT"]}
+			if proto == "consumer" {
+				facts.memberEpochs = row["CURRENT-EPOCH"] + "/" + row["TARGET-EPOCH"]
+			}
+		}
+	}
+	state := tools.run(t, "", groupCommand, append(append(server, "--describe", "--state"), both...)...)
+	for _, row := range table(t, state.stdout, "GROUP") {
+		for proto, group := range groups {
+			if row["GROUP"] == group {
+				facts.assignors[proto] = row["ASSIGNMENT-STRATEGY"]
+				if views[proto].Protocol != row["ASSIGNMENT-STRATEGY"] {
+					t.Errorf("%s --state: assignor %q, dashboard %q", group, row["ASSIGNMENT-STRATEGY"], views[proto].Protocol)
+				}
+			}
+		}
+	}
+	for proto, c := range consumers {
+		c.signal(syscall.SIGTERM)
+		if n := processed(t, c.stderr.String()); n != keyedRecords {
+			t.Errorf("%s group's console consumer received %d records, want %d", proto, n, keyedRecords)
+		}
+	}
+}
+
+// dashGroup is GET /api/groups/{g}.
+type dashGroup struct {
+	State       string `json:"state"`
+	Protocol    string `json:"protocol"`
+	MemberCount int    `json:"memberCount"`
+	Members     []struct {
+		MemberID string `json:"memberId"`
+		Host     string `json:"host"`
+	} `json:"members"`
+	Offsets []struct {
+		Topic     string `json:"topic"`
+		Partition int32  `json:"partition"`
+		Committed int64  `json:"committed"`
+		LogEnd    int64  `json:"logEnd"`
+		Lag       int64  `json:"lag"`
+	} `json:"offsets"`
+}
+
+func (a *app) dashGroup(name string) dashGroup {
+	a.t.Helper()
+	var g dashGroup
+	if status, _ := a.request("GET", "/api/groups/"+name, nil); status == http.StatusNotFound {
+		return g
+	}
+	a.do("GET", "/api/groups/"+name, nil, http.StatusOK, &g)
+	return g
+}
+
+// briefTopic is GET /api/topics/{t}?brief=true.
+type briefTopic struct {
+	Partitions []struct {
+		Partition        int32 `json:"partition"`
+		Leader           int32 `json:"leader"`
+		LastStableOffset int64 `json:"lastStableOffset"`
+		HighWatermark    int64 `json:"highWatermark"`
+	} `json:"partitions"`
+}
+
+func (a *app) brief(topic string) briefTopic {
+	a.t.Helper()
+	var b briefTopic
+	a.do("GET", "/api/topics/"+topic+"?brief=true", nil, http.StatusOK, &b)
+	return b
+}

@@ -1,0 +1,209 @@
+package e2e
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// checkTransactions copies the console producer's partition 0 into txTopic
+// with TransactionalMessageCopier (transactions of four records, offsets
+// committed in them), then bounces a transactional ProducerPerformance
+// twice with kill -9: the first time kafka-transactions list, describe,
+// describe-producers and find-hanging look at the open transaction and a
+// restart fences it; the second time kafka-transactions abort ends it.
+// Console consumers at both isolation levels then count what the
+// dashboard counts.
+func checkTransactions(t *testing.T, tools javaTools, a *app, server []string, topic, txTopic string, facts *toolsFacts) {
+	bootstrap := server[1]
+	copierGroup, copierID, producerID := a.name("tools-copier"), a.name("tools-copier"), a.name("tools-perf")
+	tools.run(t, "", transactionCopier, "--broker-list", bootstrap, "--input-topic", topic, "--input-partition", "0",
+		"--output-topic", txTopic, "--consumer-group", copierGroup, "--transactional-id", copierID,
+		"--transaction-size", "4", "--use-group-metadata")
+	copied := facts.highWatermarks[0]
+	waitFor(t, "the copier's offsets committed", 30*time.Second, func() bool {
+		g := a.dashGroup(copierGroup)
+		return len(g.Offsets) == 1 && g.Offsets[0].Committed == copied
+	})
+	a.settledTransaction(copierID)
+
+	perf := func(records, throughput string) []string {
+		return []string{"--topic", txTopic, "--num-records", records, "--record-size", "10", "--throughput", throughput,
+			"--transactional-id", producerID, "--transaction-duration-ms", "600000",
+			"--command-property", "bootstrap.servers=" + bootstrap, "transaction.timeout.ms=60000"}
+	}
+	for bounce := 1; bounce <= 2; bounce++ {
+		running := tools.start(t, producerPerf, perf("100000000", "500")...)
+		waitFor(t, "an open transaction of 20 records or more", 60*time.Second, func() bool {
+			p := a.brief(txTopic).Partitions[0]
+			return p.HighWatermark-p.LastStableOffset >= 20
+		})
+		running.signal(syscall.SIGKILL)
+		open := a.brief(txTopic).Partitions[0]
+		if open.LastStableOffset >= open.HighWatermark {
+			t.Fatalf("bounce %d: after kill -9 the LSO %d is not below the HW %d", bounce, open.LastStableOffset, open.HighWatermark)
+		}
+		switch bounce {
+		case 1:
+			checkOpenTransaction(t, tools, a, server, txTopic, producerID, open.LastStableOffset)
+		case 2:
+			tools.run(t, "", transactionsTool, append(server, "abort", "--topic", txTopic, "--partition", "0", "--start-offset", fmt.Sprint(open.LastStableOffset))...)
+			waitFor(t, "the LSO at the HW after kafka-transactions abort", 30*time.Second, func() bool {
+				p := a.brief(txTopic).Partitions[0]
+				return p.LastStableOffset == p.HighWatermark
+			})
+		}
+		tools.run(t, "", producerPerf, perf(fmt.Sprint(restartedTxRecords), "-1")...)
+		a.settledTransaction(producerID)
+		waitFor(t, "the LSO at the HW after the restarted producer's commit", 30*time.Second, func() bool {
+			p := a.brief(txTopic).Partitions[0]
+			return p.LastStableOffset == p.HighWatermark
+		})
+	}
+
+	counts := map[string]*runningTool{}
+	for _, iso := range []string{"read_committed", "read_uncommitted"} {
+		counts[iso] = tools.start(t, consoleConsumer, append(server, "--topic", txTopic, "--from-beginning", "--isolation-level", iso, "--timeout-ms", "4000")...)
+	}
+	for iso, c := range counts {
+		c.wait(t)
+		got, want := processed(t, c.stderr.String()), a.recordCount(txTopic, iso)
+		if got != want {
+			t.Errorf("console consumer at %s received %d records, the dashboard %d", iso, got, want)
+		}
+		if iso == "read_committed" {
+			facts.committedReads = got
+		}
+	}
+	if want := int(copied) + 2*restartedTxRecords; facts.committedReads != want {
+		t.Errorf("read_committed records: %d, want %d copied and %d from each restart", facts.committedReads, copied, restartedTxRecords)
+	}
+	facts.markers = a.markers(txTopic)
+	t.Logf("markers: %v", facts.markers)
+}
+
+// checkOpenTransaction compares kafka-transactions list, describe,
+// describe-producers and find-hanging with the dashboard while producerID's
+// transaction is open from offset start on txTopic-0.
+func checkOpenTransaction(t *testing.T, tools javaTools, a *app, server []string, txTopic, producerID string, start int64) {
+	var txn struct {
+		State         string   `json:"state"`
+		ProducerID    int64    `json:"producerId"`
+		ProducerEpoch int16    `json:"producerEpoch"`
+		Partitions    []string `json:"partitions"`
+	}
+	a.do("GET", "/api/transactions/"+producerID, nil, http.StatusOK, &txn)
+	if txn.State != "Ongoing" {
+		t.Fatalf("the dashboard says %s's transaction is %s, want Ongoing", producerID, txn.State)
+	}
+	pid, epoch := fmt.Sprint(txn.ProducerID), fmt.Sprint(txn.ProducerEpoch)
+
+	listed := tools.run(t, "", transactionsTool, append(server, "list")...)
+	var found bool
+	for _, row := range table(t, listed.stdout, "TransactionalId") {
+		if row["TransactionalId"] == producerID {
+			found = true
+			if row["ProducerId"] != pid || row["TransactionState"] != "Ongoing" {
+				t.Errorf("kafka-transactions list: %v; dashboard producer id %s, Ongoing", row, pid)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("kafka-transactions list does not list %s:\n%s", producerID, listed.stdout)
+	}
+
+	described := table(t, tools.run(t, "", transactionsTool, append(server, "describe", "--transactional-id", producerID)...).stdout, "CoordinatorId")
+	if len(described) != 1 || described[0]["ProducerId"] != pid || described[0]["ProducerEpoch"] != epoch ||
+		described[0]["TransactionState"] != "Ongoing" || described[0]["TopicPartitions"] != strings.Join(txn.Partitions, ",") {
+		t.Errorf("kafka-transactions describe: %v; dashboard %+v", described, txn)
+	}
+
+	var dashProducers struct {
+		Producers []struct {
+			ProducerID                    int64 `json:"producerId"`
+			ProducerEpoch                 int16 `json:"producerEpoch"`
+			CurrentTransactionStartOffset int64 `json:"currentTransactionStartOffset"`
+			Hanging                       bool  `json:"hanging"`
+		} `json:"producers"`
+	}
+	a.do("GET", "/api/topics/"+txTopic+"/partitions/0/producers", nil, http.StatusOK, &dashProducers)
+	tool := map[string]map[string]string{}
+	for _, row := range table(t, tools.run(t, "", transactionsTool, append(server, "describe-producers", "--topic", txTopic, "--partition", "0")...).stdout, "ProducerId") {
+		tool[row["ProducerId"]] = row
+	}
+	if len(tool) != len(dashProducers.Producers) {
+		t.Errorf("kafka-transactions describe-producers lists %d producers, the dashboard %d: %v", len(tool), len(dashProducers.Producers), tool)
+	}
+	for _, d := range dashProducers.Producers {
+		row := tool[fmt.Sprint(d.ProducerID)]
+		want := "None"
+		if d.CurrentTransactionStartOffset >= 0 {
+			want = fmt.Sprint(d.CurrentTransactionStartOffset)
+		}
+		if row == nil || row["ProducerEpoch"] != fmt.Sprint(d.ProducerEpoch) || row["CurrentTransactionStartOffset"] != want {
+			t.Errorf("describe-producers for producer %d: %v; dashboard %+v", d.ProducerID, row, d)
+		}
+		if d.Hanging {
+			t.Errorf("the dashboard calls producer %d's transaction hanging; its coordinator knows it", d.ProducerID)
+		}
+	}
+	if row := tool[pid]; row == nil || row["CurrentTransactionStartOffset"] != fmt.Sprint(start) {
+		t.Errorf("describe-producers: producer %s's transaction should start at the LSO %d: %v", pid, start, row)
+	}
+
+	hanging := tools.run(t, "", transactionsTool, append(server, "find-hanging", "--topic", txTopic)...)
+	if rows := table(t, hanging.stdout, "Topic"); len(rows) != 0 {
+		t.Errorf("kafka-transactions find-hanging lists %v; the coordinator knows the transaction", rows)
+	}
+}
+
+// recordCount is how many records a consumer at iso receives from
+// topic-0, as the dashboard reads them.
+func (a *app) recordCount(topic, iso string) int {
+	a.t.Helper()
+	n := 0
+	for from := int64(0); ; {
+		var page struct {
+			Records []struct {
+				Offset int64 `json:"offset"`
+			} `json:"records"`
+		}
+		a.do("GET", fmt.Sprintf("/api/topics/%s/partitions/0/records?isolation=%s&from=%d&limit=5000", topic, iso, from), nil, http.StatusOK, &page)
+		if len(page.Records) == 0 {
+			return n
+		}
+		n += len(page.Records)
+		from = page.Records[len(page.Records)-1].Offset + 1
+	}
+}
+
+// markers lists topic-0's markers as "COMMIT e3", in offset order, as the
+// dashboard's log shows them.
+func (a *app) markers(topic string) []string {
+	a.t.Helper()
+	var out []string
+	for from := int64(0); ; {
+		var page struct {
+			HighWatermark int64 `json:"highWatermark"`
+			Entries       []struct {
+				Offset        int64  `json:"offset"`
+				Kind          string `json:"kind"`
+				Marker        string `json:"marker"`
+				ProducerEpoch int16  `json:"producerEpoch"`
+			} `json:"entries"`
+		}
+		a.do("GET", fmt.Sprintf("/api/topics/%s/partitions/0/log?from=%d&limit=5000", topic, from), nil, http.StatusOK, &page)
+		for _, e := range page.Entries {
+			if e.Kind == "control" {
+				out = append(out, fmt.Sprintf("%s e%d", e.Marker, e.ProducerEpoch))
+			}
+		}
+		if len(page.Entries) == 0 || page.Entries[len(page.Entries)-1].Offset+1 >= page.HighWatermark {
+			return out
+		}
+		from = page.Entries[len(page.Entries)-1].Offset + 1
+	}
+}
