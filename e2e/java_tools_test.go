@@ -8,8 +8,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -21,6 +23,9 @@ import (
 // behind bin/kafka-*.sh) from the jars the test command downloads.
 type javaTools struct {
 	java, classpath string
+	// archive is a class-data-sharing archive of the classes a tool
+	// loads (see train), or "": it halves a JVM's start.
+	archive string
 }
 
 // toolTimeout bounds one tool run; a tool that hangs fails the test.
@@ -44,39 +49,116 @@ func requireJavaTools(t *testing.T) javaTools {
 	return javaTools{java: java, classpath: filepath.Join(libs, "*")}
 }
 
+// jvmFlags make a tool's JVM start faster; cds logging off keeps a stale
+// archive's warning out of the tools' output.
+var jvmFlags = []string{"-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto", "-Xlog:cds=off", "-Xlog:cds+dynamic=off"}
+
 // command builds the java command line of a tool's main class; the JVM
 // flags only make it start faster.
 func (j javaTools) command(ctx context.Context, class string, args ...string) *exec.Cmd {
-	all := append([]string{"-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto", "-cp", j.classpath, class}, args...)
+	flags := slices.Clone(jvmFlags)
+	if j.archive != "" {
+		flags = append(flags, "-XX:SharedArchiveFile="+j.archive)
+	}
+	all := append(append(flags, "-cp", j.classpath, class), args...)
 	return exec.CommandContext(ctx, j.java, all...)
 }
+
+// train returns j with a class-data-sharing archive of what kafka-topics
+// --list against bootstrap loads (the admin client and the network stack
+// every tool shares), made once per test binary.
+func (j javaTools) train(t *testing.T, bootstrap string) javaTools {
+	t.Helper()
+	trainOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "offsetlab-cds-")
+		if err != nil {
+			return
+		}
+		archive := filepath.Join(dir, "kafka-tools.jsa")
+		ctx, cancel := context.WithTimeout(context.Background(), toolTimeout)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, j.java, append(jvmFlags, "-XX:ArchiveClassesAtExit="+archive, "-cp", j.classpath, topicCommand, "--bootstrap-server", bootstrap, "--list")...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Logf("no class-data-sharing archive (the tools start slower): %v\n%s", err, out)
+			return
+		}
+		trainedArchive = archive
+	})
+	j.archive = trainedArchive
+	return j
+}
+
+var (
+	trainOnce      sync.Once
+	trainedArchive string
+)
 
 // toolRun is what one tool run printed.
 type toolRun struct {
 	stdout, stderr string
 }
 
-// run runs a tool to its end with stdin as its input and fails the test
-// unless it exits 0 within toolTimeout.
+// toolCall is one tool run: its input, main class and arguments.
+type toolCall struct {
+	stdin string
+	class string
+	args  []string
+}
+
+// call builds a toolCall with no input.
+func call(class string, args ...string) toolCall { return toolCall{class: class, args: args} }
+
+// run runs a tool to its end and fails the test unless it exits 0 within
+// toolTimeout without printing an exception.
 func (j javaTools) run(t *testing.T, stdin string, class string, args ...string) toolRun {
 	t.Helper()
+	return j.runAll(t, toolCall{stdin, class, args})[0]
+}
+
+// runAll runs tools at once (a JVM takes seconds to start on a loaded
+// machine) and fails the test unless each exits 0 within toolTimeout
+// without printing an exception.
+func (j javaTools) runAll(t *testing.T, calls ...toolCall) []toolRun {
+	t.Helper()
+	out := make([]toolRun, len(calls))
+	failures := make([]string, len(calls))
+	var wg sync.WaitGroup
+	for i, c := range calls {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i], failures[i] = j.runOne(t, c)
+		}()
+	}
+	wg.Wait()
+	for _, f := range failures {
+		if f != "" {
+			t.Fatal(f)
+		}
+	}
+	return out
+}
+
+// runOne runs one tool and says why it failed, or "".
+func (j javaTools) runOne(t *testing.T, c toolCall) (toolRun, string) {
 	ctx, cancel := context.WithTimeout(context.Background(), toolTimeout)
 	defer cancel()
-	cmd := j.command(ctx, class, args...)
-	cmd.Stdin = strings.NewReader(stdin)
+	cmd := j.command(ctx, c.class, c.args...)
+	cmd.Stdin = strings.NewReader(c.stdin)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	begin := time.Now()
 	err := cmd.Run()
-	short := class[strings.LastIndex(class, ".")+1:]
-	t.Logf("%s %s: %v", short, strings.Join(args, " "), time.Since(begin).Round(time.Millisecond))
-	if err != nil {
-		t.Fatalf("%s %s: %v\nstdout:\n%s\nstderr:\n%s", short, strings.Join(args, " "), err, stdout.String(), stderr.String())
+	short := c.class[strings.LastIndex(c.class, ".")+1:] + " " + strings.Join(c.args, " ")
+	t.Logf("%s: %v", short, time.Since(begin).Round(time.Millisecond))
+	run := toolRun{stdout: stdout.String(), stderr: stderr.String()}
+	switch {
+	case err != nil:
+		return run, fmt.Sprintf("%s: %v\nstdout:\n%s\nstderr:\n%s", short, err, run.stdout, run.stderr)
+	case strings.Contains(run.stderr, "Exception") || strings.Contains(run.stdout, "Exception"):
+		return run, fmt.Sprintf("%s exited 0 but printed an exception\nstdout:\n%s\nstderr:\n%s", short, run.stdout, run.stderr)
 	}
-	if strings.Contains(stderr.String(), "Exception") || strings.Contains(stdout.String(), "Exception") {
-		t.Fatalf("%s %s exited 0 but printed an exception\nstdout:\n%s\nstderr:\n%s", short, strings.Join(args, " "), stdout.String(), stderr.String())
-	}
-	return toolRun{stdout: stdout.String(), stderr: stderr.String()}
+	return run, ""
 }
 
 // runningTool is a tool started in the background.
@@ -154,6 +236,20 @@ func table(t *testing.T, out, first string) []map[string]string {
 		rows = append(rows, row)
 	}
 	return rows
+}
+
+// offsetRe is an offset as the console consumer prints it with
+// print.offset=true.
+var offsetRe = regexp.MustCompile(`(?m)^Offset:(\d+)\b`)
+
+// printedOffsets are the offsets a console consumer printed.
+func printedOffsets(stdout string) []int64 {
+	var out []int64
+	for _, m := range offsetRe.FindAllStringSubmatch(stdout, -1) {
+		n, _ := strconv.ParseInt(m[1], 10, 64)
+		out = append(out, n)
+	}
+	return out
 }
 
 // processedRe is the console consumer's closing line.

@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -64,20 +65,23 @@ func checkTransactions(t *testing.T, tools javaTools, a *app, server []string, t
 		})
 	}
 
-	counts := map[string]*runningTool{}
-	for _, iso := range []string{"read_committed", "read_uncommitted"} {
-		counts[iso] = tools.start(t, consoleConsumer, append(server, "--topic", txTopic, "--from-beginning", "--isolation-level", iso, "--timeout-ms", "4000")...)
+	// Each consumer stops at the number of records the dashboard says it
+	// receives; the offsets it printed must be the dashboard's.
+	isolations := []string{"read_committed", "read_uncommitted"}
+	var calls []toolCall
+	want := map[string][]int64{}
+	for _, iso := range isolations {
+		want[iso] = a.recordOffsets(txTopic, iso)
+		calls = append(calls, call(consoleConsumer, append(server, "--topic", txTopic, "--from-beginning", "--isolation-level", iso,
+			"--formatter-property", "print.offset=true", "--max-messages", fmt.Sprint(len(want[iso])), "--timeout-ms", "30000")...))
 	}
-	for iso, c := range counts {
-		c.wait(t)
-		got, want := processed(t, c.stderr.String()), a.recordCount(txTopic, iso)
-		if got != want {
-			t.Errorf("console consumer at %s received %d records, the dashboard %d", iso, got, want)
-		}
-		if iso == "read_committed" {
-			facts.committedReads = got
+	for i, run := range tools.runAll(t, calls...) {
+		iso := isolations[i]
+		if got := printedOffsets(run.stdout); !slices.Equal(got, want[iso]) {
+			t.Errorf("console consumer at %s received %d records (offsets %v…), the dashboard %d (%v…)", iso, len(got), head(got), len(want[iso]), head(want[iso]))
 		}
 	}
+	facts.committedReads = len(want["read_committed"])
 	if want := int(copied) + 2*restartedTxRecords; facts.committedReads != want {
 		t.Errorf("read_committed records: %d, want %d copied and %d from each restart", facts.committedReads, copied, restartedTxRecords)
 	}
@@ -101,7 +105,12 @@ func checkOpenTransaction(t *testing.T, tools javaTools, a *app, server []string
 	}
 	pid, epoch := fmt.Sprint(txn.ProducerID), fmt.Sprint(txn.ProducerEpoch)
 
-	listed := tools.run(t, "", transactionsTool, append(server, "list")...)
+	runs := tools.runAll(t,
+		call(transactionsTool, append(server, "list")...),
+		call(transactionsTool, append(server, "describe", "--transactional-id", producerID)...),
+		call(transactionsTool, append(server, "describe-producers", "--topic", txTopic, "--partition", "0")...),
+		call(transactionsTool, append(server, "find-hanging", "--topic", txTopic)...))
+	listed, describedRun, producersRun, hanging := runs[0], runs[1], runs[2], runs[3]
 	var found bool
 	for _, row := range table(t, listed.stdout, "TransactionalId") {
 		if row["TransactionalId"] == producerID {
@@ -115,7 +124,7 @@ func checkOpenTransaction(t *testing.T, tools javaTools, a *app, server []string
 		t.Errorf("kafka-transactions list does not list %s:\n%s", producerID, listed.stdout)
 	}
 
-	described := table(t, tools.run(t, "", transactionsTool, append(server, "describe", "--transactional-id", producerID)...).stdout, "CoordinatorId")
+	described := table(t, describedRun.stdout, "CoordinatorId")
 	if len(described) != 1 || described[0]["ProducerId"] != pid || described[0]["ProducerEpoch"] != epoch ||
 		described[0]["TransactionState"] != "Ongoing" || described[0]["TopicPartitions"] != strings.Join(txn.Partitions, ",") {
 		t.Errorf("kafka-transactions describe: %v; dashboard %+v", described, txn)
@@ -131,7 +140,7 @@ func checkOpenTransaction(t *testing.T, tools javaTools, a *app, server []string
 	}
 	a.do("GET", "/api/topics/"+txTopic+"/partitions/0/producers", nil, http.StatusOK, &dashProducers)
 	tool := map[string]map[string]string{}
-	for _, row := range table(t, tools.run(t, "", transactionsTool, append(server, "describe-producers", "--topic", txTopic, "--partition", "0")...).stdout, "ProducerId") {
+	for _, row := range table(t, producersRun.stdout, "ProducerId") {
 		tool[row["ProducerId"]] = row
 	}
 	if len(tool) != len(dashProducers.Producers) {
@@ -154,17 +163,16 @@ func checkOpenTransaction(t *testing.T, tools javaTools, a *app, server []string
 		t.Errorf("describe-producers: producer %s's transaction should start at the LSO %d: %v", pid, start, row)
 	}
 
-	hanging := tools.run(t, "", transactionsTool, append(server, "find-hanging", "--topic", txTopic)...)
 	if rows := table(t, hanging.stdout, "Topic"); len(rows) != 0 {
 		t.Errorf("kafka-transactions find-hanging lists %v; the coordinator knows the transaction", rows)
 	}
 }
 
-// recordCount is how many records a consumer at iso receives from
-// topic-0, as the dashboard reads them.
-func (a *app) recordCount(topic, iso string) int {
+// recordOffsets are the offsets a consumer at iso receives from topic-0,
+// as the dashboard reads them.
+func (a *app) recordOffsets(topic, iso string) []int64 {
 	a.t.Helper()
-	n := 0
+	out := []int64{}
 	for from := int64(0); ; {
 		var page struct {
 			Records []struct {
@@ -173,12 +181,17 @@ func (a *app) recordCount(topic, iso string) int {
 		}
 		a.do("GET", fmt.Sprintf("/api/topics/%s/partitions/0/records?isolation=%s&from=%d&limit=5000", topic, iso, from), nil, http.StatusOK, &page)
 		if len(page.Records) == 0 {
-			return n
+			return out
 		}
-		n += len(page.Records)
+		for _, r := range page.Records {
+			out = append(out, r.Offset)
+		}
 		from = page.Records[len(page.Records)-1].Offset + 1
 	}
 }
+
+// head is the first few of offsets, for a message.
+func head(offsets []int64) []int64 { return offsets[:min(len(offsets), 8)] }
 
 // markers lists topic-0's markers as "COMMIT e3", in offset order, as the
 // dashboard's log shows them.
