@@ -103,6 +103,8 @@ type toolCall struct {
 	stdin string
 	class string
 	args  []string
+	// refusal, when set, is what the tool must print as it exits non-zero.
+	refusal string
 }
 
 // call builds a toolCall with no input.
@@ -112,7 +114,7 @@ func call(class string, args ...string) toolCall { return toolCall{class: class,
 // toolTimeout without printing an exception.
 func (j javaTools) run(t *testing.T, stdin string, class string, args ...string) toolRun {
 	t.Helper()
-	return j.runAll(t, toolCall{stdin, class, args})[0]
+	return j.runAll(t, toolCall{stdin: stdin, class: class, args: args})[0]
 }
 
 // runAll runs tools at once (a JVM takes seconds to start on a loaded
@@ -153,6 +155,10 @@ func (j javaTools) runOne(t *testing.T, c toolCall) (toolRun, string) {
 	t.Logf("%s: %v", short, time.Since(begin).Round(time.Millisecond))
 	run := toolRun{stdout: stdout.String(), stderr: stderr.String()}
 	switch {
+	case c.refusal != "":
+		if err == nil || !strings.Contains(run.stdout+run.stderr, c.refusal) {
+			return run, fmt.Sprintf("%s: %v, want it refused with %q\nstdout:\n%s\nstderr:\n%s", short, err, c.refusal, run.stdout, run.stderr)
+		}
 	case err != nil:
 		return run, fmt.Sprintf("%s: %v\nstdout:\n%s\nstderr:\n%s", short, err, run.stdout, run.stderr)
 	case strings.Contains(run.stderr, "Exception") || strings.Contains(run.stdout, "Exception"):

@@ -120,7 +120,7 @@ func runKafkaTools(t *testing.T, tools javaTools, a *app, bootstrap string) tool
 	}
 	runs := tools.runAll(t,
 		call(topicCommand, append(server, "--describe", "--topic", topic)...),
-		toolCall{lines.String(), consoleProducer, append(server, "--topic", topic, "--reader-property", "parse.key=true", "--reader-property", "key.separator=:")})
+		toolCall{stdin: lines.String(), class: consoleProducer, args: append(server, "--topic", topic, "--reader-property", "parse.key=true", "--reader-property", "key.separator=:")})
 	described := runs[0]
 	dash := a.brief(topic)
 	if !strings.Contains(described.stdout, "PartitionCount: 2") || len(dash.Partitions) != 2 {
@@ -148,9 +148,32 @@ func runKafkaTools(t *testing.T, tools javaTools, a *app, bootstrap string) tool
 		t.Fatalf("high watermarks %v add up to %d, want %d", facts.highWatermarks, total, keyedRecords)
 	}
 
+	checkLessonCommands(t, tools, a, server)
 	checkGroups(t, tools, a, server, topic, &facts)
 	checkTransactions(t, tools, a, server, topic, txTopic, &facts)
 	return facts
+}
+
+// checkLessonCommands runs the producer and consumer commands the lessons
+// print under "On real Kafka" that the steps above do not: idempotent and
+// acks=all producers, the acks=1 idempotent producer the Java client
+// refuses (lesson 5's point), and a consumer of one partition from the
+// earliest offset printing keys.
+func checkLessonCommands(t *testing.T, tools javaTools, a *app, server []string) {
+	topic := a.name("tools-lesson")
+	a.do("POST", "/api/topics", map[string]any{"name": topic, "partitions": 1}, http.StatusCreated, nil)
+	produce := append(slices.Clone(server), "--topic", topic, "--reader-property", "parse.key=true", "--reader-property", "key.separator=:")
+	tools.runAll(t,
+		toolCall{stdin: "k1:idempotent\n", class: consoleProducer, args: append(slices.Clone(produce), "--command-property", "enable.idempotence=true")},
+		toolCall{stdin: "k2:acks-all\n", class: consoleProducer, args: append(slices.Clone(produce), "--command-property", "acks=all", "--command-property", "enable.idempotence=false")},
+		toolCall{stdin: "k3:refused\n", class: consoleProducer, args: append(slices.Clone(produce), "--command-property", "enable.idempotence=true", "--command-property", "acks=1"),
+			refusal: "Must set acks to all in order to use the idempotent producer"})
+	consumed := tools.run(t, "", consoleConsumer, append(server, "--topic", topic, "--partition", "0", "--offset", "earliest",
+		"--formatter-property", "print.key=true", "--formatter-property", "print.offset=true", "--max-messages", "2", "--timeout-ms", "30000")...)
+	want := a.recordOffsets(topic, "read_uncommitted")
+	if got := printedOffsets(consumed.stdout); !slices.Equal(got, want) || !strings.Contains(consumed.stdout, "\tk1\tidempotent") || !strings.Contains(consumed.stdout, "\tk2\tacks-all") {
+		t.Errorf("console consumer of partition 0 printed offsets %v (the dashboard's: %v):\n%s", got, want, consumed.stdout)
+	}
 }
 
 // checkGroups runs a console consumer in a classic group and one in a
