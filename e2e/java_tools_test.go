@@ -44,7 +44,7 @@ func requireJavaTools(t *testing.T) javaTools {
 	}
 	libs := localkafka.DefaultLibs(os.Getenv, repoRoot(t))
 	if _, err := os.Stat(filepath.Join(libs, "kafka-tools-"+localkafka.KafkaVersion+".jar")); err != nil {
-		requireOrSkip(t, "Kafka tools tests skipped: the Apache Kafka %s jars are not in %s (scripts/kafka/harness.sh fetch downloads them; OFFSETLAB_CACHE or OFFSETLAB_KAFKA_LIBS says where)", localkafka.KafkaVersion, libs)
+		requireOrSkip(t, "Kafka tools tests skipped: the Apache Kafka %s jars are not in %s (`go run ./cmd/offsetlab-kafka fetch` downloads them; OFFSETLAB_CACHE or OFFSETLAB_KAFKA_LIBS says where)", localkafka.KafkaVersion, libs)
 	}
 	return javaTools{java: java, classpath: filepath.Join(libs, "*")}
 }
