@@ -200,8 +200,15 @@ func checkGroups(t *testing.T, tools javaTools, a *app, server []string, topic s
 	runs := tools.runAll(t,
 		call(groupCommand, append(append(server, "--describe", "--offsets"), both...)...),
 		call(groupCommand, append(append(server, "--describe", "--members", "--verbose"), both...)...),
-		call(groupCommand, append(append(server, "--describe", "--state"), both...)...))
+		call(groupCommand, append(append(server, "--describe", "--state"), both...)...),
+		call(groupCommand, append(server, "--list")...))
 	described, members, state := runs[0], runs[1], runs[2]
+	listed := strings.Fields(runs[3].stdout)
+	for _, group := range groups {
+		if !slices.Contains(listed, group) {
+			t.Errorf("kafka-consumer-groups --list does not list %s:\n%s", group, runs[3].stdout)
+		}
+	}
 	for _, row := range table(t, described.stdout, "GROUP") {
 		proto := "classic"
 		if row["GROUP"] == groups["consumer"] {

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -127,5 +128,21 @@ func TestGroupDescriptionsAsKafka(t *testing.T) {
 	}
 	if host := groups["classic"].Members[0].ClientHost; host != "/127.0.0.1" {
 		t.Errorf("DescribeGroups: member host %q, want /127.0.0.1", host)
+	}
+
+	// kafka-consumer-groups.sh --list: the Java admin client filters by
+	// type as it spells the types.
+	list := kmsg.NewPtrListGroupsRequest()
+	list.TypesFilter = []string{"Classic", "Consumer"}
+	listed, err := list.RequestWith(ctx, c.Client())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, g := range listed.Groups {
+		names = append(names, g.Group)
+	}
+	if slices.Sort(names); !slices.Equal(names, []string{"classic", "kip848"}) {
+		t.Errorf("ListGroups with types Classic, Consumer: %v, want classic and kip848", names)
 	}
 }
