@@ -109,7 +109,7 @@ func checkOpenTransaction(t *testing.T, tools javaTools, a *app, server []string
 		call(transactionsTool, append(server, "list")...),
 		call(transactionsTool, append(server, "describe", "--transactional-id", producerID)...),
 		call(transactionsTool, append(server, "describe-producers", "--topic", txTopic, "--partition", "0")...),
-		call(transactionsTool, append(server, "find-hanging", "--topic", txTopic, "--partitions", "0")...))
+		call(transactionsTool, append(server, "find-hanging", "--topic", txTopic, "--partition", "0")...))
 	listed, describedRun, producersRun, hanging := runs[0], runs[1], runs[2], runs[3]
 	var found bool
 	for _, row := range table(t, listed.stdout, "TransactionalId") {
