@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"fmt"
+	"html"
 	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -51,7 +53,13 @@ func checkTransactions(t *testing.T, tools javaTools, a *app, server []string, t
 		case 1:
 			checkOpenTransaction(t, tools, a, server, txTopic, producerID, open.LastStableOffset)
 		case 2:
-			tools.run(t, "", transactionsTool, append(server, "abort", "--topic", txTopic, "--partition", "0", "--start-offset", fmt.Sprint(open.LastStableOffset))...)
+			// The abort as the transactions page prints it.
+			aborts := a.pageCommands("/transactions?topic=" + txTopic)["abort-command"]
+			want := append(slices.Clone(server), "abort", "--topic", txTopic, "--partition", "0", "--start-offset", fmt.Sprint(open.LastStableOffset))
+			if len(aborts) != 1 || !slices.Equal(aborts[0], want) {
+				t.Fatalf("the transactions page's abort commands: %v, want %v", aborts, want)
+			}
+			tools.run(t, "", transactionsTool, aborts[0]...)
 			waitFor(t, "the LSO at the HW after kafka-transactions abort", 30*time.Second, func() bool {
 				p := a.brief(txTopic).Partitions[0]
 				return p.LastStableOffset == p.HighWatermark
@@ -105,11 +113,16 @@ func checkOpenTransaction(t *testing.T, tools javaTools, a *app, server []string
 	}
 	pid, epoch := fmt.Sprint(txn.ProducerID), fmt.Sprint(txn.ProducerEpoch)
 
+	// describe-producers and find-hanging as the transactions page prints them.
+	page := a.pageCommands("/transactions?topic=" + txTopic)
+	if len(page["describe-command"]) != 1 || len(page["find-hanging-command"]) != 1 {
+		t.Fatalf("the transactions page prints %v; want one describe-producers and one find-hanging command", page)
+	}
 	runs := tools.runAll(t,
 		call(transactionsTool, append(server, "list")...),
 		call(transactionsTool, append(server, "describe", "--transactional-id", producerID)...),
-		call(transactionsTool, append(server, "describe-producers", "--topic", txTopic, "--partition", "0")...),
-		call(transactionsTool, append(server, "find-hanging", "--topic", txTopic, "--partition", "0")...))
+		call(transactionsTool, page["describe-command"][0]...),
+		call(transactionsTool, page["find-hanging-command"][0]...))
 	listed, describedRun, producersRun, hanging := runs[0], runs[1], runs[2], runs[3]
 	var found bool
 	for _, row := range table(t, listed.stdout, "TransactionalId") {
@@ -219,4 +232,31 @@ func (a *app) markers(topic string) []string {
 		}
 		from = page.Entries[len(page.Entries)-1].Offset + 1
 	}
+}
+
+var (
+	commandRe = regexp.MustCompile(`<code data-testid="([a-z-]+-command)">(.*?)</code>`)
+	wordRe    = regexp.MustCompile(`<span class="word">(.*?)</span>`)
+)
+
+// pageCommands are the kafka-transactions.sh command lines the page at
+// path prints, by their test id, as the tool's arguments (the first word,
+// the script's name, left out). A word holds an option and its value.
+func (a *app) pageCommands(path string) map[string][][]string {
+	a.t.Helper()
+	status, body := a.request("GET", path, nil)
+	if status != http.StatusOK {
+		a.t.Fatalf("GET %s: %d", path, status)
+	}
+	out := map[string][][]string{}
+	for _, m := range commandRe.FindAllStringSubmatch(string(body), -1) {
+		var args []string
+		for i, w := range wordRe.FindAllStringSubmatch(m[2], -1) {
+			if i > 0 {
+				args = append(args, strings.SplitN(html.UnescapeString(w[1]), " ", 2)...)
+			}
+		}
+		out[m[1]] = append(out[m[1]], args)
+	}
+	return out
 }
