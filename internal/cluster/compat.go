@@ -37,6 +37,8 @@ import (
 //   - ConsumerGroupDescribe names no assignor for a group whose members
 //     named none; kfake then assigns with its uniform assignor, and Kafka
 //     names the one it used: uniform.
+//   - ListGroups gives a KIP-848 group no protocol type; Kafka gives
+//     "consumer", as for a classic consumer group.
 
 // answerFix rewrites resp, kfake's answer to req, in place and reports
 // whether it changed anything.
@@ -49,6 +51,7 @@ var answerFixes = map[int16]answerFix{
 	int16(kmsg.CreateTopics):            fixCreateTopics,
 	int16(kmsg.DescribeGroups):          fixDescribeGroups,
 	int16(kmsg.ConsumerGroupDescribe):   fixConsumerGroupDescribe,
+	int16(kmsg.ListGroups):              fixListGroups,
 }
 
 // rewritesAnswer reports whether compat.go may rewrite the answer to req.
@@ -241,6 +244,19 @@ func fixConsumerGroupDescribe(_ kmsg.Request, kresp kmsg.Response) bool {
 			if h := javaHost(m.ClientHost); h != m.ClientHost {
 				m.ClientHost, changed = h, true
 			}
+		}
+	}
+	return changed
+}
+
+// fixListGroups gives a KIP-848 group the protocol type Kafka gives it.
+func fixListGroups(_ kmsg.Request, kresp kmsg.Response) bool {
+	resp := kresp.(*kmsg.ListGroupsResponse)
+	changed := false
+	for i := range resp.Groups {
+		g := &resp.Groups[i]
+		if g.GroupType == "consumer" && g.ProtocolType == "" {
+			g.ProtocolType, changed = "consumer", true
 		}
 	}
 	return changed

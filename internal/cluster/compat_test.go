@@ -141,6 +141,9 @@ func TestGroupDescriptionsAsKafka(t *testing.T) {
 	var names []string
 	for _, g := range listed.Groups {
 		names = append(names, g.Group)
+		if g.ProtocolType != "consumer" {
+			t.Errorf("ListGroups: %s's protocol type %q, want consumer", g.Group, g.ProtocolType)
+		}
 	}
 	if slices.Sort(names); !slices.Equal(names, []string{"classic", "kip848"}) {
 		t.Errorf("ListGroups with types Classic, Consumer: %v, want classic and kip848", names)
