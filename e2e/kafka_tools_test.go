@@ -63,39 +63,39 @@ func TestKafkaTools(t *testing.T) {
 			}
 			a := p.app(randomSuffix(t))
 			a.kind = kind
-			tools := tools.train(t, bootstrap)
+			trained := tools.train(t, bootstrap)
 			begin := time.Now()
-			facts[kind] = runKafkaTools(t, tools, a, bootstrap)
+			facts[kind] = runKafkaTools(t, trained, a, bootstrap)
 			t.Logf("%s: the tools' run took %v", kind, time.Since(begin).Round(time.Millisecond))
 		})
 	}
 	emb, okEmb := facts[embedded]
-	real, okReal := facts[realKafka]
-	if !okEmb || !okReal {
+	kafka, okKafka := facts[realKafka]
+	if !okEmb || !okKafka {
 		return
 	}
 	t.Run("same answers on both brokers", func(t *testing.T) {
-		if !slices.Equal(emb.highWatermarks, real.highWatermarks) {
-			t.Errorf("high watermarks by partition: embedded %v, Kafka %v", emb.highWatermarks, real.highWatermarks)
+		if !slices.Equal(emb.highWatermarks, kafka.highWatermarks) {
+			t.Errorf("high watermarks by partition: embedded %v, Kafka %v", emb.highWatermarks, kafka.highWatermarks)
 		}
 		for _, proto := range []string{"classic", "consumer"} {
-			if !slices.Equal(emb.members[proto], real.members[proto]) {
-				t.Errorf("%s group --members: embedded %v, Kafka %v", proto, emb.members[proto], real.members[proto])
+			if !slices.Equal(emb.members[proto], kafka.members[proto]) {
+				t.Errorf("%s group --members: embedded %v, Kafka %v", proto, emb.members[proto], kafka.members[proto])
 			}
-			if emb.assignors[proto] != real.assignors[proto] {
-				t.Errorf("%s group assignor: embedded %q, Kafka %q", proto, emb.assignors[proto], real.assignors[proto])
+			if emb.assignors[proto] != kafka.assignors[proto] {
+				t.Errorf("%s group assignor: embedded %q, Kafka %q", proto, emb.assignors[proto], kafka.assignors[proto])
 			}
 		}
-		if emb.committedReads != real.committedReads {
-			t.Errorf("read_committed records: embedded %d, Kafka %d", emb.committedReads, real.committedReads)
+		if emb.committedReads != kafka.committedReads {
+			t.Errorf("read_committed records: embedded %d, Kafka %d", emb.committedReads, kafka.committedReads)
 		}
-		t.Logf("KIP-848 member epochs (current/target): embedded %s, Kafka %s", emb.memberEpochs, real.memberEpochs)
+		t.Logf("KIP-848 member epochs (current/target): embedded %s, Kafka %s", emb.memberEpochs, kafka.memberEpochs)
 	})
 	t.Run("marker epochs", func(t *testing.T) {
 		// Kafka 4.3 with a 4.x Java client (transaction version 2)
 		// writes every marker with the producer epoch + 1.
-		if !slices.Equal(emb.markers, real.markers) {
-			t.Errorf("markers of the Java producers:\n embedded %v\n Kafka    %v", emb.markers, real.markers)
+		if !slices.Equal(emb.markers, kafka.markers) {
+			t.Errorf("markers of the Java producers:\n embedded %v\n Kafka    %v", emb.markers, kafka.markers)
 		}
 	})
 }
