@@ -132,6 +132,7 @@ func (s *Server) Handler() http.Handler {
 		r.Get("/transactions/{transactionalID}", s.getTransaction)
 		r.Post("/transactions/{transactionalID}/{step}", s.transactionStep)
 		r.Get("/lessons", s.listLessons)
+		r.Get("/lessons/cleanup", s.listLessonCleanup)
 		r.Post("/lessons/cleanup", s.cleanupLessons)
 		r.Post("/lessons/{lesson}/runs", s.startLesson)
 		r.Get("/lessons/runs/{run}", s.getLessonRun)
