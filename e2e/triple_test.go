@@ -14,6 +14,7 @@ import (
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/internal/localkafka"
+	"github.com/offsetlab/offsetlab/internal/testenv"
 )
 
 // tripleEnv asks for the tests that start their own three-broker Apache
@@ -38,7 +39,7 @@ func harness(t *testing.T, args ...string) string {
 func startTriple(t *testing.T) (*app, string) {
 	t.Helper()
 	if os.Getenv(tripleEnv) == "" {
-		t.Skipf("three-broker tests skipped: set %s=1 to let them start Apache Kafka 4.3.1 with scripts/kafka/harness.sh (scripts/test.sh does)", tripleEnv)
+		testenv.MissingSetup(t, "three-broker tests skipped: set %s=1 to let them start Apache Kafka 4.3.1 with scripts/kafka/harness.sh (scripts/test.sh does)", tripleEnv)
 	}
 	dir := t.TempDir()
 	out := harness(t, "start", "triple", dir)
@@ -58,7 +59,7 @@ func startTriple(t *testing.T) (*app, string) {
 func startManagedTriple(t *testing.T) (*app, *localkafka.Cluster) {
 	t.Helper()
 	if os.Getenv(tripleEnv) == "" {
-		t.Skipf("three-broker tests skipped: set %s=1 to let them start Apache Kafka 4.3.1 with internal/localkafka (scripts/test.sh does)", tripleEnv)
+		testenv.MissingSetup(t, "three-broker tests skipped: set %s=1 to let them start Apache Kafka 4.3.1 with internal/localkafka (scripts/test.sh does)", tripleEnv)
 	}
 	local, err := localkafka.Start(t.Context(), localkafka.Config{
 		Shape: localkafka.Triple, Dir: t.TempDir(),
