@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"unicode"
 	"testing"
+	"unicode"
 )
 
 // keyUses finds the catalogue keys the code uses: data-i18n="key",
