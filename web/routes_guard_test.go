@@ -12,13 +12,14 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
+	"github.com/offsetlab/offsetlab/web/httpx"
 )
 
 // untouchableLab answers who it is and nothing else: a use case reached
 // through it panics (a nil interface), which the router's Recoverer turns
 // into a 500 — so a request the write guard lets through shows.
 type untouchableLab struct {
-	Lab
+	httpx.Lab
 	readOnly bool
 }
 
@@ -27,7 +28,7 @@ func (untouchableLab) Brokers() []string  { return []string{"127.0.0.1:9092"} }
 func (untouchableLab) Mode() cluster.Mode { return cluster.External }
 
 // untouchableLessons is a lesson runner that is never to be reached.
-type untouchableLessons struct{ Lessons }
+type untouchableLessons struct{ httpx.Lessons }
 
 var routeParam = regexp.MustCompile(`\{[^}]+\}`)
 
