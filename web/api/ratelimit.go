@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/time/rate"
+
 	"github.com/offsetlab/offsetlab/internal/problem"
 	"github.com/offsetlab/offsetlab/web/httpx"
 )
@@ -19,41 +21,30 @@ const (
 	faultBurst = 6
 )
 
-// faultLimiter is a token bucket per role.
+// faultLimiter keeps one token bucket (golang.org/x/time/rate) per role.
 type faultLimiter struct {
-	mu      sync.Mutex
-	rate    float64
-	burst   float64
-	buckets map[httpx.Role]*bucket
-	now     func() time.Time
+	mu       sync.Mutex
+	limit    rate.Limit
+	burst    int
+	limiters map[httpx.Role]*rate.Limiter
+	now      func() time.Time
 }
 
-type bucket struct {
-	tokens float64
-	last   time.Time
-}
-
-func newFaultLimiter(rate float64, burst int) *faultLimiter {
-	return &faultLimiter{rate: rate, burst: float64(burst), buckets: map[httpx.Role]*bucket{}, now: time.Now}
+func newFaultLimiter(perSecond float64, burst int) *faultLimiter {
+	return &faultLimiter{limit: rate.Limit(perSecond), burst: burst, limiters: map[httpx.Role]*rate.Limiter{}, now: time.Now}
 }
 
 // allow takes a token from who's bucket, reporting false when it is empty.
+// A role's bucket starts full.
 func (l *faultLimiter) allow(who httpx.Role) bool {
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	now := l.now()
-	b, ok := l.buckets[who]
+	lim, ok := l.limiters[who]
 	if !ok {
-		b = &bucket{tokens: l.burst, last: now}
-		l.buckets[who] = b
+		lim = rate.NewLimiter(l.limit, l.burst)
+		l.limiters[who] = lim
 	}
-	b.tokens = min(l.burst, b.tokens+now.Sub(b.last).Seconds()*l.rate)
-	b.last = now
-	if b.tokens < 1 {
-		return false
-	}
-	b.tokens--
-	return true
+	l.mu.Unlock()
+	return lim.AllowN(l.now(), 1)
 }
 
 // allowFault answers 429 and reports false when the caller's fault

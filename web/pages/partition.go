@@ -15,7 +15,7 @@ import (
 	"github.com/offsetlab/offsetlab/web/httpx"
 )
 
-// Seed 000's names (LESSONS.md): the forms start with them so that a
+// Seed 000's names (docs/lessons.md): the forms start with them so that a
 // teacher can run lesson 2 without typing.
 const (
 	seedOrders      = "orders"

@@ -10,7 +10,9 @@ import (
 	"github.com/offsetlab/offsetlab/internal/producer"
 )
 
-func lesson6a() Lesson {
+// deliverySemanticsSideBySide is lesson 6a: the same crash under
+// at-most-once, at-least-once and exactly-once.
+func deliverySemanticsSideBySide() Lesson {
 	run := func(title, say Msg, mode producer.Mode, output, group, id, crashAt string, expect ...Expect) Step {
 		if mode == producer.Transactional {
 			return txProcessor(title, say, output, group, id, crashAt, expect...)
@@ -76,7 +78,9 @@ func pySend(value string) string {
 	return `producer.produce("{payments}", value=b"` + value + `"); producer.flush()`
 }
 
-func lesson6b() Lesson {
+// zombieFencing is lesson 6b: a second producer with the same
+// transactional.id fences the first.
+func zombieFencing() Lesson {
 	return Lesson{
 		ID: "6b", Seed: "003", Title: "l6b.title", Summary: "l6b.summary", Focus: "payments",
 		Steps: []Step{
@@ -139,7 +143,9 @@ func lesson6b() Lesson {
 	}
 }
 
-func lesson6c() Lesson {
+// hangingTransactionHoldsLSO is lesson 6c: an open transaction pins the
+// last stable offset until it ends.
+func hangingTransactionHoldsLSO() Lesson {
 	dump := fmt.Sprintf(cmdDumpLog, "payments")
 	return Lesson{
 		ID: "6c", Seed: "003", Title: "l6c.title", Summary: "l6c.summary", Focus: "payments",
@@ -202,7 +208,9 @@ func lesson6c() Lesson {
 	}
 }
 
-func lesson6d() Lesson {
+// orderingByKey is lesson 6d: records with the same key keep their order
+// in one partition.
+func orderingByKey() Lesson {
 	keyed := func(title, say Msg, key string, values ...string) Step {
 		lines := ""
 		for _, v := range values {

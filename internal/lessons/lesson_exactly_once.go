@@ -9,7 +9,9 @@ import (
 	"github.com/offsetlab/offsetlab/internal/producer"
 )
 
-func lesson1() Lesson {
+// crashBeforeOffsetCommit is lesson 1: the processor dies after writing a
+// total and before committing its input offset, without a transaction.
+func crashBeforeOffsetCommit() Lesson {
 	return Lesson{
 		ID: "1", Seed: "000", Title: "l1.title", Summary: "l1.summary", Focus: "order-totals",
 		Steps: []Step{
@@ -54,7 +56,9 @@ func crashAndRestart(crashSay, restartSay Msg) []Step {
 	}
 }
 
-func lesson2() Lesson {
+// crashInsideTransaction is lesson 2: the same crash inside a transaction,
+// and the restart that fences the dead producer.
+func crashInsideTransaction() Lesson {
 	runs := crashAndRestart("l2.crash.say", "l2.restart.say")
 	return Lesson{
 		ID: "2", Seed: "000", Title: "l2.title", Summary: "l2.summary", Focus: "order-totals-tx",
@@ -92,7 +96,9 @@ func lesson2() Lesson {
 	}
 }
 
-func lesson3() Lesson {
+// abortedRecordsAndMarkers is lesson 3: lesson 2 read with read_uncommitted
+// and offset by offset — the aborted write and the markers' offsets.
+func abortedRecordsAndMarkers() Lesson {
 	steps := []Step{
 		seedTopics("l3.create.say", "orders", "order-totals-tx"),
 		seedOrders(),

@@ -8,7 +8,9 @@ import (
 	"github.com/offsetlab/offsetlab/internal/producer"
 )
 
-func lesson4() Lesson {
+// acksAndMinInsyncReplicas is lesson 4: acks=0, 1 and all on three brokers,
+// and NOT_ENOUGH_REPLICAS once two followers stop.
+func acksAndMinInsyncReplicas() Lesson {
 	events := []string{"order-1001 event 1", "order-1001 event 2", "order-1001 event 3", "order-1001 event 4", "order-1001 event 5"}
 	acks := func(title, say Msg, a producer.Acks, expect ...Expect) Step {
 		return Step{
@@ -67,7 +69,9 @@ func lesson4() Lesson {
 	}
 }
 
-func lesson5() Lesson {
+// lostAckAndIdempotence is lesson 5: a lost ACK and its retry, with and
+// without idempotence, and the duplicates idempotence does not remove.
+func lostAckAndIdempotence() Lesson {
 	const topic = "reliable-orders"
 	produceCmd := "kafka-console-producer.sh --bootstrap-server {bootstrap} --topic {reliable-orders} --command-property acks=all --command-property enable.idempotence="
 	dump := fmt.Sprintf(cmdDumpLog, topic)

@@ -11,7 +11,9 @@ import (
 	"github.com/offsetlab/offsetlab/internal/producer"
 )
 
-func lesson6e() Lesson {
+// atomicWritesToTwoTopics is lesson 6e: an order and its stock change in one
+// transaction, or a crash between them.
+func atomicWritesToTwoTopics() Lesson {
 	send := func(title, say Msg, process, topic, value, want string) Step {
 		return Step{
 			Title: title, Say: say,
@@ -74,7 +76,9 @@ func lesson6e() Lesson {
 	}
 }
 
-func lesson6f() Lesson {
+// idempotentConsumers is lesson 6f: what a replay does to an upsert, a
+// decrement and a store of processed event ids.
+func idempotentConsumers() Lesson {
 	apply := func(title, say Msg, effect, cmd string, expect ...Expect) Step {
 		return Step{
 			Title: title, Say: say,
@@ -111,10 +115,10 @@ func lesson6f() Lesson {
 	}
 }
 
-// lesson6g is seed 003's cost of transactions: a transaction nobody ends is
+// brokerAbortsOnTimeout is seed 003's cost of transactions: a transaction nobody ends is
 // aborted by the broker once transaction.timeout.ms passes (Kafka checks
 // every 10 s, so the abort comes 5 to 15 s after the transaction began).
-func lesson6g() Lesson {
+func brokerAbortsOnTimeout() Lesson {
 	init := `producer = Producer({"bootstrap.servers": "{bootstrap}", "transactional.id": "{slow-app}", "transaction.timeout.ms": 5000})` + "\n" + `producer.init_transactions(); producer.begin_transaction()`
 	return Lesson{
 		ID: "6g", Seed: "003", Title: "l6g.title", Summary: "l6g.summary", Focus: "payments",
