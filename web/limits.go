@@ -185,10 +185,42 @@ func (rl *readLimiter) limit(next http.Handler) http.Handler {
 			return
 		}
 		defer func() { <-rl.slots }()
-		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(rl.limits.ResponseTimeout))
-		next.ServeHTTP(w, r)
+		next.ServeHTTP(&cutSlowReader{ResponseWriter: w, timeout: rl.limits.ResponseTimeout}, r)
 	})
 }
+
+// cutSlowReader sets the connection's write deadline, ResponseTimeout
+// ahead, when the answer starts: the time a client has to read it. The
+// time the server took to read the broker and encode (slow on a busy
+// machine, bounded by the API's request timeout) is not the client's, and
+// a deadline set before it cut answers to clients that did read.
+type cutSlowReader struct {
+	http.ResponseWriter
+	timeout time.Duration
+	armed   bool
+}
+
+func (c *cutSlowReader) arm() {
+	if !c.armed {
+		c.armed = true
+		_ = http.NewResponseController(c.ResponseWriter).SetWriteDeadline(time.Now().Add(c.timeout))
+	}
+}
+
+// WriteHeader implements http.ResponseWriter.
+func (c *cutSlowReader) WriteHeader(code int) {
+	c.arm()
+	c.ResponseWriter.WriteHeader(code)
+}
+
+// Write implements http.ResponseWriter.
+func (c *cutSlowReader) Write(p []byte) (int, error) {
+	c.arm()
+	return c.ResponseWriter.Write(p)
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (c *cutSlowReader) Unwrap() http.ResponseWriter { return c.ResponseWriter }
 
 // viewerLimiter caps the open live views, in all and per client.
 type viewerLimiter struct {

@@ -142,6 +142,7 @@ func (s *Server) Handler() http.Handler {
 		r.Get("/transactions/{transactionalID}", s.api.GetTransaction)
 		r.Post("/transactions/{transactionalID}/{step}", s.api.TransactionStep)
 		r.Get("/lessons", s.api.ListLessons)
+		r.Get("/lessons/cleanup", s.api.ListLessonCleanup)
 		r.Post("/lessons/cleanup", s.api.CleanupLessons)
 		r.Post("/lessons/{lesson}/runs", s.api.StartLesson)
 		r.Get("/lessons/runs/{run}", s.api.GetLessonRun)

@@ -276,7 +276,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	l := lab.New(labCfg)
 	defer l.Close()
-	runner := lessons.New(l)
+	runner, err := lessons.Open(l, lessonTopicsRecord(cfg.dataDir, cfg.brokers))
+	if err != nil {
+		return err
+	}
 	defer runner.Close() // before the lab: it ends its processes through it
 
 	ln, err := net.Listen("tcp", cfg.addr)
@@ -325,9 +328,24 @@ func startLocalKafka(ctx context.Context, cfg config, log *slog.Logger) (*localk
 // under the data directory, one directory per cluster (the embedded one,
 // or the brokers given).
 func historyDir(dataDir, brokers string) string {
+	return filepath.Join(dataDir, "history", clusterDirName(brokers))
+}
+
+// lessonTopicsRecord is the file that records the topics lesson runs
+// created on this cluster, the only ones "Clean up lab topics" deletes:
+// under the data directory, one file per cluster as for the history. A
+// fresh data directory records none, so cleanup leaves the topics of
+// earlier servers' runs alone (delete them by name on the topic page).
+func lessonTopicsRecord(dataDir, brokers string) string {
+	return filepath.Join(dataDir, "lessons", clusterDirName(brokers), "created-topics.json")
+}
+
+// clusterDirName names a cluster's directory: "embedded", or one per list
+// of brokers given.
+func clusterDirName(brokers string) string {
 	if brokers == "" {
-		return filepath.Join(dataDir, "history", "embedded")
+		return "embedded"
 	}
 	sum := sha256.Sum256([]byte(brokers))
-	return filepath.Join(dataDir, "history", "cluster-"+hex.EncodeToString(sum[:6]))
+	return "cluster-" + hex.EncodeToString(sum[:6])
 }

@@ -66,7 +66,9 @@ type Lessons interface {
 	Finish(ctx context.Context, id string) (lessons.RunState, error)
 	Reset(id string) (lessons.RunState, error)
 	Cleanup(ctx context.Context, id string) (lessons.RunState, error)
+	CleanupPlan(ctx context.Context) ([]string, error)
 	CleanupAll(ctx context.Context) ([]string, error)
+	CleanupConfirmed(ctx context.Context, confirm []string) ([]string, error)
 }
 
 // Deps are the services the web layer drives: the API and the pages
