@@ -50,14 +50,16 @@ func (s *Server) getRecords(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	recs, err := s.deps.Lab.Records(r.Context(), topic, partition, iso, from, limit)
+	page, err := s.deps.Lab.RecordsPage(r.Context(), topic, partition, iso, from, limit)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
-		"topic": topic, "partition": partition, "isolation": iso, "records": recs,
-	})
+	answer := map[string]any{"topic": topic, "partition": partition, "isolation": iso, "records": page.Records}
+	if page.Truncated {
+		answer["truncated"], answer["next"] = true, page.Next
+	}
+	writeJSON(w, http.StatusOK, answer)
 }
 
 // getHistory is GET …/history?from=N: the partition's recorded story from
