@@ -20,7 +20,10 @@ type partitionRef struct {
 type classroom struct {
 	students  atomic.Int64
 	teacherAt atomic.Pointer[partitionRef]
-	present   presence
+	// teacherWrote is the partition the teacher last wrote to or created
+	// through the dashboard, which / opens when the teacher watches none.
+	teacherWrote atomic.Pointer[partitionRef]
+	present      presence
 }
 
 // Presence of student pages: a page names itself (a random id per tab)
@@ -110,6 +113,14 @@ func (s *Server) getClassroom(w http.ResponseWriter, r *http.Request) {
 		v.LessonRun = s.deps.Lessons.Current()
 	}
 	writeJSON(w, http.StatusOK, v)
+}
+
+// teacherWrites remembers, for /, the partition a teacher's request wrote
+// to or created (students' requests write nothing).
+func (s *Server) teacherWrites(r *http.Request, topic string, partition int32) {
+	if roleOf(r) == teacherRole && topic != "" && partition >= 0 {
+		s.class.teacherWrote.Store(&partitionRef{Topic: topic, Partition: partition})
+	}
 }
 
 // watching counts a websocket viewer by role while it is connected and

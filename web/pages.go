@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -22,7 +23,6 @@ const (
 	seedGroupTx     = "totals-tx"
 	seedGroupPlain  = "totals-plain"
 	seedTxnID       = "order-totals-app"
-	maxRecentProbes = 64
 )
 
 // dashboardView is what the page template needs. The browser script takes
@@ -123,13 +123,15 @@ func partitionPath(topic string, partition int32) string {
 	return "/topics/" + url.PathEscape(topic) + "/partitions/" + strconv.Itoa(int(partition))
 }
 
-// home opens the partition written most recently, or shows the empty page
-// that invites the teacher to create a topic or set up seed 000.
+// home opens what the teacher chose (see teacherChoice), or shows the
+// page that invites the teacher to pick a partition, create a topic or set
+// up seed 000. It never follows what a client of the Kafka port wrote
+// last: one student's write must not open that partition on every laptop.
 func (s *Server) home(w http.ResponseWriter, r *http.Request) {
 	v := s.baseView(r.Context())
 	if !v.Unreachable {
-		if topic, partition, ok := s.recentPartition(r.Context(), v.Topics); ok {
-			target := partitionPath(topic, partition)
+		if ref, ok := s.teacherChoice(v.Topics); ok {
+			target := partitionPath(ref.Topic, ref.Partition)
 			if r.URL.RawQuery != "" {
 				target += "?" + r.URL.RawQuery
 			}
@@ -205,32 +207,45 @@ func (s *Server) baseView(ctx context.Context) dashboardView {
 	return v
 }
 
-// recentPartition picks the partition whose last record is the newest, by
-// reading the last offset of each partition holding data (at most
-// maxRecentProbes of them). Without any data it picks
-// the first partition; without topics it reports false.
-func (s *Server) recentPartition(ctx context.Context, options []topicOption) (string, int32, bool) {
-	if len(options) == 0 {
-		return "", 0, false
+// teacherChoice is the partition the teacher chose, among options: the
+// one the teacher's page watches (in classroom mode, the one the students
+// follow), else the log the guided lesson driven last is about, else the
+// partition the teacher last wrote to or created through the dashboard.
+// In single-user mode every page is the teacher's.
+func (s *Server) teacherChoice(options []topicOption) (partitionRef, bool) {
+	listed := func(ref *partitionRef) bool {
+		return ref != nil && slices.ContainsFunc(options, func(o topicOption) bool {
+			return o.Topic == ref.Topic && o.Partition == ref.Partition
+		})
 	}
-	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-	defer cancel()
-	best, bestTime := options[0], time.Time{}
-	probes := 0
-	for _, o := range options {
-		if o.Offsets == 0 || probes >= maxRecentProbes {
-			continue
-		}
-		probes++
-		l, err := s.deps.Lab.Log(ctx, o.Topic, o.Partition, o.HighWatermark-1, 1)
-		if err != nil || len(l.Entries) == 0 {
-			continue
-		}
-		if ts := l.Entries[len(l.Entries)-1].Timestamp; ts.After(bestTime) {
-			best, bestTime = o, ts
+	for _, ref := range []*partitionRef{s.class.teacherAt.Load(), s.lessonFocus(), s.class.teacherWrote.Load()} {
+		if listed(ref) {
+			return *ref, true
 		}
 	}
-	return best.Topic, best.Partition, true
+	return partitionRef{}, false
+}
+
+// lessonFocus is the log of the lesson run driven last: its focus, else
+// its first topic's partition 0; nil without one.
+func (s *Server) lessonFocus() *partitionRef {
+	if s.deps.Lessons == nil {
+		return nil
+	}
+	id := s.deps.Lessons.Current()
+	if id == "" {
+		return nil
+	}
+	st, err := s.deps.Lessons.State(id)
+	switch {
+	case err != nil:
+		return nil
+	case st.Focus != nil:
+		return &partitionRef{Topic: st.Focus.Topic, Partition: st.Focus.Partition}
+	case len(st.Topics) > 0:
+		return &partitionRef{Topic: st.Topics[0]}
+	}
+	return nil
 }
 
 func (s *Server) renderDashboard(w http.ResponseWriter, r *http.Request, status int, v dashboardView) {

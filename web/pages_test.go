@@ -77,22 +77,31 @@ func TestPages(t *testing.T) {
 	}
 	lastWrite := map[string]time.Time{"__consumer_offsets": now, "old": now.Add(-time.Hour), "recent": now.Add(-time.Minute)}
 	tests := []struct {
-		name     string
-		topics   []cluster.TopicInfo
-		down     bool
-		path     string
-		status   int
-		location string
-		contains []string
+		name   string
+		topics []cluster.TopicInfo
+		down   bool
+		// teacherAt and teacherWrote are what the teacher watched and
+		// wrote last, if anything.
+		teacherAt, teacherWrote *partitionRef
+		path                    string
+		status                  int
+		location                string
+		contains                []string
 	}{
 		{name: "home without topics invites to set up seed 000", path: "/", status: http.StatusOK,
 			contains: []string{`data-testid="empty-state"`, `Set up seed 000`, `data-has-topic="false"`}},
-		{name: "home opens the partition written last", topics: topics, path: "/", status: http.StatusFound,
-			location: "/topics/recent/partitions/1"},
-		{name: "home keeps the view's query", topics: topics, path: "/?at=5&sel=6", status: http.StatusFound,
+		// A client of the Kafka port wrote "recent" last: / must not
+		// open it on every laptop, only what the teacher chose.
+		{name: "home does not follow the partition any client wrote last", topics: topics, path: "/", status: http.StatusOK,
+			contains: []string{`data-testid="empty-state"`, `Pick a partition above`, `data-has-topic="false"`}},
+		{name: "home opens the partition the teacher watches", topics: topics, teacherAt: &partitionRef{"old", 0}, teacherWrote: &partitionRef{"recent", 1},
+			path: "/", status: http.StatusFound, location: "/topics/old/partitions/0"},
+		{name: "home opens the partition the teacher wrote last", topics: topics, teacherWrote: &partitionRef{"recent", 0},
+			path: "/", status: http.StatusFound, location: "/topics/recent/partitions/0"},
+		{name: "home skips a choice whose topic is gone", topics: topics, teacherAt: &partitionRef{"deleted", 0}, teacherWrote: &partitionRef{"old", 0},
+			path: "/", status: http.StatusFound, location: "/topics/old/partitions/0"},
+		{name: "home keeps the view's query", topics: topics, teacherAt: &partitionRef{"recent", 1}, path: "/?at=5&sel=6", status: http.StatusFound,
 			location: "/topics/recent/partitions/1?at=5&sel=6"},
-		{name: "home opens an empty topic when nothing was written", topics: []cluster.TopicInfo{topicWith("empty", 0)}, path: "/",
-			status: http.StatusFound, location: "/topics/empty/partitions/0"},
 		{name: "a partition's page", topics: topics, path: "/topics/recent/partitions/1", status: http.StatusOK,
 			contains: []string{`data-topic="recent"`, `data-partition="1"`, `data-has-topic="true"`, `<title>recent-1 · Offset Lab</title>`,
 				`value="recent/1" selected`, `data-testid="txn-crash"`, `data-testid="processor-crash"`, `data-testid="seed-setup"`,
@@ -114,6 +123,8 @@ func TestPages(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			srv := New(Deps{Lab: &pageLab{topics: tt.topics, down: tt.down, lastWrite: lastWrite}}, nil)
+			srv.class.teacherAt.Store(tt.teacherAt)
+			srv.class.teacherWrote.Store(tt.teacherWrote)
 			rec := httptest.NewRecorder()
 			srv.Handler().ServeHTTP(rec, httptest.NewRequest("GET", tt.path, nil))
 			if rec.Code != tt.status {

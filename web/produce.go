@@ -49,5 +49,8 @@ func (s *Server) produce(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	for _, res := range out.Results {
+		s.teacherWrites(r, req.Topic, res.Partition)
+	}
 	writeJSON(w, http.StatusOK, out)
 }

@@ -57,6 +57,7 @@ type Server struct {
 	oneWrite chan struct{}
 	faults   *faultLimiter
 	reads    *readLimiter
+	scans    *readLimiter
 	viewers  *viewerLimiter
 }
 
@@ -80,6 +81,7 @@ func New(deps Deps, log *slog.Logger, opts ...Option) *Server {
 	s.faults = newFaultLimiter(faultRate, faultBurst)
 	s.limits = s.limits.withDefaults()
 	s.reads = newReadLimiter(s.limits)
+	s.scans = newScanLimiter(s.limits)
 	s.viewers = &viewerLimiter{limits: s.limits}
 	return s
 }
@@ -114,12 +116,12 @@ func (s *Server) Handler() http.Handler {
 		r.Get("/topics/{topic}", s.getTopic)
 		r.Delete("/topics/{topic}", s.deleteTopic)
 		r.Route("/topics/{topic}/partitions/{partition}", func(r chi.Router) {
-			r.With(s.reads.limit).Get("/log", s.getLog)
+			r.With(s.scanOrRead).Get("/log", s.getLog)
 			r.With(s.reads.limit).Get("/records", s.getRecords)
-			r.With(s.reads.limit).Get("/map", s.getMap)
-			r.With(s.reads.limit).Get("/search", s.getSearch)
-			r.With(s.reads.limit).Get("/jump", s.getJump)
-			r.Get("/offset", s.getOffsetForTime)
+			r.With(s.scans.limit).Get("/map", s.getMap)
+			r.With(s.scans.limit).Get("/search", s.getSearch)
+			r.With(s.scans.limit).Get("/jump", s.getJump)
+			r.With(s.scans.limit).Get("/offset", s.getOffsetForTime)
 			r.Get("/producers", s.getProducers)
 			r.Get("/history", s.getHistory)
 			r.Post("/transactions/{start}/abort", s.abortTransaction)

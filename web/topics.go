@@ -55,5 +55,6 @@ func (s *Server) createTopic(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	s.teacherWrites(r, t.Name, 0)
 	writeJSON(w, http.StatusCreated, t)
 }

@@ -375,7 +375,7 @@ export function setupExplore(app) {
     try {
       while (at < to) {
         const limit = Math.min(LOG_PAGE, to - at);
-        const log = await patiently(() => api('GET', `${path()}/log?from=${at}&limit=${limit}`, undefined, signal), signal);
+        const log = await patiently(() => api('GET', `${path()}/log?from=${at}&limit=${limit}&scan=1`, undefined, signal), signal);
         const entries = (log.entries || []).filter((e) => e.offset >= at && e.offset < to);
         for (const e of entries) lines.push(JSON.stringify({ topic, partition, ...e }));
         if (!entries.length) break;
