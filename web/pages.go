@@ -17,12 +17,12 @@ import (
 // Seed 000's names (LESSONS.md): the forms start with them so that a
 // teacher can run lesson 2 without typing.
 const (
-	seedOrders      = "orders"
-	seedTotals      = "order-totals"
-	seedTotalsTx    = "order-totals-tx"
-	seedGroupTx     = "totals-tx"
-	seedGroupPlain  = "totals-plain"
-	seedTxnID       = "order-totals-app"
+	seedOrders     = "orders"
+	seedTotals     = "order-totals"
+	seedTotalsTx   = "order-totals-tx"
+	seedGroupTx    = "totals-tx"
+	seedGroupPlain = "totals-plain"
+	seedTxnID      = "order-totals-app"
 )
 
 // dashboardView is what the page template needs. The browser script takes
