@@ -31,8 +31,8 @@ const (
 // headers (every field at its widest: 19-digit offsets, a timestamp, the
 // flags), and a header's without its key and value.
 const (
-	entryOverhead  = 480
-	headerOverhead = 64
+	entryOverhead  = 640
+	headerOverhead = 96
 	recordOverhead = 120
 )
 

@@ -216,7 +216,10 @@ func (f *feed) poll(ctx context.Context, withGroups bool) {
 	prev, had, wasDown, reread, shortFrom := f.pointers, f.havePointers, f.unreachable, f.rereads > 0, f.shortFrom
 	f.mu.Unlock()
 
-	var changed []inspect.Entry
+	var (
+		changed []inspect.Entry
+		cut     bool // the read left older offsets out (MessageBytes)
+	)
 	if !had || ptrs != prev || wasDown || reread {
 		// Everything below the previous LSO is final, so only
 		// [previous LSO, HW) can have changed; of that, viewers are
@@ -230,14 +233,14 @@ func (f *feed) poll(ctx context.Context, withGroups bool) {
 			from = max(min(from, shortFrom), ptrs.LogStartOffset)
 		}
 		if n := ptrs.HighWatermark - from; n > 0 {
-			l, err := f.readTail(pollCtx, from, n)
+			l, tailCut, err := f.readTail(pollCtx, from, n)
 			if err != nil {
 				if ctx.Err() == nil {
 					f.failed(err)
 				}
 				return
 			}
-			ptrs = l.Pointers
+			ptrs, cut = l.Pointers, tailCut
 			changed = f.diff(l.Entries)
 			f.checkComplete(from, l, ptrs)
 		}
@@ -281,8 +284,8 @@ func (f *feed) poll(ctx context.Context, withGroups bool) {
 	}
 	// An update holds at most MessageBytes of entries: a larger change
 	// is sent as several, in offset order.
-	for _, chunk := range chunksWithin(changed, f.hub.cfg.MessageBytes) {
-		f.changedLocked(had, Message{Type: TypeEntries, Topic: f.key.topic, Partition: f.key.partition, Entries: chunk})
+	for i, chunk := range chunksWithin(changed, f.hub.cfg.MessageBytes) {
+		f.changedLocked(had, Message{Type: TypeEntries, Topic: f.key.topic, Partition: f.key.partition, Entries: chunk, Truncated: cut && i == 0})
 	}
 	if !f.havePointers || ptrs != f.pointers {
 		f.havePointers, f.pointers = true, ptrs
@@ -301,24 +304,27 @@ func (f *feed) poll(ctx context.Context, withGroups bool) {
 
 // readTail reads the n offsets from from on, in as many windows as the
 // source's answer budget takes, and keeps the newest entries that fit in
-// MessageBytes: what the tail may hold. The Log has the first read's
-// pointers.
-func (f *feed) readTail(ctx context.Context, from, n int64) (*inspect.Log, error) {
+// MessageBytes — what the tail may hold, and so what one update sends —
+// reporting whether it left older ones out (the page reads those with
+// …/log). The Log has the first read's pointers.
+func (f *feed) readTail(ctx context.Context, from, n int64) (*inspect.Log, bool, error) {
 	l, err := f.hub.src.ReadLog(ctx, f.key.topic, f.key.partition, from, int(n))
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	end, bound := from+n, f.hub.cfg.MessageBytes
-	entries, _ := newestWithin(l.Entries, bound)
+	entries, cut := newestWithin(l.Entries, bound)
 	for last := l; last.Truncated && last.Next != nil && *last.Next > from && *last.Next < end; {
 		from = *last.Next
 		if last, err = f.hub.src.ReadLog(ctx, f.key.topic, f.key.partition, from, int(end-from)); err != nil {
-			return nil, err
+			return nil, false, err
 		}
-		entries, _ = newestWithin(append(entries, last.Entries...), bound)
+		var more bool
+		entries, more = newestWithin(append(entries, last.Entries...), bound)
+		cut = cut || more
 	}
 	l.Entries, l.Truncated, l.Next = entries, false, nil
-	return l, nil
+	return l, cut, nil
 }
 
 // shortReads is how many more polls read the tail again when a read

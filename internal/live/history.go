@@ -64,6 +64,7 @@ type recorder struct {
 	maxBytes       int64
 	maxPartitions  int
 	stepBytes      int64 // the longest line one step may take
+	maxLine        int   // the longest line read back (maxLineBytes)
 	mu             sync.Mutex
 	stories        map[feedKey]*story
 	onWriteFailure func(error)
@@ -86,7 +87,7 @@ func newRecorder(cfg Config) *recorder {
 	return &recorder{
 		dir: cfg.HistoryDir, maxSteps: cfg.HistorySteps, maxBytes: cfg.HistoryBytes,
 		maxPartitions: cfg.HistoryPartitions, stories: make(map[feedKey]*story),
-		stepBytes:      stepBytes(cfg),
+		stepBytes:      stepBytes(cfg), maxLine: maxLineBytes,
 		onWriteFailure: func(err error) { cfg.Logger.Warn("live: history not recorded", "err", err) },
 	}
 }
@@ -115,7 +116,7 @@ func (r *recorder) load(key feedKey) *story {
 		return s
 	}
 	s := &story{}
-	steps, size, _ := readSteps(r.path(key))
+	steps, size, _ := readSteps(r.path(key), r.maxLine)
 	if fi, err := os.Stat(r.path(key)); err == nil && fi.Size() > size {
 		_ = os.Truncate(r.path(key), size) // a step cut short by a crash
 	}
@@ -215,7 +216,7 @@ func (r *recorder) marshalStep(st Step) ([]byte, error) {
 // foldLocked replaces the older half of key's steps with one snapshot of
 // the state they add up to, and drops lines too long to read.
 func (r *recorder) foldLocked(key feedKey, s *story) {
-	steps, _, skipped, err := readStepsSkipping(r.path(key))
+	steps, _, skipped, err := readStepsSkipping(r.path(key), r.maxLine)
 	if err != nil || len(steps) < 2 && skipped == 0 {
 		return
 	}
@@ -311,7 +312,7 @@ func (r *recorder) steps(key feedKey, from int) ([]Step, error) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	steps, _, err := readSteps(r.path(key))
+	steps, _, err := readSteps(r.path(key), r.maxLine)
 	if err != nil {
 		return nil, err
 	}
@@ -334,17 +335,17 @@ func (r *recorder) forget(topic string) {
 	}
 }
 
-// readSteps reads a story file; a missing file is an empty story, and a
-// line that does not parse (cut short by a crash) ends it. size is the
-// bytes of the lines read, skipped ones included.
-func readSteps(path string) (steps []Step, size int64, err error) {
-	steps, size, _, err = readStepsSkipping(path)
+// readSteps reads a story file; a missing file is an empty story, a line
+// longer than maxLine is skipped, and a line that does not parse (cut
+// short by a crash) ends it. size is the bytes of the lines read, skipped
+// ones included.
+func readSteps(path string, maxLine int) (steps []Step, size int64, err error) {
+	steps, size, _, err = readStepsSkipping(path, maxLine)
 	return steps, size, err
 }
 
-// readStepsSkipping is readSteps that also counts the complete lines it
-// skipped for being longer than maxLineBytes.
-func readStepsSkipping(path string) (steps []Step, size int64, skipped int, err error) {
+// readStepsSkipping is readSteps that also counts the lines it skipped.
+func readStepsSkipping(path string, maxLine int) (steps []Step, size int64, skipped int, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, 0, 0, nil
@@ -355,7 +356,7 @@ func readStepsSkipping(path string) (steps []Step, size int64, skipped int, err 
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 64<<10)
 	for {
-		line, n, complete := readLine(br, maxLineBytes)
+		line, n, complete := readLine(br, maxLine)
 		if !complete {
 			break
 		}
