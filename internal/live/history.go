@@ -87,7 +87,7 @@ func newRecorder(cfg Config) *recorder {
 	return &recorder{
 		dir: cfg.HistoryDir, maxSteps: cfg.HistorySteps, maxBytes: cfg.HistoryBytes,
 		maxPartitions: cfg.HistoryPartitions, stories: make(map[feedKey]*story),
-		stepBytes:      stepBytes(cfg), maxLine: maxLineBytes,
+		stepBytes: stepBytes(cfg), maxLine: maxLineBytes,
 		onWriteFailure: func(err error) { cfg.Logger.Warn("live: history not recorded", "err", err) },
 	}
 }
