@@ -15,6 +15,7 @@ import (
 	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/internal/inspect"
 	"github.com/offsetlab/offsetlab/internal/problem"
+	"github.com/offsetlab/offsetlab/internal/producer"
 )
 
 // pageLab is the part of the lab the pages read: topics, one topic,
@@ -206,5 +207,55 @@ func TestStaticAssets(t *testing.T) {
 	}
 	if len(v) != 12 {
 		t.Errorf("asset version %q, want 12 hex digits", v)
+	}
+}
+
+// produceLab is pageLab that takes writes, each to partition 1.
+type produceLab struct{ pageLab }
+
+func (c *produceLab) Produce(_ context.Context, req producer.Request) (*producer.Outcome, error) {
+	out := &producer.Outcome{}
+	for range req.Values {
+		out.Results = append(out.Results, producer.Result{Partition: 1})
+	}
+	return out, nil
+}
+
+// TestHomeFollowsTheTeachersWrites: a write through the dashboard by the
+// teacher makes / open its partition; in classroom mode a student's write
+// is refused and changes nothing.
+func TestHomeFollowsTheTeachersWrites(t *testing.T) {
+	t.Parallel()
+	topics := []cluster.TopicInfo{topicWith("a", 1), topicWith("b", 1, 1)}
+	home := func(h http.Handler) string {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
+		return rec.Header().Get("Location")
+	}
+	produce := func(h http.Handler, topic string) int {
+		req := httptest.NewRequest("POST", "/api/produce", strings.NewReader(`{"topic":"`+topic+`","values":["v"],"acks":"all"}`))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec.Code
+	}
+
+	single := New(Deps{Lab: &produceLab{pageLab{topics: topics}}}, nil).Handler()
+	if got := home(single); got != "" {
+		t.Fatalf("before any write / redirects to %q", got)
+	}
+	if code := produce(single, "b"); code != http.StatusOK {
+		t.Fatalf("produce: %d", code)
+	}
+	if got, want := home(single), "/topics/b/partitions/1"; got != want {
+		t.Errorf("after the teacher's write / redirects to %q, want %q", got, want)
+	}
+
+	class := New(Deps{Lab: &produceLab{pageLab{topics: topics}}}, nil, WithAccess(Access{Classroom: true})).Handler()
+	if code := produce(class, "b"); code != http.StatusForbidden {
+		t.Fatalf("a student's produce: %d, want 403", code)
+	}
+	if got := home(class); got != "" {
+		t.Errorf("after a student's write / redirects to %q", got)
 	}
 }
