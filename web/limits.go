@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/offsetlab/offsetlab/internal/problem"
+	"github.com/offsetlab/offsetlab/web/httpx"
 )
 
 // Limits bounds what clients can make the server hold at once. The zero
@@ -216,7 +217,7 @@ func (rl *readLimiter) limit(next http.Handler) http.Handler {
 		client := clientAddr(r)
 		if ok, _ := rl.clients.take(client, rl.perClient, 0); !ok {
 			w.Header().Set("Retry-After", "1")
-			refuse(w, problem.TooFast, rl.perClientKey, "max", strconv.Itoa(rl.perClient))
+			httpx.Refuse(w, problem.TooFast, rl.perClientKey, "max", strconv.Itoa(rl.perClient))
 			return
 		}
 		defer rl.clients.give(client)
@@ -228,7 +229,7 @@ func (rl *readLimiter) limit(next http.Handler) http.Handler {
 			return
 		case <-wait.C:
 			w.Header().Set("Retry-After", "2")
-			refuse(w, problem.Busy, rl.busyKey, "max", strconv.Itoa(cap(rl.slots)))
+			httpx.Refuse(w, problem.Busy, rl.busyKey, "max", strconv.Itoa(cap(rl.slots)))
 			return
 		}
 		defer func() { <-rl.slots }()
@@ -251,9 +252,9 @@ func (vl *viewerLimiter) admit(w http.ResponseWriter, r *http.Request) (release 
 	if !ok {
 		w.Header().Set("Retry-After", "10")
 		if clientFull {
-			refuse(w, problem.Busy, "error.viewersPerClient", "max", strconv.Itoa(vl.limits.ViewersPerClient))
+			httpx.Refuse(w, problem.Busy, "error.viewersPerClient", "max", strconv.Itoa(vl.limits.ViewersPerClient))
 		} else {
-			refuse(w, problem.Busy, "error.viewersFull", "max", strconv.Itoa(vl.limits.Viewers))
+			httpx.Refuse(w, problem.Busy, "error.viewersFull", "max", strconv.Itoa(vl.limits.Viewers))
 		}
 		return nil, false
 	}
