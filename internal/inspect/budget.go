@@ -21,9 +21,10 @@ const (
 	// shows; a longer key is cut (on a UTF-8 rune boundary) and flagged
 	// with Header.KeyTruncated.
 	MaxHeaderKeyBytes = 256
-	// DefaultAnswerBytes is the default of Inspector.AnswerBytes: about
-	// a window of 5,000 records with 1 KiB values, so that ordinary
-	// partitions are never cut, while a hostile one costs at most this.
+	// DefaultAnswerBytes is the default of Inspector.AnswerBytes: a
+	// window of 5,000 records whose key and value take up to 1,000 bytes
+	// (MaxLimit of ordinary records) fits, while a hostile one costs at
+	// most this. Eight reads at once (the web's default) hold ~100 MiB.
 	DefaultAnswerBytes = 8 << 20
 )
 
