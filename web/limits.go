@@ -43,8 +43,10 @@ type Limits struct {
 	ResponseTimeout time.Duration
 }
 
-// Default limits. A read of 5,000 offsets holds ~10 MB while it is decoded
-// and written, so 8 at once bound that memory to ~80 MB; a classroom of a
+// Default limits. A read holds at most the inspector's answer budget (8 MiB
+// of entries, whatever the records hold) and its encoding while it is
+// decoded and written, so 8 at once bound that memory to ~100 MB; a
+// scan holds one fetch and one decompressed batch; a classroom of a
 // hundred students with two tabs each needs 200 viewers (each ~50–130 KiB).
 const (
 	DefaultReads            = 8
