@@ -32,8 +32,13 @@ const (
 // receives from offset from (the log start offset when from is lower) up
 // to the partition's end when the call starts — the last stable offset for
 // read_committed, the high watermark for read_uncommitted — at most limit
-// records (clamped like ReadLog's limit). Values longer than MaxValueBytes
-// are truncated and flagged.
+// records (clamped like ReadLog's limit), and no more than AnswerBytes of
+// them as JSON (ReadRecordsPage says when that cut the read). Values
+// longer than MaxValueBytes are truncated and flagged.
+//
+// The consumer decompresses with the Inspector's bounded codecs and drops
+// the headers of a batch whose records carry more than MaxHeaders (see
+// headerDropper): a Record shows none.
 //
 // Each call starts a fresh consumer client (the Inspector's consumer
 // options plus ConsumePartitions, FetchIsolationLevel and
