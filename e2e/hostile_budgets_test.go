@@ -52,6 +52,27 @@ func produceHeaders(t *testing.T, kafka, topic string, n, headers int) {
 // kib formats a size in KiB.
 func kib(n int64) string { return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10)) }
 
+// produceLongKeys writes one record of n headers whose keys are size
+// bytes each, zstd.
+func produceLongKeys(t *testing.T, kafka, topic string, n, size int) {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(kafka), kgo.DefaultProduceTopic(topic),
+		kgo.ProducerBatchCompression(kgo.ZstdCompression()), kgo.ProducerBatchMaxBytes(64<<20), kgo.MaxBufferedBytes(1<<30))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	r := &kgo.Record{Value: []byte("long-keys")}
+	for i := range n {
+		r.Headers = append(r.Headers, kgo.RecordHeader{Key: strings.Repeat(string(rune('a'+i)), size)})
+	}
+	if err := cl.ProduceSync(ctx, r).FirstErr(); err != nil {
+		t.Fatalf("produce %d header keys of %d bytes: %v", n, size, err)
+	}
+}
+
 // getSize GETs path and returns the status and the answer's size.
 func getSize(t *testing.T, url string) (int, int64, []byte) {
 	t.Helper()
@@ -121,7 +142,8 @@ func TestHostileHeaders(t *testing.T) {
 
 	produceHeaders(t, p.kafkaAddr, topic, 3, 2_000_000)
 	produceHeaders(t, p.kafkaAddr, topic, 1, 4_000_000)
-	checkHealthy(t, p, "4 records of 2-4 million headers written", bound)
+	produceLongKeys(t, p.kafkaAddr, topic, 8, 2<<20)
+	checkHealthy(t, p, "4 records of 2-4 million headers and one of 16 MiB of header keys written", bound)
 
 	base0 := p.url + "/api/topics/" + topic + "/partitions/0"
 	t.Run("log window", func(t *testing.T) {
@@ -155,6 +177,11 @@ func TestHostileHeaders(t *testing.T) {
 		if size > answerBound {
 			t.Errorf("one record answered %s", mib(size))
 		}
+		status, size, body = getSize(t, base0+"/log?from=4&limit=1")
+		t.Logf("GET …/log?from=4&limit=1 (8 header keys of 2 MiB): %d, %s", status, kib(size))
+		if status != http.StatusOK || size > 64<<10 || !strings.Contains(string(body), `"keyTruncated":true`) {
+			t.Errorf("the record of long header keys answered %d, %s, %.200s", status, mib(size), body)
+		}
 		checkHealthy(t, p, "the log window", bound)
 	})
 	t.Run("records", func(t *testing.T) {
@@ -164,8 +191,8 @@ func TestHostileHeaders(t *testing.T) {
 			t.Errorf("records: %d, %s", status, mib(size))
 		}
 		var recs records
-		if err := json.Unmarshal(body, &recs); err != nil || len(recs.Records) != 4 {
-			t.Errorf("records: %d of the 4 header records (%v)", len(recs.Records), err)
+		if err := json.Unmarshal(body, &recs); err != nil || len(recs.Records) != 5 {
+			t.Errorf("records: %d of the 5 records (%v)", len(recs.Records), err)
 		}
 		checkHealthy(t, p, "records", bound)
 	})
