@@ -52,7 +52,7 @@ const (
 	DefaultReads            = 8
 	DefaultReadsPerClient   = 4
 	DefaultReadQueueWait    = 5 * time.Second
-	DefaultScansPerClient   = 2
+	DefaultScansPerClient   = 4
 	DefaultViewers          = 500
 	DefaultViewersPerClient = 50
 	DefaultIdleTimeout      = 60 * time.Second

@@ -187,7 +187,7 @@ export function setupExplore(app) {
       return;
     }
     try {
-      const r = await api('GET', `${path()}/offset?timestamp=${ms}`);
+      const r = await patiently(() => api('GET', `${path()}/offset?timestamp=${ms}`));
       const p = pointers();
       const hw = p ? Math.max(p.highWatermark, r.offset) : r.offset;
       view.goTo(r.offset);
