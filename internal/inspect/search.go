@@ -99,9 +99,9 @@ type SearchResult struct {
 // time; control records never match. A call stops at req.Limit matches or
 // after req.MaxBytes of record batches, whichever comes first, and says
 // where to go on (Next), or when its matches would pass AnswerBytes of
-// JSON (Truncated, Next at the match left out). Cost: one metadata request, three ListOffsets, the
-// fetches, and at most one DescribeProducers and ScanBudget bytes to
-// resolve open matches. Memory: one fetch, one decompressed batch and the
+// JSON (Truncated, Next at the match left out). Cost: one metadata
+// request, three ListOffsets, the fetches, and at most one
+// DescribeProducers and ScanBudget bytes to resolve open matches. Memory: one fetch, one decompressed batch and the
 // matches (values truncated at MaxValueBytes). It honours ctx.
 //
 // A query that cannot run (empty, longer than MaxQueryBytes, an unknown In
