@@ -59,7 +59,7 @@ func TestKafkaTools(t *testing.T) {
 				if bootstrap == "" {
 					t.Skipf("real Kafka tools tests skipped: set %s=host:port (scripts/test.sh starts Apache Kafka 4.3.1 and sets it)", brokersEnv)
 				}
-				p = startServerProcess(t, "--brokers", bootstrap, "--allow-writes")
+				p = startServerProcess(t, "--brokers", bootstrap, "--allow-writes", "--data-dir", t.TempDir())
 			}
 			a := p.app(randomSuffix(t))
 			a.kind = kind
