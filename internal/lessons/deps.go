@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
 	"github.com/offsetlab/offsetlab/internal/catalog"
@@ -41,4 +42,7 @@ type Lab interface {
 	Pointers(ctx context.Context, topic string, partition int32) (inspect.Pointers, error)
 
 	Narrate(kind, topic string, partition int32, msg catalog.Message)
+	// Logger receives what the operator should know and a viewer is
+	// not shown: an internal error's own text.
+	Logger() *slog.Logger
 }
