@@ -58,13 +58,19 @@ function setBanner() {
   document.body.classList.toggle('broker-down', down);
 }
 
+/** brokerWhy is why the brokers do not answer, in the viewer's language when the server names its sentence. */
+function brokerWhy(m) {
+  const why = m.errorCode ? t(m.errorCode, m.errorArgs || {}) : m.error;
+  return why ? `(${why})` : '';
+}
+
 async function pollCluster() {
   try {
     const c = await api('GET', '/api/cluster');
     reach.server = true;
     reach.cluster = c.reachable;
     if (c.reachable) reach.stream = true;
-    reach.why = c.error ? `(${c.error})` : '';
+    reach.why = brokerWhy(c);
   } catch (err) {
     if (err.status === 0) {
       reach.server = false;
@@ -183,7 +189,7 @@ function onMessage(m) {
       break;
     case 'broker':
       reach.stream = !!m.reachable;
-      if (!m.reachable) reach.why = m.error ? `(${m.error})` : '';
+      if (!m.reachable) reach.why = brokerWhy(m);
       setBanner();
       pollCluster();
       break;
