@@ -79,6 +79,11 @@ type (
 		pidsLogSize        int64
 		needsGroupsCompact bool
 
+		// storage sums what every partition stores; lastWriteErr is
+		// the last failed segment write (storage_budget.go).
+		storage      storageTotals
+		lastWriteErr error
+
 		die  chan struct{}
 		dead atomic.Bool
 	}

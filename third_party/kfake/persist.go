@@ -809,6 +809,8 @@ func (c *Cluster) savePartition(fsys fs, dir, topic string, part int32, pd *part
 // after compaction changes the batch set. Also resets active file handles.
 func (c *Cluster) rebuildSegments(pd *partData, batches []*partBatch) {
 	pdir := partDir(c.storageDir, pd.t, pd.p)
+	before := pd.storage()
+	defer func() { c.storage.change(before, pd.storage()) }()
 
 	pd.closeAllFiles(false)
 
@@ -1166,7 +1168,9 @@ func (c *Cluster) loadTopics(fsys fs, dir string) error {
 
 func (c *Cluster) loadPartitions(fsys fs, dir string, crashAbortedMu *sync.Mutex, crashAbortedPIDs map[int64]struct{}) error {
 	return c.forEachPartition(func(topic string, part int32, pd *partData) error {
-		return c.loadPartition(fsys, dir, topic, part, pd, crashAbortedMu, crashAbortedPIDs)
+		err := c.loadPartition(fsys, dir, topic, part, pd, crashAbortedMu, crashAbortedPIDs)
+		c.storage.add(pd.storage())
+		return err
 	})
 }
 
@@ -1730,10 +1734,12 @@ func (c *Cluster) persistBatchToSegment(pd *partData, b *partBatch) int64 {
 	if pd.activeSegFile == nil {
 		if err := fsys.MkdirAll(pdir, 0o755); err != nil {
 			c.cfg.logger.Logf(LogLevelWarn, "persist batch mkdir %s: %v", pdir, err)
+			c.lastWriteErr = err
 			return -1
 		}
 		if err := c.openSegmentFiles(pd, pdir); err != nil {
 			c.cfg.logger.Logf(LogLevelWarn, "persist batch open %s-%d: %v", pd.t, pd.p, err)
+			c.lastWriteErr = err
 			return -1
 		}
 	}
@@ -1746,6 +1752,7 @@ func (c *Cluster) persistBatchToSegment(pd *partData, b *partBatch) int64 {
 		pd.segments = append(pd.segments, segmentInfo{base: b.FirstOffset})
 		if err := c.openSegmentFiles(pd, pdir); err != nil {
 			c.cfg.logger.Logf(LogLevelWarn, "persist batch open %s-%d: %v", pd.t, pd.p, err)
+			c.lastWriteErr = err
 			return -1
 		}
 		active = &pd.segments[len(pd.segments)-1]
@@ -1763,6 +1770,7 @@ func (c *Cluster) persistBatchToSegment(pd *partData, b *partBatch) int64 {
 	}
 	if segErr != nil {
 		c.cfg.logger.Logf(LogLevelWarn, "persist batch %s-%d: %v", pd.t, pd.p, segErr)
+		c.lastWriteErr = segErr
 		pd.activeSegFile.Truncate(active.size)
 		pd.closeActiveFiles(false)
 		return -1
@@ -1777,6 +1785,7 @@ func (c *Cluster) persistBatchToSegment(pd *partData, b *partBatch) int64 {
 	}
 
 	active.size += batchSize
+	c.storage.add(StorageUsage{SegmentBytes: batchSize, Batches: 1})
 	return segPos
 }
 
