@@ -47,6 +47,7 @@ type Cluster struct {
 	security Security
 	fake     *kfake.Cluster
 	port     *guardListener // the embedded broker's guarded Kafka port
+	budget   *dataBudget    // the embedded broker's data budget (budget.go)
 	dataDir  string         // the embedded broker's data directory; empty in memory
 	closing  sync.Once
 	client   *kgo.Client
@@ -68,6 +69,9 @@ type EmbeddedConfig struct {
 	// size, queued request bytes, request and idle timeouts, connections.
 	// Zero fields take Apache Kafka's defaults (see PortLimits).
 	Limits PortLimits
+	// Budget bounds what the broker stores (see DataBudget); zero
+	// fields take its defaults.
+	Budget DataBudget
 }
 
 // StartEmbedded starts an in-process Kafka-protocol broker listening on
@@ -94,8 +98,10 @@ func StartEmbedded(cfg EmbeddedConfig) (*Cluster, error) {
 		guard = newGuardListener(ln, limits, cfg.Logger)
 		return guard, nil
 	}
+	budget := newDataBudget(cfg.Budget.withDefaults(), newThrottledLog(cfg.Logger, logEvery))
 	opts := []kfake.Opt{
 		kfake.NumBrokers(1),
+		kfake.StorageHook(budget.hooks()),
 		kfake.ListenFn(listen),
 		kfake.ClusterID("offset-lab-embedded"),
 		kfake.DefaultNumPartitions(1),
@@ -142,7 +148,7 @@ func StartEmbedded(cfg EmbeddedConfig) (*Cluster, error) {
 		fake.Close()
 		return nil, err
 	}
-	c.fake, c.port, c.dataDir = fake, guard, cfg.DataDir
+	c.fake, c.port, c.budget, c.dataDir = fake, guard, budget, cfg.DataDir
 	if unclean {
 		log := cfg.Logger
 		if log == nil {
@@ -247,6 +253,15 @@ func (c *Cluster) Dial(ctx context.Context, network, host string) (net.Conn, err
 	}
 	var d net.Dialer
 	return d.DialContext(ctx, network, host)
+}
+
+// Budget is the embedded broker's data budget and what its stored data
+// costs now; false for a real cluster, which has none of ours.
+func (c *Cluster) Budget() (BudgetStatus, bool) {
+	if c.budget == nil {
+		return BudgetStatus{}, false
+	}
+	return c.budget.status(c.fake.StorageUsage()), true
 }
 
 // Security describes how the cluster is reached, without secrets.

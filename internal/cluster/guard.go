@@ -318,12 +318,7 @@ func (l *guardListener) openConns() int {
 // remoteIP is the connection's remote IP and whether it is this host
 // talking to itself (the same address on both ends).
 func remoteIP(conn net.Conn) (ip string, sameHost bool) {
-	remote, ok1 := conn.RemoteAddr().(*net.TCPAddr)
-	local, ok2 := conn.LocalAddr().(*net.TCPAddr)
-	if !ok1 || !ok2 {
-		return conn.RemoteAddr().String(), true
-	}
-	return remote.IP.String(), remote.IP.Equal(local.IP)
+	return addrIP(conn.RemoteAddr(), conn.LocalAddr())
 }
 
 // refusal is why the guard refused a connection or closed one; kind keys
