@@ -60,6 +60,7 @@ type config struct {
 	// allowWrites lets the dashboard change a cluster it did not start.
 	allowWrites bool
 	kafkaLimits cluster.PortLimits
+	budget      cluster.DataBudget
 	kafkaLibs   string
 	java        string
 }
@@ -89,6 +90,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.StringVar(&c.kafkaLibs, "kafka-libs", localkafka.DefaultLibs(getenv, "."), "where --local-kafka finds the Kafka jars, and downloads them to when missing: the test command fills the default; with OFFSETLAB_CACHE set, $OFFSETLAB_CACHE/kafka-4.3.1/libs [OFFSETLAB_KAFKA_LIBS]")
 	c.java = localkafka.DefaultJava(getenv)
 	limits := kafkaPortFlags(fs, env)
+	budget := budgetFlags(fs, env)
 	commandConfig := fs.String("command-config", env("OFFSETLAB_COMMAND_CONFIG", ""), "Kafka client properties (as kafka-*.sh --command-config takes them, Java or librdkafka spellings): TLS, SASL, and bootstrap.servers standing in for --brokers [OFFSETLAB_COMMAND_CONFIG]")
 	allowWrites, err := strconv.ParseBool(env("OFFSETLAB_ALLOW_WRITES", "false"))
 	if err != nil {
@@ -129,6 +131,9 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 		return config{}, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
 	if c.kafkaLimits, err = limits(); err != nil {
+		return config{}, err
+	}
+	if c.budget, err = budget(); err != nil {
 		return config{}, err
 	}
 	for _, h := range strings.Split(*hosts, ",") {
@@ -246,7 +251,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	var kafka *cluster.Cluster
 	if cfg.brokers == "" {
-		kafka, err = cluster.StartEmbedded(cluster.EmbeddedConfig{KafkaAddr: cfg.kafkaAddr, DataDir: cfg.dataDir, Logger: log, Limits: cfg.kafkaLimits})
+		kafka, err = cluster.StartEmbedded(cluster.EmbeddedConfig{KafkaAddr: cfg.kafkaAddr, DataDir: cfg.dataDir, Logger: log, Limits: cfg.kafkaLimits, Budget: cfg.budget})
 		if err != nil {
 			return err
 		}

@@ -3,8 +3,8 @@ package cluster
 import (
 	"context"
 	"crypto/rand"
-	"errors"
 	"encoding/binary"
+	"errors"
 	"hash/crc32"
 	"log/slog"
 	"net"
