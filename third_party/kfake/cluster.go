@@ -83,6 +83,9 @@ type (
 		// the last failed segment write (storage_budget.go).
 		storage      storageTotals
 		lastWriteErr error
+		// uncleanOpen are the transactions a full replay found open
+		// (persist_load.go); written while loading, read-only after.
+		uncleanOpen []UncleanOpenTransaction
 
 		die  chan struct{}
 		dead atomic.Bool

@@ -1318,6 +1318,7 @@ func (c *Cluster) loadPartitionFullReplay(pd *partData, segFiles []int64, fsys f
 	var (
 		activeTxns = make(map[int64]int64) // producerID -> firstOffset
 		lastInTx   = make(map[int64]int64) // producerID -> last offset of its last transactional batch
+		txEpoch    = make(map[int64]int16) // producerID -> epoch of its last transactional batch
 	)
 	replay := func(b *partBatch) {
 		isControl := b.Attributes&0x0020 != 0
@@ -1327,6 +1328,7 @@ func (c *Cluster) loadPartitionFullReplay(pd *partData, segFiles []int64, fsys f
 					activeTxns[b.ProducerID] = b.FirstOffset
 				}
 				lastInTx[b.ProducerID] = max(lastInTx[b.ProducerID], b.FirstOffset+int64(b.LastOffsetDelta))
+				txEpoch[b.ProducerID] = b.ProducerEpoch
 			}
 			return
 		}
@@ -1397,6 +1399,9 @@ func (c *Cluster) loadPartitionFullReplay(pd *partData, segFiles []int64, fsys f
 				lastOffset:  max(firstOff, lastInTx[pid]),
 			})
 			crashAbortedPIDs[pid] = struct{}{}
+			c.uncleanOpen = append(c.uncleanOpen, UncleanOpenTransaction{
+				Topic: pd.t, Partition: pd.p, ProducerID: pid, ProducerEpoch: txEpoch[pid], FirstOffset: firstOff,
+			})
 		}
 		crashAbortedMu.Unlock()
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -214,4 +215,23 @@ func (c *Cluster) loadSegmentBatches(pd *partData, fsys fs, pdir string, base in
 		}
 	}
 	return nil
+}
+
+// UncleanOpenTransaction is a transaction whose records a full replay
+// (after an unclean shutdown) found with no COMMIT or ABORT marker after
+// them. The replay counts its records as aborted, but writes no marker.
+type UncleanOpenTransaction struct {
+	Topic         string
+	Partition     int32
+	ProducerID    int64
+	ProducerEpoch int16 // of its last transactional batch
+	FirstOffset   int64 // its first record on the partition
+}
+
+// UncleanOpenTransactions lists the transactions the load at start found
+// open, so that the embedder can look at them (and write their markers)
+// without reading every partition. It is empty after a clean shutdown,
+// whose snapshots need no replay.
+func (c *Cluster) UncleanOpenTransactions() []UncleanOpenTransaction {
+	return slices.Clone(c.uncleanOpen)
 }
