@@ -8,11 +8,14 @@ import (
 	"hash/crc32"
 	"log/slog"
 	"net"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -238,4 +241,34 @@ func fixBatch(raw []byte) []byte {
 	binary.BigEndian.PutUint32(raw[8:], uint32(len(raw)-12))
 	binary.BigEndian.PutUint32(raw[17:], crc32.Checksum(raw[21:], crc32c))
 	return raw
+}
+
+// TestDataBudgetWriteFailed: a segment write that fails for want of space
+// is refused as the budget refuses, not UNKNOWN_SERVER_ERROR, and gives
+// the client's share back; another failure is KAFKA_STORAGE_ERROR.
+func TestDataBudgetWriteFailed(t *testing.T) {
+	t.Parallel()
+	d := newDataBudget(DataBudget{MaxBytes: 1 << 20}.withDefaults(), newThrottledLog(nil, time.Second))
+	remote := &net.TCPAddr{IP: net.IPv4(10, 0, 0, 5), Port: 5000}
+	local := &net.TCPAddr{IP: net.IPv4(10, 0, 0, 1), Port: 9092}
+	b := kfake.ProducedBatch{Remote: remote, Local: local, Topic: "t", Bytes: 1000, Records: 1}
+	tests := []struct {
+		name string
+		err  error
+		want int16
+	}{
+		{"no space left", &os.PathError{Op: "write", Path: "0.dat", Err: syscall.ENOSPC}, kerr.PolicyViolation.Code},
+		{"another failure", &os.PathError{Op: "write", Path: "0.dat", Err: syscall.EIO}, kerr.KafkaStorageError.Code},
+	}
+	for _, tt := range tests {
+		if code, _ := d.admit(b); code != 0 {
+			t.Fatalf("%s: admit refused with %d", tt.name, code)
+		}
+		if got, _ := d.writeFailed(b, tt.err); got != tt.want {
+			t.Errorf("%s: code %d, want %d", tt.name, got, tt.want)
+		}
+		if got := d.clientShare("10.0.0.5"); got != 0 {
+			t.Errorf("%s: the client's share after the failed write: %d, want 0", tt.name, got)
+		}
+	}
 }
