@@ -19,7 +19,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// The stage (issue 11): at 1280×720 a class sees the log and the control
+// The stage: at 1280×720 a class sees the log and the control
 // that acts on it at once, without scrolling.
 
 // visibleJS defines visible(el): the element's box lies inside the window

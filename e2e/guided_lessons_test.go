@@ -57,7 +57,7 @@ type lessonList struct {
 }
 
 // seedNumbers are checks every run must contain with exactly these
-// expected values on this broker: the seeds' numbers (LESSONS.md), and the
+// expected values on this broker: the seeds' numbers (docs/lessons.md), and the
 // embedded broker's answer where it legitimately differs (facts).
 func seedNumbers(kind brokerKind) map[string][]string {
 	f := facts[kind]

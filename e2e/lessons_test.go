@@ -107,7 +107,7 @@ func (a *app) assertGroup(name, topic string, committed, logEnd, lag int64) {
 	}
 }
 
-// TestLessons runs lessons 1-3 of LESSONS.md (seed 000) through the HTTP API
+// TestLessons runs lessons 1-3 of docs/lessons.md (seed 000) through the HTTP API
 // and asserts the offsets Apache Kafka 4.3.1 showed in the seed.
 func TestLessons(t *testing.T) {
 	t.Parallel()

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/offsetlab/offsetlab/internal/problem"
+	"github.com/offsetlab/offsetlab/web/httpx"
 )
 
 // Limits bounds what clients can make the server hold at once. The zero
@@ -168,7 +169,7 @@ func (rl *readLimiter) limit(next http.Handler) http.Handler {
 		client := clientAddr(r)
 		if ok, _ := rl.clients.take(client, rl.limits.ReadsPerClient, 0); !ok {
 			w.Header().Set("Retry-After", "1")
-			refuse(w, problem.TooFast, "error.readsPerClient", "max", strconv.Itoa(rl.limits.ReadsPerClient))
+			httpx.Refuse(w, problem.TooFast, "error.readsPerClient", "max", strconv.Itoa(rl.limits.ReadsPerClient))
 			return
 		}
 		defer rl.clients.give(client)
@@ -180,7 +181,7 @@ func (rl *readLimiter) limit(next http.Handler) http.Handler {
 			return
 		case <-wait.C:
 			w.Header().Set("Retry-After", "2")
-			refuse(w, problem.Busy, "error.readsBusy", "max", strconv.Itoa(rl.limits.Reads))
+			httpx.Refuse(w, problem.Busy, "error.readsBusy", "max", strconv.Itoa(rl.limits.Reads))
 			return
 		}
 		defer func() { <-rl.slots }()
@@ -203,9 +204,9 @@ func (vl *viewerLimiter) admit(w http.ResponseWriter, r *http.Request) (release 
 	if !ok {
 		w.Header().Set("Retry-After", "10")
 		if clientFull {
-			refuse(w, problem.Busy, "error.viewersPerClient", "max", strconv.Itoa(vl.limits.ViewersPerClient))
+			httpx.Refuse(w, problem.Busy, "error.viewersPerClient", "max", strconv.Itoa(vl.limits.ViewersPerClient))
 		} else {
-			refuse(w, problem.Busy, "error.viewersFull", "max", strconv.Itoa(vl.limits.Viewers))
+			httpx.Refuse(w, problem.Busy, "error.viewersFull", "max", strconv.Itoa(vl.limits.Viewers))
 		}
 		return nil, false
 	}
