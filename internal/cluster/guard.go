@@ -229,8 +229,10 @@ func (l *guardListener) acceptLoop() {
 		backoff = 0
 		gc, why := l.admit(conn)
 		if gc == nil {
-			conn.Close()
+			// Logged before the close, so that whoever sees the
+			// connection closed can also read why.
 			l.log.warn(why.kind, "Kafka port: refused a connection", "remote", conn.RemoteAddr().String(), "reason", why.detail)
+			conn.Close()
 			continue
 		}
 		select {
