@@ -21,6 +21,7 @@ import { HeatStrip } from './partmap.js';
 import { setupExplore } from './explore.js';
 import { reportEpoch } from './producers.js';
 import { plain, setupI18n, t, tr } from './i18n.js';
+import { showBudget } from './budget.js';
 
 setupI18n();
 
@@ -58,18 +59,8 @@ function setBanner() {
   document.body.classList.toggle('broker-down', down);
 }
 
-// The embedded broker's data budget, under the cluster line: used / max,
-// and a warning once it is full (writes are then refused).
-const budgetLine = $('cluster-budget');
-function showBudget(b) {
-  if (!budgetLine || !b || !b.maxBytes || b.maxBytes < 0) return;
-  const mib = (n) => `${(n / 1048576).toFixed(1)} MiB`;
-  const args = { used: mib(b.usedBytes), max: mib(b.maxBytes) };
-  tr(budgetLine, b.full ? 'cluster.budgetFull' : 'cluster.budget', args);
-  budgetLine.dataset.full = String(!!b.full);
-  budgetLine.hidden = false;
-}
-if (budgetLine) api('GET', '/api/cluster').then((c) => showBudget(c.budget), () => {});
+// The data budget: shown now, then with every poll of the cluster.
+if ($('cluster-budget')) api('GET', '/api/cluster').then((c) => showBudget(c.budget), () => {});
 
 async function pollCluster() {
   try {

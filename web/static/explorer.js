@@ -8,9 +8,11 @@
 
 import { api, apiPartition, showErrorText } from './api.js';
 import { setupI18n, tr } from './i18n.js';
+import { watchBudget } from './budget.js';
 import { setupStrips } from './strips.js';
 
 setupI18n();
+watchBudget();
 
 const $ = (id) => document.getElementById(id);
 const main = $('app');
