@@ -84,8 +84,9 @@ type BudgetStatus struct {
 	// SegmentBytes and Batches are what the cost is made of.
 	SegmentBytes int64 `json:"segmentBytes"`
 	Batches      int64 `json:"batches"`
-	// Full says that less than FullMarginBytes remain: a producer's
-	// next batch may be refused.
+	// Full says that less than FullMarginBytes (or, for a budget under
+	// 16 MiB, a sixteenth of it) remain: a producer's next batch may be
+	// refused.
 	Full bool `json:"full"`
 }
 
@@ -229,7 +230,7 @@ func (d *dataBudget) status(u kfake.StorageUsage) BudgetStatus {
 	s := BudgetStatus{UsedBytes: used, MaxBytes: d.limits.MaxBytes, SegmentBytes: u.SegmentBytes, Batches: u.Batches}
 	if d.limits.MaxBytes > 0 {
 		s.ClientMaxBytes = d.limits.ClientMaxBytes
-		s.Full = used+FullMarginBytes > d.limits.MaxBytes
+		s.Full = used+min(FullMarginBytes, d.limits.MaxBytes/16) > d.limits.MaxBytes
 	}
 	return s
 }
