@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -270,5 +271,41 @@ func TestDataBudgetWriteFailed(t *testing.T) {
 		if got := d.clientShare("10.0.0.5"); got != 0 {
 			t.Errorf("%s: the client's share after the failed write: %d, want 0", tt.name, got)
 		}
+	}
+}
+
+// TestDataBudgetFullDisk: a produce whose segment write fails with ENOSPC
+// (the segment file is /dev/full) is answered POLICY_VIOLATION, not
+// UNKNOWN_SERVER_ERROR, and the broker keeps serving.
+func TestDataBudgetFullDisk(t *testing.T) {
+	t.Parallel()
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skipf("no /dev/full: %v", err)
+	}
+	dir := t.TempDir()
+	logs := &syncBuffer{}
+	c, err := StartEmbedded(EmbeddedConfig{KafkaAddr: "127.0.0.1:0", DataDir: dir, Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	createTopicOn(t, c, "full-disk", "fine")
+	pdir := filepath.Join(dir, "partitions", "full-disk-0")
+	if err := os.MkdirAll(pdir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/dev/full", filepath.Join(pdir, "0.dat")); err != nil {
+		t.Fatal(err)
+	}
+	cl := clientFrom(t, c, nil, kgo.RecordRetries(0))
+	_, err = fill(t, cl, "full-disk", []byte("no room"), 1)
+	if !errors.Is(err, kerr.PolicyViolation) {
+		t.Fatalf("a produce onto a full disk ended with %v, want POLICY_VIOLATION", err)
+	}
+	if !strings.Contains(logs.String(), "no space left") {
+		t.Errorf("the full disk is not logged:\n%s", logs.String())
+	}
+	if n, err := fill(t, cl, "fine", []byte("room"), 3); err != nil {
+		t.Errorf("another partition after the full disk: %d stored, %v", n, err)
 	}
 }
