@@ -29,6 +29,7 @@ import (
 	"github.com/offsetlab/offsetlab/internal/lab"
 	"github.com/offsetlab/offsetlab/internal/lessons"
 	"github.com/offsetlab/offsetlab/internal/localkafka"
+	"github.com/offsetlab/offsetlab/internal/wait"
 	"github.com/offsetlab/offsetlab/web"
 )
 
@@ -236,6 +237,20 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		debug.SetMemoryLimit(cfg.memoryLimit)
 	}
 
+	// Bind the ports before loading anything: a port in use fails now,
+	// with a sentence, not after the data directory is read.
+	ln, err := bind(ctx, "dashboard", cfg.addr, "--addr")
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	var kafkaLn net.Listener
+	if cfg.brokers == "" && cfg.localKafka == "" {
+		if kafkaLn, err = bind(ctx, "embedded broker's Kafka port", cfg.kafkaAddr, "--kafka-addr"); err != nil {
+			return err
+		}
+	}
+
 	var local *localkafka.Cluster
 	if cfg.localKafka != "" {
 		if local, err = startLocalKafka(ctx, cfg, log); err != nil {
@@ -246,7 +261,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	var kafka *cluster.Cluster
 	if cfg.brokers == "" {
-		kafka, err = cluster.StartEmbedded(cluster.EmbeddedConfig{KafkaAddr: cfg.kafkaAddr, DataDir: cfg.dataDir, Logger: log, Limits: cfg.kafkaLimits})
+		kafka, err = cluster.StartEmbedded(cluster.EmbeddedConfig{Listener: kafkaLn, DataDir: cfg.dataDir, Logger: log, Limits: cfg.kafkaLimits})
 		if err != nil {
 			return err
 		}
@@ -279,10 +294,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	runner := lessons.New(l)
 	defer runner.Close() // before the lab: it ends its processes through it
 
-	ln, err := net.Listen("tcp", cfg.addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", cfg.addr, err)
-	}
 	srv := web.New(web.Deps{Lab: l, Lessons: runner}, log, web.WithAccess(web.Access{
 		Classroom: cfg.classroom, ListenAddr: ln.Addr().String(), AllowedHosts: cfg.allowedHosts, JoinURL: cfg.joinURL,
 	}), web.WithLimits(cfg.limits))
@@ -307,6 +318,20 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil
+}
+
+// bind listens on addr for what, retrying briefly while a server killed
+// a moment ago still holds the port (wait.Listen), and says which flag
+// moves it when another program holds it.
+func bind(ctx context.Context, what, addr, flag string) (net.Listener, error) {
+	ln, err := wait.Listen(ctx, addr)
+	switch {
+	case errors.Is(err, wait.ErrAddressInUse):
+		return nil, fmt.Errorf("cannot listen on %s for the %s: %w; stop it, or choose another address with %s", addr, what, err, flag)
+	case err != nil:
+		return nil, fmt.Errorf("cannot listen on %s for the %s: %w", addr, what, err)
+	}
+	return ln, nil
 }
 
 // startLocalKafka starts --local-kafka's cluster under the data directory.
