@@ -28,6 +28,7 @@ import (
 	"github.com/offsetlab/offsetlab/internal/kafkaconfig"
 	"github.com/offsetlab/offsetlab/internal/lab"
 	"github.com/offsetlab/offsetlab/internal/lessons"
+	"github.com/offsetlab/offsetlab/internal/live"
 	"github.com/offsetlab/offsetlab/internal/localkafka"
 	"github.com/offsetlab/offsetlab/internal/wait"
 	"github.com/offsetlab/offsetlab/web"
@@ -53,6 +54,9 @@ type config struct {
 	joinURL      string
 	localKafka   string
 	limits       web.Limits
+	// watched bounds the partitions watched live: per student client,
+	// and the feeds reserved for the teacher (live.Config).
+	watchedPerClient, teacherWatched int
 	// memoryLimit is the Go runtime's soft memory limit in bytes (0:
 	// leave it to GOMEMLIMIT).
 	memoryLimit int64
@@ -96,7 +100,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 		return config{}, fmt.Errorf("OFFSETLAB_ALLOW_WRITES=%q: use 1 or 0", getenv("OFFSETLAB_ALLOW_WRITES"))
 	}
 	fs.BoolVar(&c.allowWrites, "allow-writes", allowWrites, "with --brokers or --command-config: let the dashboard produce, run the processor, drive transactions and lessons, create topics on that cluster (read-only without it) [OFFSETLAB_ALLOW_WRITES=1]")
-	if err := limitFlags(fs, env, &c.limits); err != nil {
+	if err := limitFlags(fs, env, &c); err != nil {
 		return config{}, err
 	}
 	memoryMiB := fs.Int64("memory-limit", 512, "the server's soft memory limit in MiB: past it the Go runtime collects garbage harder (a burst of reads cannot swell the process); GOMEMLIMIT, if set, decides instead")
@@ -145,7 +149,8 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 
 // limitFlags declares the flags of the server's limits (web.Limits), each
 // defaulting to its environment variable, else web's default.
-func limitFlags(fs *flag.FlagSet, env func(key, def string) string, l *web.Limits) error {
+func limitFlags(fs *flag.FlagSet, env func(key, def string) string, c *config) error {
+	l := &c.limits
 	var bad []string
 	num := func(p *int, name, key string, def int, usage string) {
 		d, err := strconv.Atoi(env(key, strconv.Itoa(def)))
@@ -163,6 +168,9 @@ func limitFlags(fs *flag.FlagSet, env func(key, def string) string, l *web.Limit
 	}
 	num(&l.Viewers, "max-viewers", "OFFSETLAB_MAX_VIEWERS", web.DefaultViewers, "live views (websockets) open at once")
 	num(&l.ViewersPerClient, "max-viewers-per-client", "OFFSETLAB_MAX_VIEWERS_PER_CLIENT", web.DefaultViewersPerClient, "live views one client address may open")
+	num(&l.TeacherViewers, "teacher-viewers", "OFFSETLAB_TEACHER_VIEWERS", web.DefaultTeacherViewers, "classroom mode: live views of --max-viewers kept for the teacher, which students cannot take")
+	num(&c.watchedPerClient, "max-watched-per-client", "OFFSETLAB_MAX_WATCHED_PER_CLIENT", live.DefaultMaxFeedsPerClient, "partitions one student client may watch live at once")
+	num(&c.teacherWatched, "teacher-watched", "OFFSETLAB_TEACHER_WATCHED", live.DefaultTeacherFeeds, "partitions watched live (of the server's 64) kept for the teacher, which students cannot take")
 	num(&l.Reads, "max-reads", "OFFSETLAB_MAX_READS", web.DefaultReads, "log and records reads running at once (more wait up to 5 s, then 503)")
 	num(&l.ReadsPerClient, "max-reads-per-client", "OFFSETLAB_MAX_READS_PER_CLIENT", web.DefaultReadsPerClient, "log and records reads one client address may run at once (more get 429)")
 	dur(&l.IdleTimeout, "http-idle-timeout", "OFFSETLAB_HTTP_IDLE_TIMEOUT", web.DefaultIdleTimeout, "close keep-alive connections idle this long")
@@ -286,6 +294,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	readOnly := cfg.brokers != "" && local == nil && !cfg.allowWrites
 	labCfg := lab.Config{Cluster: kafka, Logger: log, ReadOnly: readOnly}
 	labCfg.Live.HistoryDir = historyDir(cfg.dataDir, cfg.brokers)
+	labCfg.Live.MaxFeedsPerClient, labCfg.Live.TeacherFeeds = cfg.watchedPerClient, cfg.teacherWatched
 	if local != nil {
 		labCfg.Brokers = local // only a running cluster may become the interface value
 	}
