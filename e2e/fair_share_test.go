@@ -61,7 +61,7 @@ func dialView(ctx context.Context, base string, cl *http.Client, topic string) (
 func TestTeacherKeepsHerShare(t *testing.T) {
 	t.Parallel()
 	const (
-		maxViewers, teacherViewers, perClient = 60, 8, 4
+		maxViewers, teacherViewers, perClient    = 60, 8, 4
 		watchedPerClient, maxFeeds, teacherFeeds = 2, 64, 16
 	)
 	srv := startServerProcess(t, "--classroom", "--data-dir", t.TempDir(), "--memory-limit", "160",
