@@ -73,6 +73,9 @@ type EmbeddedConfig struct {
 	// size, queued request bytes, request and idle timeouts, connections.
 	// Zero fields take Apache Kafka's defaults (see PortLimits).
 	Limits PortLimits
+	// Topics caps the topics and partitions the broker holds; zero
+	// fields take the defaults (see TopicLimits).
+	Topics TopicLimits
 }
 
 // closeListener closes a Listener given to StartEmbedded, if any.
@@ -98,6 +101,11 @@ func StartEmbedded(cfg EmbeddedConfig) (*Cluster, error) {
 		closeListener(cfg.Listener)
 		return nil, err
 	}
+	topicLimits, err := cfg.Topics.withDefaults()
+	if err != nil {
+		closeListener(cfg.Listener)
+		return nil, err
+	}
 	var guard *guardListener
 	listen := func(network, _ string) (net.Listener, error) {
 		ln := cfg.Listener
@@ -116,6 +124,7 @@ func StartEmbedded(cfg EmbeddedConfig) (*Cluster, error) {
 		kfake.ClusterID("offset-lab-embedded"),
 		kfake.DefaultNumPartitions(1),
 		kfake.AllowAutoTopicCreation(),
+		kfake.TopicLimits(topicLimits.MaxTopics, topicLimits.MaxPartitions),
 		// Kafka's own defaults, so lessons show the timeouts a real
 		// broker would apply.
 		kfake.BrokerConfigs(map[string]string{
