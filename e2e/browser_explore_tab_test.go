@@ -18,7 +18,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// The partition page's explore tools (issue 12) on lesson 2's
+// The partition page's explore tools on lesson 2's
 // order-totals-tx, on both brokers: the log as a table, jumps, search,
 // its errors in both languages, JSON Lines downloads, and the presenter
 // layout with the Explore tab open.

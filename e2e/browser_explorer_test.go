@@ -15,7 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// The explorer's pages in a browser (issue 12), on the embedded broker and
+// The explorer's pages in a browser, on the embedded broker and
 // on real Kafka: the topics page, a 3-partition topic side by side taking
 // keyed records live, a group's two lags, a transaction left open by
 // lesson 6c with its producers and the abort. Each page is photographed at

@@ -9,7 +9,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 )
 
-// TestBrowserLesson2 runs lesson 2 of LESSONS.md by clicking, in headless
+// TestBrowserLesson2 runs lesson 2 of docs/lessons.md by clicking, in headless
 // Chromium: "Set up seed 000", the exactly-once processor crashing before
 // commit at O-2, then the restart. It reads the result from the page as a
 // person sees it — cells, lanes, pointers — and saves screenshots at

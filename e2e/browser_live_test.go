@@ -10,7 +10,7 @@ import (
 )
 
 // liveDeadline is how soon a write by another client must show on the
-// page: the issue asks for "within a second".
+// page: "within a second", as the product promises.
 const liveDeadline = time.Second
 
 // TestBrowserLiveExternalClient keeps the page open while an ordinary Kafka

@@ -3,12 +3,13 @@ package e2e
 import (
 	"bufio"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/offsetlab/offsetlab/internal/localkafka"
 )
 
 // uncomparedKeys differ between containers and loopback processes by
@@ -104,9 +105,10 @@ func composeSettings(t *testing.T, file string) map[string][]string {
 	return out
 }
 
-// TestComposeMatchesHarness: the compose files users start and the harness
-// the tests start declare the same broker settings.
-func TestComposeMatchesHarness(t *testing.T) {
+// TestComposeMatchesLocalKafka: the compose files users start and the
+// brokers internal/localkafka starts (--local-kafka, cmd/offsetlab-kafka,
+// the tests) declare the same broker settings.
+func TestComposeMatchesLocalKafka(t *testing.T) {
 	t.Parallel()
 	root := repoRoot(t)
 	tests := []struct {
@@ -118,13 +120,12 @@ func TestComposeMatchesHarness(t *testing.T) {
 		{"compose.secure.yaml", "secure", 1},
 	}
 	for _, tt := range tests {
-		cmd := exec.Command("bash", filepath.Join(root, "scripts", "kafka", "harness.sh"), "props", tt.shape, "shared")
-		raw, err := cmd.Output()
+		raw, err := localkafka.SharedSettings(tt.shape)
 		if err != nil {
-			t.Fatalf("harness.sh props %s shared: %v", tt.shape, err)
+			t.Fatal(err)
 		}
 		var want []string
-		for _, l := range strings.Split(string(raw), "\n") {
+		for _, l := range strings.Split(raw, "\n") {
 			if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
 				want = append(want, l)
 			}
@@ -136,7 +137,7 @@ func TestComposeMatchesHarness(t *testing.T) {
 		}
 		for name, got := range services {
 			if !slices.Equal(got, want) {
-				t.Errorf("%s service %s declares\n %v\nthe harness (%s) declares\n %v", tt.file, name, got, tt.shape, want)
+				t.Errorf("%s service %s declares\n %v\ninternal/localkafka (%s) declares\n %v", tt.file, name, got, tt.shape, want)
 			}
 		}
 	}

@@ -49,7 +49,7 @@ func (m mapView) totals() (plain, committed, aborted, open, commits, aborts, gap
 // 3 COMMIT, 1 ABORT), jumps, search, seek by time, the group's offset lag
 // and record lag (a trailing COMMIT makes them 1 and 0), transactions and
 // producers, topics with configs and open transactions, delete with
-// confirmation, and the bad inputs of issue 12.
+// confirmation, and the explorer's bad inputs.
 func TestExplorerAPI(t *testing.T) {
 	t.Parallel()
 	for _, kind := range brokerKinds {

@@ -19,7 +19,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// The hostile clients of issue 9 against the HTTP side, each against the
+// Hostile clients against the HTTP side, each against the
 // real server binary so that its memory (/proc RSS) and open files can be
 // read: after every attack the server answers /healthz, its RSS stays under
 // a bound set from a baseline measured in the same run, and the records it
@@ -105,7 +105,7 @@ func checkHealthy(t *testing.T, p *serverProcess, what string, limit int64) int6
 	return rss
 }
 
-// TestHostileHTTP runs the HTTP attacks of issue 9 one after the other
+// TestHostileHTTP runs the HTTP attacks one after the other
 // against one server and checks after each that it is healthy, bounded and
 // lost nothing.
 func TestHostileHTTP(t *testing.T) {
@@ -126,7 +126,7 @@ func TestHostileHTTP(t *testing.T) {
 	base := rssMiB(t, p)
 	// The bound: 8 reads of 5,000 offsets at ~10 MB each at most, plus
 	// the Go runtime's slack. Without the limits the same attacks took
-	// gigabytes (issue 9).
+	// gigabytes.
 	bound := base + 200
 	t.Logf("baseline RSS %d MiB; bound %d MiB", base, bound)
 

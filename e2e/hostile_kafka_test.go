@@ -14,9 +14,9 @@ import (
 	"time"
 )
 
-// TestHostileKafkaClients is issue 9's sections 1 and 2: it runs the
-// server binary, produces records with acks=all, then attacks the embedded
-// broker's Kafka port the ways the issue found — unknown API keys, garbage,
+// TestHostileKafkaClients runs the server binary, produces records with
+// acks=all, then attacks the embedded broker's Kafka port the ways that
+// once took it down (docs/divergences.md) — unknown API keys, garbage,
 // HTTP, 1 GiB size prefixes, stalled requests, thousands of idle
 // connections, more connections than the cap. After each attack the server
 // must answer /healthz, its RSS must stay within rssHeadroom of the baseline
@@ -114,7 +114,7 @@ func TestHostileKafkaClients(t *testing.T) {
 		name   string
 		stream []byte
 	}{
-		{"API key 9999 (the issue's packet)", header(9999)},
+		{"API key 9999 (the packet that panicked kfake)", header(9999)},
 		{"API key -1", header(-1)},
 		{"API key 100", header(100)},
 		{"a 50-byte garbage frame", garbageFrame},

@@ -43,7 +43,7 @@ func TestMalformedInput(t *testing.T) {
 		{"bad isolation", "GET", "/api/topics/" + topic + "/partitions/0/records?isolation=dirty", nil, 400, "isolation"},
 		{"unknown group", "GET", "/api/groups/nobody-" + a.suffix, nil, 404, "no members"},
 		{"unknown transaction", "GET", "/api/transactions/nobody-" + a.suffix, nil, 404, "unknown"},
-		// Issue 9: validation gaps.
+		// Validation gaps found by hostile clients.
 		{"reserved topic name", "POST", "/api/topics", map[string]any{"name": "__consumer_offsets"}, 400, "reserved"},
 		{"internal-looking topic name", "POST", "/api/topics", map[string]any{"name": "__evil"}, 400, "reserved"},
 		{"colliding topic name", "POST", "/api/topics", map[string]any{"name": strings.ReplaceAll(topic, "-", ".") + "_x"}, 201, ""},
@@ -112,7 +112,7 @@ func TestCrossOriginWritesRefused(t *testing.T) {
 	}
 }
 
-// TestHostileInput: what issue 9 found accepted that should not be —
+// TestHostileInput: what hostile clients found accepted that should not be —
 // forms and text bodies, origins that only look like this one, encoded
 // slashes, HEAD, a null value, a record too large for its topic — and a
 // transactional send that ignored its partition.

@@ -28,7 +28,7 @@ func newOutageBroker(t *testing.T) (*outageBroker, *cluster.Cluster) {
 	o := &outageBroker{t: t, dir: t.TempDir()}
 	for try := 0; o.broker == nil; try++ {
 		// 12000-19999: below the ephemeral range, and apart from the
-		// Kafka harness's 20000 and up.
+		// local Kafka's 20000 and up (internal/localkafka).
 		o.addr = fmt.Sprintf("127.0.0.1:%d", 12000+rand.IntN(8000))
 		b, err := cluster.StartEmbedded(cluster.EmbeddedConfig{KafkaAddr: o.addr, DataDir: o.dir})
 		if err != nil && try > 20 {

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// TestSecureDashboard runs the dashboard against the harness's SASL_SSL
+// TestSecureDashboard runs the dashboard against the secure shape's SASL_SSL
 // cluster with ACLs. With admin.properties and --allow-writes, lessons 1–3
 // run through and every check holds. With reader.properties (read-only by
 // default) the logs, consumer lanes, groups and transactions lesson 2 wrote
@@ -60,7 +60,7 @@ func TestSecureDashboard(t *testing.T) {
 		t.Errorf("/api/cluster as the reader: %+v", cl)
 	}
 
-	// What lesson 2 wrote reads as on the plaintext cluster (LESSONS.md).
+	// What lesson 2 wrote reads as on the plaintext cluster (docs/lessons.md).
 	l := r.log(topic)
 	equal(t, "the reader's log of "+topic, l.shape(), []string{"0:committed", "1:COMMIT", "2:aborted", "3:ABORT", "4:committed", "5:COMMIT", "6:committed", "7:COMMIT"})
 	if l.LastStableOffset != 8 || l.HighWatermark != 8 {

@@ -37,23 +37,18 @@ func requireOrSkip(t *testing.T, format string, args ...any) {
 	t.Skipf(format, args...)
 }
 
-// startSecure starts `harness.sh start secure` in a fresh directory (a
-// single Apache Kafka 4.3.1 node with SASL_SSL, SCRAM-SHA-512 and PLAIN, and
-// ACLs) and returns that directory; the cluster is stopped when the test
-// ends. It skips (fails under CI=true) when java, openssl or the Kafka jars
+// startSecure starts `offsetlab-kafka start secure` in a fresh directory
+// (a single Apache Kafka 4.3.1 node with SASL_SSL, SCRAM-SHA-512 and
+// PLAIN, and ACLs) and returns that directory; the cluster is stopped when
+// the test ends. It skips (fails under CI=true) when java or the Kafka jars
 // are missing.
 func startSecure(t *testing.T) string {
 	t.Helper()
-	for _, tool := range []string{"java", "openssl", "python3"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			requireOrSkip(t, "secure Kafka tests skipped: %s is not installed (scripts/kafka/README.md lists what the harness needs)", tool)
-		}
+	if _, err := exec.LookPath("java"); err != nil {
+		requireOrSkip(t, "secure Kafka tests skipped: java is not installed (Java 17+ runs the brokers)")
 	}
-	script := filepath.Join(repoRoot(t), "scripts", "kafka", "harness.sh")
-	fetch := exec.Command("bash", script, "fetch")
-	fetch.Stderr = os.Stderr
-	if err := fetch.Run(); err != nil {
-		requireOrSkip(t, "secure Kafka tests skipped: the Apache Kafka 4.3.1 jars are missing and `harness.sh fetch` failed (%v)", err)
+	if _, err := runHarness(t, "fetch"); err != nil {
+		requireOrSkip(t, "secure Kafka tests skipped: the Apache Kafka 4.3.1 jars are missing and `go run ./cmd/offsetlab-kafka fetch` failed (%v)", err)
 	}
 	dir := t.TempDir()
 	begin := time.Now()
@@ -117,7 +112,7 @@ func withLine(t *testing.T, src, re, line string) string {
 	return path
 }
 
-// password returns NAME_PASSWORD from the harness's secrets/passwords.env.
+// password returns NAME_PASSWORD from the secure cluster's secrets/passwords.env.
 func password(t *testing.T, dir, name string) string {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(dir, "secrets", "passwords.env"))
@@ -141,7 +136,7 @@ func otherCA(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(7), Subject: pkix.Name{CommonName: "not the harness CA"},
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(7), Subject: pkix.Name{CommonName: "not the cluster's CA"},
 		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
 		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
@@ -155,9 +150,9 @@ func otherCA(t *testing.T) string {
 	return path
 }
 
-// TestSecureCluster runs the harness's secure shape against kafkaconfig:
-// the admin creates a topic and writes transactions with admin.properties;
-// the reader reads them with every properties file the harness wrote
+// TestSecureCluster runs the secure shape against kafkaconfig: the admin
+// creates a topic and writes transactions with admin.properties; the
+// reader reads them with every properties file the runner wrote
 // (SCRAM, PLAIN, librdkafka's spelling) and is refused writes; a wrong
 // password and a wrong CA fail clearly; confluent-kafka reads the same
 // records from the librdkafka file.
@@ -196,7 +191,7 @@ func TestSecureCluster(t *testing.T) {
 		t.Fatalf("admin reads %q, want %q", got, want)
 	}
 
-	t.Run("reader reads with every file the harness wrote", func(t *testing.T) {
+	t.Run("reader reads with every file the runner wrote", func(t *testing.T) {
 		for _, f := range []string{"reader.properties", "reader-plain.properties", "reader.librdkafka.properties"} {
 			if got := readCommitted(t, filepath.Join(dir, f), topic, len(want)); !slices.Equal(got, want) {
 				t.Errorf("%s reads %q, want %q", f, got, want)
@@ -244,9 +239,9 @@ func TestSecureCluster(t *testing.T) {
 		}
 	})
 
-	t.Run("harness status", func(t *testing.T) {
+	t.Run("runner status", func(t *testing.T) {
 		if out := harness(t, "status", dir); !strings.Contains(out, "serving") {
-			t.Errorf("harness.sh status: %s", out)
+			t.Errorf("offsetlab-kafka status: %s", out)
 		}
 	})
 

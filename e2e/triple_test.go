@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,20 +18,62 @@ import (
 )
 
 // tripleEnv asks for the tests that start their own three-broker Apache
-// Kafka with the repo's harness (scripts/test.sh sets it).
+// Kafka with cmd/offsetlab-kafka or internal/localkafka (scripts/test.sh
+// sets it).
 const tripleEnv = "OFFSETLAB_KAFKA_TRIPLE"
 
-// harness runs scripts/kafka/harness.sh with args and returns its stdout.
+// harness runs the repo's Kafka runner, cmd/offsetlab-kafka (built once
+// per test binary), with args — fetch, start SHAPE DIR, stop DIR,
+// stop-node DIR N, start-node DIR N, status DIR — and returns its stdout.
+// The clusters it starts stop when this test binary exits, whatever ends
+// it (OFFSETLAB_KAFKA_WATCH_PID); still stop them in t.Cleanup.
 func harness(t *testing.T, args ...string) string {
 	t.Helper()
-	cmd := exec.Command("bash", append([]string{filepath.Join(repoRoot(t), "scripts", "kafka", "harness.sh")}, args...)...)
+	out, err := runHarness(t, args...)
+	if err != nil {
+		t.Fatalf("offsetlab-kafka %s: %v", strings.Join(args, " "), err)
+	}
+	return out
+}
+
+// runHarness is harness that returns the error instead of failing.
+func runHarness(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(kafkaRunnerBinary(t), args...)
+	cmd.Dir = repoRoot(t) // ./.cache is the jar cache without OFFSETLAB_CACHE
 	cmd.Env = append(os.Environ(), fmt.Sprintf("OFFSETLAB_KAFKA_WATCH_PID=%d", os.Getpid()))
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("harness.sh %s: %v", strings.Join(args, " "), err)
+	return strings.TrimSpace(string(out)), err
+}
+
+// kafkaRunnerBinary builds cmd/offsetlab-kafka into a temporary directory
+// once per test binary run and returns its path.
+func kafkaRunnerBinary(t *testing.T) string {
+	t.Helper()
+	kafkaRunner.once.Do(func() {
+		dir, err := os.MkdirTemp("", "offsetlab-kafka-bin-")
+		if err != nil {
+			kafkaRunner.err = err
+			return
+		}
+		kafkaRunner.bin = filepath.Join(dir, "offsetlab-kafka")
+		cmd := exec.Command("go", "build", "-o", kafkaRunner.bin, "./cmd/offsetlab-kafka")
+		cmd.Dir = repoRoot(t)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			kafkaRunner.err = fmt.Errorf("go build ./cmd/offsetlab-kafka: %v\n%s", err, out)
+		}
+	})
+	if kafkaRunner.err != nil {
+		t.Fatal(kafkaRunner.err)
 	}
-	return strings.TrimSpace(string(out))
+	return kafkaRunner.bin
+}
+
+var kafkaRunner struct {
+	once sync.Once
+	bin  string
+	err  error
 }
 
 // startTriple starts a three-broker KRaft cluster (seed 002's shape) and
@@ -38,7 +81,7 @@ func harness(t *testing.T, args ...string) string {
 func startTriple(t *testing.T) (*app, string) {
 	t.Helper()
 	if os.Getenv(tripleEnv) == "" {
-		t.Skipf("three-broker tests skipped: set %s=1 to let them start Apache Kafka 4.3.1 with scripts/kafka/harness.sh (scripts/test.sh does)", tripleEnv)
+		t.Skipf("three-broker tests skipped: set %s=1 to let them start Apache Kafka 4.3.1 with cmd/offsetlab-kafka (scripts/test.sh does)", tripleEnv)
 	}
 	dir := t.TempDir()
 	out := harness(t, "start", "triple", dir)

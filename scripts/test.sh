@@ -2,7 +2,8 @@
 # Offset Lab's whole test suite, the README's test command and what CI runs.
 #
 # It installs what the suites need (confluent-kafka from PyPI into
-# .cache/venv, Apache Kafka 4.3.1 jars from Maven Central into .cache/,
+# .cache/venv, Apache Kafka 4.3.1 jars from Maven Central into .cache/
+# with go run ./cmd/offsetlab-kafka fetch,
 # Debian's chromium for the browser tests when running as root),
 # checks formatting, vet, go mod tidy and generated code, starts a real single-node
 # Kafka 4.3.1 (KRaft) on loopback, runs every Go test against the embedded
@@ -64,24 +65,29 @@ venv="$(scripts/python-venv.sh)"
 export OFFSETLAB_PYTHON="$venv/bin/python"
 
 step "Apache Kafka 4.3.1 jars"
-scripts/kafka/harness.sh fetch
+# One Kafka runner, in Go: cmd/offsetlab-kafka (internal/localkafka).
+kafka_bin="$(mktemp -d "${TMPDIR:-/tmp}/offsetlab-kafka-bin.XXXXXX")"
+go build -o "$kafka_bin/offsetlab-kafka" ./cmd/offsetlab-kafka
+kafka() { "$kafka_bin/offsetlab-kafka" "$@"; }
+kafka fetch >/dev/null
 
 step "start single-node Kafka 4.3.1 (KRaft)"
 # JVMs running before we start are not ours; any other one left at the end is.
 jvms_before="$(pgrep -f 'kafka\.Kafka' | sort || true)"
 kafka_dir="$(mktemp -d "${TMPDIR:-/tmp}/offsetlab-kafka.XXXXXX")"
 cleanup() {
-	scripts/kafka/harness.sh stop "$kafka_dir" >/dev/null 2>&1 || true
-	rm -rf "$kafka_dir"
+	kafka stop "$kafka_dir" >/dev/null 2>&1 || true
+	rm -rf "$kafka_dir" "$kafka_bin"
 }
 trap cleanup EXIT
-OFFSETLAB_KAFKA_WATCH_PID=$$ scripts/kafka/harness.sh start single "$kafka_dir" >/dev/null
+# the watchdog stops it should this script die without running the trap
+OFFSETLAB_KAFKA_WATCH_PID=$$ kafka start single "$kafka_dir" >/dev/null
 export OFFSETLAB_KAFKA_BROKERS="$(cat "$kafka_dir/bootstrap")"
 echo "real Kafka at $OFFSETLAB_KAFKA_BROKERS"
 
 step "go test (embedded broker, real Kafka single node and three nodes)"
-# The three-node tests start and stop their own clusters (with the harness,
-# or with internal/localkafka as --local-kafka does).
+# The three-node and secure tests start and stop their own clusters (with
+# cmd/offsetlab-kafka, or with internal/localkafka as --local-kafka does).
 export OFFSETLAB_KAFKA_TRIPLE=1
 go test -count=1 -timeout 30m ./...
 

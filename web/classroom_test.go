@@ -15,6 +15,7 @@ import (
 	"rsc.io/qr"
 
 	"github.com/offsetlab/offsetlab/internal/producer"
+	"github.com/offsetlab/offsetlab/web/httpx"
 )
 
 func TestHostAllowed(t *testing.T) {
@@ -63,45 +64,6 @@ func TestDeriveJoinURL(t *testing.T) {
 	got := deriveJoinURL("0.0.0.0:8080")
 	if !regexp.MustCompile(`^http://\d+\.\d+\.\d+\.\d+:8080/$`).MatchString(got) || strings.HasPrefix(got, "http://0.0.0.0") {
 		t.Errorf("deriveJoinURL(0.0.0.0:8080) = %q", got)
-	}
-}
-
-func TestFaultLimiter(t *testing.T) {
-	t.Parallel()
-	now := time.Unix(1000, 0)
-	l := newFaultLimiter(3, 6)
-	l.now = func() time.Time { return now }
-	allowed := 0
-	for range 20 {
-		if l.allow(teacherRole) {
-			allowed++
-		}
-	}
-	if allowed != 6 {
-		t.Fatalf("a burst of 20 let %d through, want 6", allowed)
-	}
-	if !l.allow(studentRole) {
-		t.Fatal("one role's burst emptied another's bucket")
-	}
-	now = now.Add(time.Second)
-	allowed = 0
-	for range 20 {
-		if l.allow(teacherRole) {
-			allowed++
-		}
-	}
-	if allowed != 3 {
-		t.Fatalf("one second later %d went through, want 3", allowed)
-	}
-	now = now.Add(time.Hour)
-	allowed = 0
-	for range 20 {
-		if l.allow(teacherRole) {
-			allowed++
-		}
-	}
-	if allowed != 6 {
-		t.Fatalf("after a long pause %d went through, want the burst of 6", allowed)
 	}
 }
 
@@ -164,7 +126,7 @@ func atoi(s string) int {
 
 // overlapLab records how many of its state changes run at once.
 type overlapLab struct {
-	Lab
+	httpx.Lab
 	*overlap
 }
 
@@ -228,35 +190,5 @@ func TestWritesSerialised(t *testing.T) {
 	}
 	if got := o.max.Load(); got != 1 {
 		t.Fatalf("%d state changes ran at once, want 1", got)
-	}
-}
-
-// TestPresence: a student page counts while it polls, whether or not a
-// partition is open on it, and stops counting a few seconds after it
-// goes quiet; a page polling twice is one page.
-func TestPresence(t *testing.T) {
-	t.Parallel()
-	var p presence
-	t0 := time.Unix(1000, 0)
-	tests := []struct {
-		at   time.Duration
-		mark string
-		want int64
-	}{
-		{0, "tab-aaaaaaaa", 1},
-		{time.Second, "tab-bbbbbbbb", 2},
-		{2 * time.Second, "tab-aaaaaaaa", 2},
-		{7 * time.Second, "", 2}, // b polled 6 s ago: still in the window
-		{8 * time.Second, "", 1}, // b gone quiet; a polled 6 s ago
-		{10 * time.Second, "", 0},
-	}
-	for _, tt := range tests {
-		now := t0.Add(tt.at)
-		if tt.mark != "" {
-			p.mark(tt.mark, now)
-		}
-		if got := p.count(now); got != tt.want {
-			t.Errorf("at %v: %d pages present, want %d", tt.at, got, tt.want)
-		}
 	}
 }

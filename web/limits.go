@@ -9,6 +9,7 @@ import (
 
 	"github.com/offsetlab/offsetlab/internal/live"
 	"github.com/offsetlab/offsetlab/internal/problem"
+	"github.com/offsetlab/offsetlab/web/httpx"
 )
 
 // Limits bounds what clients can make the server hold at once. The zero
@@ -180,7 +181,7 @@ func (rl *readLimiter) limit(next http.Handler) http.Handler {
 		client := clientAddr(r)
 		if ok, _ := rl.clients.take(client, rl.limits.ReadsPerClient, 0); !ok {
 			w.Header().Set("Retry-After", "1")
-			refuse(w, problem.TooFast, "error.readsPerClient", "max", strconv.Itoa(rl.limits.ReadsPerClient))
+			httpx.Refuse(w, problem.TooFast, "error.readsPerClient", "max", strconv.Itoa(rl.limits.ReadsPerClient))
 			return
 		}
 		defer rl.clients.give(client)
@@ -192,7 +193,7 @@ func (rl *readLimiter) limit(next http.Handler) http.Handler {
 			return
 		case <-wait.C:
 			w.Header().Set("Retry-After", "2")
-			refuse(w, problem.Busy, "error.readsBusy", "max", strconv.Itoa(rl.limits.Reads))
+			httpx.Refuse(w, problem.Busy, "error.readsBusy", "max", strconv.Itoa(rl.limits.Reads))
 			return
 		}
 		defer func() { <-rl.slots }()
@@ -221,9 +222,9 @@ func (vl *viewerLimiter) admit(w http.ResponseWriter, viewer live.Viewer) (relea
 	if !ok {
 		w.Header().Set("Retry-After", "10")
 		if clientFull {
-			refuse(w, problem.Busy, "error.viewersPerClient", "max", strconv.Itoa(vl.limits.ViewersPerClient))
+			httpx.Refuse(w, problem.Busy, "error.viewersPerClient", "max", strconv.Itoa(perClient))
 		} else {
-			refuse(w, problem.Busy, "error.viewersFull", "max", strconv.Itoa(total))
+			httpx.Refuse(w, problem.Busy, "error.viewersFull", "max", strconv.Itoa(total))
 		}
 		return nil, false
 	}
@@ -240,7 +241,7 @@ const teacherClient = "teacher"
 // address. Without classroom mode everyone is the teacher, counted by
 // address (every client is this machine).
 func (s *Server) viewerOf(r *http.Request) live.Viewer {
-	teacher := roleOf(r) == teacherRole
+	teacher := httpx.RoleOf(r) == httpx.Teacher
 	if teacher && s.access.Classroom {
 		return live.Viewer{Client: teacherClient, Teacher: true}
 	}

@@ -1,13 +1,13 @@
 package web
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/offsetlab/offsetlab/internal/live"
+	"github.com/offsetlab/offsetlab/web/httpx"
 )
 
 // TestViewersKeptForTheTeacher: students from many addresses fill the
@@ -45,10 +45,10 @@ func TestViewersKeptForTheTeacher(t *testing.T) {
 	srv := New(Deps{}, nil, WithAccess(Access{Classroom: true, ListenAddr: "127.0.0.1:8080"}))
 	r := httptest.NewRequest(http.MethodGet, "/ws/topics/t/partitions/0", nil)
 	r.RemoteAddr = "10.0.0.9:5555"
-	if v := srv.viewerOf(r.WithContext(context.WithValue(r.Context(), roleKey, studentRole))); v.Teacher || v.Client != "10.0.0.9" {
+	if v := srv.viewerOf(r.WithContext(httpx.WithRole(r.Context(), httpx.Student, ""))); v.Teacher || v.Client != "10.0.0.9" {
 		t.Errorf("a student is %+v, want counted by its address", v)
 	}
-	if v := srv.viewerOf(r.WithContext(context.WithValue(r.Context(), roleKey, teacherRole))); !v.Teacher || v.Client != teacherClient {
+	if v := srv.viewerOf(r.WithContext(httpx.WithRole(r.Context(), httpx.Teacher, ""))); !v.Teacher || v.Client != teacherClient {
 		t.Errorf("the teacher is %+v, want the teacher's own client", v)
 	}
 }

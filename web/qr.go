@@ -8,6 +8,7 @@ import (
 	"rsc.io/qr"
 
 	"github.com/offsetlab/offsetlab/internal/problem"
+	"github.com/offsetlab/offsetlab/web/httpx"
 )
 
 // qrSVG draws text as a QR code (error correction level M) in SVG: one
@@ -44,12 +45,12 @@ func xmlEscape(s string) string {
 // teacher to project. The join URL is no secret; 404 outside classroom mode.
 func (s *Server) joinQR(w http.ResponseWriter, r *http.Request) {
 	if !s.access.Classroom || s.joinURL == "" {
-		refuse(w, problem.NotFound, "error.noJoinURL")
+		httpx.Refuse(w, problem.NotFound, "error.noJoinURL")
 		return
 	}
 	svg, err := qrSVG(s.joinURL)
 	if err != nil {
-		s.writeError(w, r, err)
+		httpx.WriteError(s.log, w, r, err)
 		return
 	}
 	w.Header().Set("Content-Type", "image/svg+xml")

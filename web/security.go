@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/offsetlab/offsetlab/internal/problem"
+	"github.com/offsetlab/offsetlab/web/httpx"
 )
 
 // The security middleware every request passes (see Handler): strict
@@ -36,7 +37,7 @@ func (s *Server) checkHost(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.hostAllowed(r.Host) {
 			s.log.Warn("request for a foreign host refused", "host", r.Host, "path", r.URL.Path, "remote", r.RemoteAddr)
-			writeProblem(w, http.StatusMisdirectedRequest, problem.New(problem.Forbidden, "error.foreignHost", "host", r.Host, "name", hostOnly(r.Host)))
+			httpx.WriteProblem(w, http.StatusMisdirectedRequest, problem.New(problem.Forbidden, "error.foreignHost", "host", r.Host, "name", hostOnly(r.Host)))
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -134,7 +135,7 @@ func sameOriginWrites(next http.Handler) http.Handler {
 			return
 		}
 		if origin, ok := foreignOrigin(r); ok {
-			refuse(w, problem.Forbidden, "error.foreignOrigin", "origin", origin)
+			httpx.Refuse(w, problem.Forbidden, "error.foreignOrigin", "origin", origin)
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -180,15 +181,15 @@ func withPort(host, scheme string) string {
 	return net.JoinHostPort(strings.Trim(host, "[]"), port)
 }
 
-// limitBody refuses a body larger than MaxBodyBytes: at once when its
+// limitBody refuses a body larger than httpx.MaxBodyBytes: at once when its
 // Content-Length says so, else when reading passes the limit.
 func limitBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.ContentLength > MaxBodyBytes {
-			refuse(w, problem.TooLarge, "error.bodyTooLarge", "max", strconv.Itoa(MaxBodyBytes))
+		if r.ContentLength > httpx.MaxBodyBytes {
+			httpx.Refuse(w, problem.TooLarge, "error.bodyTooLarge", "max", strconv.Itoa(httpx.MaxBodyBytes))
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+		r.Body = http.MaxBytesReader(w, r.Body, httpx.MaxBodyBytes)
 		next.ServeHTTP(w, r)
 	})
 }
@@ -199,10 +200,10 @@ func limitBody(next http.Handler) http.Handler {
 func jsonBodies(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ct := r.Header.Get("Content-Type")
-		if ct != "" && hasBody(r) {
+		if ct != "" && httpx.HasBody(r) {
 			mt, _, err := mime.ParseMediaType(ct)
 			if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
-				refuse(w, problem.Unsupported, "error.notJSONContentType", "type", ct)
+				httpx.Refuse(w, problem.Unsupported, "error.notJSONContentType", "type", ct)
 				return
 			}
 		}

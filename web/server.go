@@ -9,6 +9,10 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/offsetlab/offsetlab/internal/problem"
+	"github.com/offsetlab/offsetlab/web/api"
+	"github.com/offsetlab/offsetlab/web/httpx"
+	"github.com/offsetlab/offsetlab/web/pages"
+	"github.com/offsetlab/offsetlab/web/static"
 )
 
 // requestTimeout bounds API calls; a processor run or a produce to an
@@ -44,7 +48,12 @@ func WithAccess(a Access) Option {
 	return func(s *Server) { s.access = a }
 }
 
-// Server serves the dashboard and its API.
+// Deps are the services the web layer drives (see httpx.Deps).
+type Deps = httpx.Deps
+
+// Server serves the dashboard and its API: the router and the middleware
+// every request passes are here, the handlers in web/api (JSON) and
+// web/pages (HTML), the assets in web/static.
 type Server struct {
 	deps    Deps
 	log     *slog.Logger
@@ -52,10 +61,10 @@ type Server struct {
 	limits  Limits
 	auth    *teacherAuth
 	joinURL string
-	class   classroom
+	api     *api.Server
+	pages   *pages.Server
 	// oneWrite is a one-slot semaphore: one state change at a time.
 	oneWrite chan struct{}
-	faults   *faultLimiter
 	reads    *readLimiter
 	viewers  *viewerLimiter
 }
@@ -77,7 +86,8 @@ func New(deps Deps, log *slog.Logger, opts ...Option) *Server {
 	}
 	s.auth = newTeacherAuth()
 	s.oneWrite = make(chan struct{}, 1)
-	s.faults = newFaultLimiter(faultRate, faultBurst)
+	s.api = api.New(deps, log, api.Options{Classroom: s.access.Classroom, JoinURL: s.joinURL})
+	s.pages = pages.New(deps, log, pages.Options{Classroom: s.access.Classroom, JoinURL: s.joinURL})
 	s.limits = s.limits.withDefaults()
 	s.reads = newReadLimiter(s.limits)
 	s.viewers = &viewerLimiter{limits: s.limits}
@@ -90,60 +100,60 @@ func (s *Server) Handler() http.Handler {
 	r.Use(middleware.Recoverer, middleware.GetHead, securityHeaders, s.checkHost, s.identify,
 		sameOriginWrites, limitBody, jsonBodies, s.guardWrites)
 
-	r.Get("/", s.home)
+	r.Get("/", s.pages.Home)
 	r.Get("/teacher/login", s.teacherLogin)
 	r.Get("/classroom/join.svg", s.joinQR)
-	r.With(s.reads.limit).Get("/topics", s.topicsPage)
-	r.Get("/topics/{topic}", s.topicPage)
-	r.Get("/topics/{topic}/partitions/{partition}", s.partitionPage)
-	r.Get("/groups", s.groupsPage)
-	r.Get("/groups/{group}", s.groupPage)
-	r.Get("/transactions", s.transactionsPage)
-	r.Get("/static/{version}/*", s.static)
-	r.Get("/favicon.ico", s.favicon)
-	r.Get("/healthz", s.healthz)
+	r.With(s.reads.limit).Get("/topics", s.pages.Topics)
+	r.Get("/topics/{topic}", s.pages.Topic)
+	r.Get("/topics/{topic}/partitions/{partition}", s.pages.Partition)
+	r.Get("/groups", s.pages.Groups)
+	r.Get("/groups/{group}", s.pages.Group)
+	r.Get("/transactions", s.pages.Transactions)
+	r.Get("/static/{version}/*", static.Serve)
+	r.Get("/favicon.ico", static.Favicon)
+	r.Get("/healthz", s.api.Healthz)
 	r.Get("/ws/topics/{topic}/partitions/{partition}", s.watchPartition)
 
 	r.Route("/api", func(r chi.Router) {
 		r.Use(middleware.Timeout(requestTimeout))
-		r.Get("/cluster", s.getCluster)
-		r.Get("/classroom", s.getClassroom)
-		r.Get("/events", s.getEvents)
-		r.With(s.reads.limit).Get("/topics", s.listTopics)
-		r.Post("/topics", s.createTopic)
-		r.Get("/topics/{topic}", s.getTopic)
-		r.Delete("/topics/{topic}", s.deleteTopic)
+		r.Get("/cluster", s.api.GetCluster)
+		r.Get("/classroom", s.api.GetClassroom)
+		r.Get("/events", s.api.GetEvents)
+		r.With(s.reads.limit).Get("/topics", s.api.ListTopics)
+		r.Post("/topics", s.api.CreateTopic)
+		r.Get("/topics/{topic}", s.api.GetTopic)
+		r.Delete("/topics/{topic}", s.api.DeleteTopic)
 		r.Route("/topics/{topic}/partitions/{partition}", func(r chi.Router) {
-			r.With(s.reads.limit).Get("/log", s.getLog)
-			r.With(s.reads.limit).Get("/records", s.getRecords)
-			r.With(s.reads.limit).Get("/map", s.getMap)
-			r.With(s.reads.limit).Get("/search", s.getSearch)
-			r.With(s.reads.limit).Get("/jump", s.getJump)
-			r.Get("/offset", s.getOffsetForTime)
-			r.Get("/producers", s.getProducers)
-			r.Get("/history", s.getHistory)
-			r.Post("/transactions/{start}/abort", s.abortTransaction)
+			r.With(s.reads.limit).Get("/log", s.api.GetLog)
+			r.With(s.reads.limit).Get("/records", s.api.GetRecords)
+			r.With(s.reads.limit).Get("/map", s.api.GetMap)
+			r.With(s.reads.limit).Get("/search", s.api.GetSearch)
+			r.With(s.reads.limit).Get("/jump", s.api.GetJump)
+			r.Get("/offset", s.api.GetOffsetForTime)
+			r.Get("/producers", s.api.GetProducers)
+			r.Get("/history", s.api.GetHistory)
+			r.Post("/transactions/{start}/abort", s.api.AbortTransaction)
 		})
-		r.Post("/produce", s.produce)
-		r.Post("/processor/runs", s.runProcessor)
-		r.Get("/groups", s.listGroups)
-		r.Get("/groups/{group}", s.getGroup)
-		r.Get("/transactions", s.listTransactions)
-		r.Get("/transactions/{transactionalID}", s.getTransaction)
-		r.Post("/transactions/{transactionalID}/{step}", s.transactionStep)
-		r.Get("/lessons", s.listLessons)
-		r.Post("/lessons/cleanup", s.cleanupLessons)
-		r.Post("/lessons/{lesson}/runs", s.startLesson)
-		r.Get("/lessons/runs/{run}", s.getLessonRun)
-		r.Post("/lessons/runs/{run}/{action}", s.stepLessonRun)
-		r.Get("/brokers", s.getBrokers)
-		r.Post("/brokers/{id}/{action}", s.brokerAction)
+		r.Post("/produce", s.api.Produce)
+		r.Post("/processor/runs", s.api.RunProcessor)
+		r.Get("/groups", s.api.ListGroups)
+		r.Get("/groups/{group}", s.api.GetGroup)
+		r.Get("/transactions", s.api.ListTransactions)
+		r.Get("/transactions/{transactionalID}", s.api.GetTransaction)
+		r.Post("/transactions/{transactionalID}/{step}", s.api.TransactionStep)
+		r.Get("/lessons", s.api.ListLessons)
+		r.Post("/lessons/cleanup", s.api.CleanupLessons)
+		r.Post("/lessons/{lesson}/runs", s.api.StartLesson)
+		r.Get("/lessons/runs/{run}", s.api.GetLessonRun)
+		r.Post("/lessons/runs/{run}/{action}", s.api.StepLessonRun)
+		r.Get("/brokers", s.api.GetBrokers)
+		r.Post("/brokers/{id}/{action}", s.api.BrokerAction)
 		r.NotFound(func(w http.ResponseWriter, r *http.Request) {
-			refuse(w, problem.NotFound, "error.noEndpoint", "method", r.Method, "path", r.URL.Path)
+			httpx.Refuse(w, problem.NotFound, "error.noEndpoint", "method", r.Method, "path", r.URL.Path)
 		})
 		r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Allow", "GET, HEAD, POST, DELETE")
-			writeProblem(w, http.StatusMethodNotAllowed, problem.New(problem.Invalid, "error.methodNotAllowed", "method", r.Method, "path", r.URL.Path))
+			httpx.WriteProblem(w, http.StatusMethodNotAllowed, problem.New(problem.Invalid, "error.methodNotAllowed", "method", r.Method, "path", r.URL.Path))
 		})
 	})
 	return r

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/offsetlab/offsetlab/internal/problem"
+	"github.com/offsetlab/offsetlab/web/httpx"
 )
 
 // guardWrites lets a state-changing request through only from the teacher
@@ -21,25 +22,24 @@ func (s *Server) guardWrites(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if roleOf(r) != teacherRole {
-			refuse(w, problem.Forbidden, "error.studentView")
+		if httpx.RoleOf(r) != httpx.Teacher {
+			httpx.Refuse(w, problem.Forbidden, "error.studentView")
 			return
 		}
 		if s.deps.Lab.ReadOnly() {
-			refuse(w, problem.Forbidden, "error.readOnly", "brokers", strings.Join(s.deps.Lab.Brokers(), ","))
+			httpx.Refuse(w, problem.Forbidden, "error.readOnly", "brokers", strings.Join(s.deps.Lab.Brokers(), ","))
 			return
 		}
 		if s.access.Classroom {
-			sess := sessionOf(r)
-			got := r.Header.Get(csrfHeader)
-			if sess == nil || got == "" || subtle.ConstantTimeCompare([]byte(got), []byte(sess.csrf)) != 1 {
-				refuse(w, problem.Forbidden, "error.csrf")
+			want, got := httpx.CSRFTokenOf(r), r.Header.Get(csrfHeader)
+			if want == "" || got == "" || subtle.ConstantTimeCompare([]byte(got), []byte(want)) != 1 {
+				httpx.Refuse(w, problem.Forbidden, "error.csrf")
 				return
 			}
 		}
-		r, err := bufferBody(r)
+		r, err := httpx.BufferBody(r)
 		if err != nil {
-			s.writeError(w, r, err)
+			httpx.WriteError(s.log, w, r, err)
 			return
 		}
 		wait := time.NewTimer(requestTimeout)
@@ -49,7 +49,7 @@ func (s *Server) guardWrites(next http.Handler) http.Handler {
 		case <-r.Context().Done():
 			return
 		case <-wait.C:
-			refuse(w, problem.Conflict, "error.actionBusy")
+			httpx.Refuse(w, problem.Conflict, "error.actionBusy")
 			return
 		}
 		defer func() { <-s.oneWrite }()

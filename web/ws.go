@@ -9,6 +9,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/offsetlab/offsetlab/internal/live"
+	"github.com/offsetlab/offsetlab/web/httpx"
 )
 
 // wsWriteTimeout bounds one websocket write: a viewer that cannot take a
@@ -23,9 +24,9 @@ const maxResnapshots = 3
 // moves, group offsets, broker status and narration (see package live).
 // coder/websocket refuses a handshake whose Origin is not this host.
 func (s *Server) watchPartition(w http.ResponseWriter, r *http.Request) {
-	topic, partition, err := partitionParams(r)
+	topic, partition, err := httpx.PartitionParams(r)
 	if err != nil {
-		s.writeError(w, r, err)
+		httpx.WriteError(s.log, w, r, err)
 		return
 	}
 	viewer := s.viewerOf(r)
@@ -38,7 +39,7 @@ func (s *Server) watchPartition(w http.ResponseWriter, r *http.Request) {
 	// (too many partitions watched) is an ordinary error answer.
 	sub, err := s.deps.Lab.Watch(r.Context(), topic, partition, viewer)
 	if err != nil {
-		s.writeError(w, r, err)
+		httpx.WriteError(s.log, w, r, err)
 		return
 	}
 	clearDeadlines(w)
@@ -49,7 +50,7 @@ func (s *Server) watchPartition(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer conn.CloseNow()
-	defer s.watching(r, topic, partition)()
+	defer s.api.Watching(r, topic, partition)()
 	conn.SetReadLimit(4 << 10)
 	ctx := conn.CloseRead(context.Background())
 

@@ -1,6 +1,6 @@
 // Command server runs Offset Lab: the dashboard and its JSON API, over an
 // embedded Kafka-protocol broker (the default) or a real cluster
-// (--brokers). It only wires the pieces together; see DESIGN.md.
+// (--brokers). It only wires the pieces together; see docs/design.md.
 package main
 
 import (
@@ -43,7 +43,7 @@ func main() {
 	}
 }
 
-// config is the command line of DESIGN.md.
+// config is the command line of docs/design.md.
 type config struct {
 	addr         string
 	brokers      string

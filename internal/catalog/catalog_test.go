@@ -19,7 +19,7 @@ import (
 // (internal/problem) and the processor's log.
 var keyUses = []*regexp.Regexp{
 	regexp.MustCompile(`data-i18n="([^"]+)"`),
-	regexp.MustCompile(`@TS?\("([^"]+)"\)`),
+	regexp.MustCompile(`@translated(?:Space)?\("([^"]+)"\)`),
 	regexp.MustCompile(`\btrf?\("([^"]+)"`),
 	regexp.MustCompile(`\bt\(\s*'([^']+)'`),
 	regexp.MustCompile(`\btr\([^,()]+(?:\([^()]*\))?,\s*'([^']+)'`),
@@ -65,7 +65,7 @@ func TestCatalogue(t *testing.T) {
 	}
 
 	var files []string
-	for _, glob := range []string{"../../web/*.templ", "../../web/*.go", "../../web/static/*.js", "../*/*.go"} {
+	for _, glob := range []string{"../../web/*.go", "../../web/*/*.templ", "../../web/*/*.go", "../../web/static/*.js", "../../web/static/*/*.js", "../*/*.go"} {
 		m, err := filepath.Glob(glob)
 		if err != nil {
 			t.Fatal(err)

@@ -20,7 +20,7 @@ import (
 // after each that the broker still answers a real request and can still
 // walk the records it stored. The broker runs in the fuzzing process, so a
 // panic in kfake on anything the guard let through ends the fuzz run with
-// the input that caused it. The corpus starts from the issue's
+// the input that caused it. The corpus starts from the known crashes'
 // reproductions and from valid requests of every API key the broker
 // serves, so the fuzzer mutates realistic requests too; the CRC of every
 // produced record batch is recomputed before sending, as a hostile client
@@ -214,7 +214,7 @@ func isConnReset(err error) bool {
 	return errors.As(err, &op)
 }
 
-// hostileStreams are the reproductions and their neighbours.
+// hostileStreams are the known crashes' reproductions and their neighbours.
 func hostileStreams() [][]byte {
 	frame := func(body []byte) []byte {
 		return append(binary.BigEndian.AppendUint32(nil, uint32(len(body))), body...)
@@ -237,7 +237,7 @@ func hostileStreams() [][]byte {
 		return b
 	}
 	return [][]byte{
-		unhex("0000000a270f000000000001ffff"),   // API key 9999: the one packet
+		unhex("0000000a270f000000000001ffff"),   // API key 9999: the one packet that panicked kfake
 		frame(header(-1, 0)),                    // API key -1
 		frame(header(100, 0)),                   // API key 100
 		frame(header(18, -1)),                   // ApiVersions v-1

@@ -191,7 +191,7 @@ func TestCheckRequest(t *testing.T) {
 		{"Produce acks=all", frame(acksAll, 9), "", false, false},
 		{"Produce acks=0 has no answer", frame(acks0, 9), "", true, false},
 		{"OffsetFetch v8", frame(kmsg.NewPtrOffsetFetchRequest(), 8), "", false, false},
-		{"API key 9999 (the issue's packet)", raw(9999, 0, 0xff, 0xff), "unsupported API key", false, false},
+		{"API key 9999 (the packet that panicked kfake)", raw(9999, 0, 0xff, 0xff), "unsupported API key", false, false},
 		{"API key -1", raw(-1, 0, 0xff, 0xff), "unsupported API key", false, false},
 		{"API key 100", raw(100, 0, 0xff, 0xff), "unsupported API key", false, false},
 		{"a key kmsg knows and kfake does not serve", frame(kmsg.NewPtrLeaderAndISRRequest(), 0), "unsupported API key", false, false},
@@ -463,7 +463,7 @@ func TestAcceptSurvivesErrors(t *testing.T) {
 	conn.Close()
 }
 
-// TestHostileStreamsCloseOnlyTheirConnection sends each of the issue's
+// TestHostileStreamsCloseOnlyTheirConnection sends each known crash's
 // reproductions on a connection of its own: each must close that
 // connection, and the broker must go on answering.
 func TestHostileStreamsCloseOnlyTheirConnection(t *testing.T) {

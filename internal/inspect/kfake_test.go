@@ -9,7 +9,7 @@ import (
 
 // These tests pin down where the embedded broker (kfake) behaves unlike
 // Apache Kafka, as far as this package is concerned. When one fails after a
-// kfake upgrade, the divergence is gone: update DESIGN.md's list.
+// kfake upgrade, the divergence is gone: update docs/divergences.md.
 
 // kfake drops a partition's AbortedTransactions from a read_committed fetch
 // response when the request-level MaxBytes (rather than the partition's)

@@ -130,8 +130,8 @@ func TestLoad(t *testing.T) {
 		clientID string
 	}{
 		{
-			name: "java SCRAM-SHA-512 over TLS with a PEM truststore (the harness's reader.properties)",
-			props: `# as harness.sh start secure writes it
+			name: "java SCRAM-SHA-512 over TLS with a PEM truststore (the secure shape's reader.properties)",
+			props: `# as internal/localkafka's secure shape writes it
 bootstrap.servers=127.0.0.1:9093, localhost:9094
 security.protocol=SASL_SSL
 sasl.mechanism=SCRAM-SHA-512
@@ -218,7 +218,7 @@ ssl.key.password=storepass`,
 				ClientCertificate: clientSubject, HostnameVerification: true, CertificateVerification: true},
 		},
 		{
-			name: "librdkafka SCRAM with ssl.ca.location (the harness's reader.librdkafka.properties)",
+			name: "librdkafka SCRAM with ssl.ca.location (the secure shape's reader.librdkafka.properties)",
 			props: `bootstrap.servers=127.0.0.1:9093
 security.protocol=SASL_SSL
 sasl.mechanisms=SCRAM-SHA-512

@@ -58,6 +58,16 @@ type pbkdf2Params struct {
 // decryptPKCS8 decrypts an "ENCRYPTED PRIVATE KEY" (PBES2 with PBKDF2 and
 // AES-CBC or 3DES-CBC, what openssl and Java write) and returns the
 // PKCS#8 DER inside. A wrong password yields errWrongPassword.
+//
+// Why not a library: Go's standard library has no PKCS#8 decryption, and
+// the one maintained package for it, github.com/youmark/pkcs8 (last change
+// 2024), derives keys with HMAC-SHA1 and HMAC-SHA256 only — Java's
+// PBEWithHmacSHA512AndAES_256 keys (HMAC-SHA512) and openssl's -v2prf
+// hmacWithSHA384 would be refused — puts no bound on the iteration count
+// (a hostile --command-config file would hang the start for hours), and
+// registers its ciphers in package-level maps from init(). What is left
+// here is ASN.1 parsing around crypto/pbkdf2 and crypto/cipher, which do
+// the cryptography.
 func decryptPKCS8(der []byte, password string) ([]byte, error) {
 	var info encryptedPrivateKeyInfo
 	if rest, err := asn1.Unmarshal(der, &info); err != nil || len(rest) > 0 {

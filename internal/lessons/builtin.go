@@ -27,11 +27,26 @@ const (
 	totalO3 = "O-3 total=27000"
 )
 
-// Builtin returns the lessons of LESSONS.md that the existing producers can
-// run: seed 000 (lessons 1–3), seed 002 (lessons 4 and 5) and seed 003
-// (lessons 6a–6g). Each call returns fresh data.
+// Builtin returns the lessons of docs/lessons.md: seed 000 (lessons 1–3,
+// lesson_exactly_once.go), seed 002 (lessons 4 and 5,
+// lesson_safe_producer.go) and seed 003 (lessons 6a–6g,
+// lesson_delivery_semantics.go and lesson_transactions_in_practice.go).
+// Each call returns fresh data.
 func Builtin() []Lesson {
-	return []Lesson{lesson1(), lesson2(), lesson3(), lesson4(), lesson5(), lesson6a(), lesson6b(), lesson6c(), lesson6d(), lesson6e(), lesson6f(), lesson6g()}
+	return []Lesson{
+		crashBeforeOffsetCommit(),     // 1
+		crashInsideTransaction(),      // 2
+		abortedRecordsAndMarkers(),    // 3
+		acksAndMinInsyncReplicas(),    // 4
+		lostAckAndIdempotence(),       // 5
+		deliverySemanticsSideBySide(), // 6a
+		zombieFencing(),               // 6b
+		hangingTransactionHoldsLSO(),  // 6c
+		orderingByKey(),               // 6d
+		atomicWritesToTwoTopics(),     // 6e
+		idempotentConsumers(),         // 6f
+		brokerAbortsOnTimeout(),       // 6g
+	}
 }
 
 func seedTopics(msg Msg, names ...string) Step {

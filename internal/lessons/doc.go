@@ -7,7 +7,8 @@
 // broker must then report ("read_committed receives O-2 once: expected 1,
 // observed 1 ✓").
 //
-// A Lesson is plain data (builtin.go and the seed*.go files). Each action
+// A Lesson is plain data (builtin.go and the lesson_*.go files, named
+// after what they teach; Lesson.Seed names the tutorial). Each action
 // a step can take is a type in a file of its own (produce.go,
 // run_processor.go, stop_followers.go, ...) that carries it out through the
 // Lab — the same use cases the page's controls use — and reads the facts

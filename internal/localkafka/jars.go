@@ -28,9 +28,9 @@ const KafkaVersion = "4.3.1"
 // mavenCentral is where the jars come from when they are not cached.
 const mavenCentral = "https://repo1.maven.org/maven2/"
 
-// completeMarker is the file harness.sh fetch writes into a finished jar
-// directory, holding the SHA-256 of the pom it resolved. Start writes the
-// same after a download, so the harness takes the directory as its own.
+// completeMarker is the file a finished jar directory holds: the SHA-256
+// of the pom its jars were resolved from (Maven's resolution, or this
+// package's download of the same jars).
 const completeMarker = ".offsetlab-complete"
 
 // downloadedMarker marks a jar directory this package downloaded rather
@@ -39,11 +39,11 @@ const completeMarker = ".offsetlab-complete"
 const downloadedMarker = ".offsetlab-downloaded"
 
 // DefaultLibs returns where the Kafka jars are looked for, and downloaded
-// to when missing, as harness.sh looks for them: $OFFSETLAB_KAFKA_LIBS if
+// to when missing: $OFFSETLAB_KAFKA_LIBS if
 // set, else $OFFSETLAB_CACHE/kafka-4.3.1/libs, else
 // root/.cache/kafka-4.3.1/libs. The server passes its working directory as
 // root, so `go run ./cmd/server` from the repository uses the cache that
-// scripts/test.sh and harness.sh fetch fill.
+// scripts/test.sh fills (go run ./cmd/offsetlab-kafka fetch).
 func DefaultLibs(getenv func(string) string, root string) string {
 	if libs := getenv("OFFSETLAB_KAFKA_LIBS"); libs != "" {
 		return libs
@@ -129,7 +129,7 @@ func isSHA256(s string) bool {
 
 // missing lists the manifest's jars that libs lacks or holds with another
 // size. Sizes, not checksums: every writer of the directory (this package,
-// harness.sh fetch) renames it into place only once each jar is whole, so
+// a Maven resolution) renames it into place only once each jar is whole, so
 // a size check costs a stat and still catches a foreign or damaged jar.
 func (m manifest) missing(libs string) []string {
 	var out []string
@@ -155,9 +155,27 @@ type fetcher struct {
 // (cmd/server gives net/http's; this package speaks no HTTP itself).
 type Getter func(ctx context.Context, url string) (io.ReadCloser, error)
 
+// FetchJars makes libs hold every Kafka jar Start needs, downloading the
+// missing ones from Maven Central with get (see ensureJars); log receives
+// progress (nil discards it). It does nothing when they are all there.
+func FetchJars(ctx context.Context, libs string, get Getter, log *slog.Logger) error {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	m, err := embeddedManifest()
+	if err != nil {
+		return jarsError(libs, err)
+	}
+	abs, err := filepath.Abs(libs)
+	if err != nil {
+		return jarsError(libs, err)
+	}
+	return fetcher{manifest: m, repository: mavenCentral, get: get, log: log}.ensureJars(ctx, abs)
+}
+
 // ensureJars makes libs hold every jar of the manifest, downloading them
-// when it does not. One download runs at a time per cache directory, also
-// against harness.sh fetch (both take the lock file beside libs); the jars
+// when it does not. One download runs at a time per cache directory (each
+// takes the lock file beside libs); the jars
 // go into a temporary sibling directory, each checked against its size and
 // SHA-256, which then replaces libs in one rename. A libs directory that
 // holds other files and was not made by a fetch is never replaced.

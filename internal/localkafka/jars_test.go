@@ -59,12 +59,12 @@ func TestManifest(t *testing.T) {
 	}
 }
 
-// TestManifestMatchesHarness keeps jars.txt equal to what
-// scripts/kafka/pom.xml resolves: the pom's checksum always, and, when
-// harness.sh fetch has filled the cache for this pom, every jar's name,
-// size and SHA-256. OFFSETLAB_UPDATE_MANIFEST=1 rewrites jars.txt from
-// that cache and Maven's dependency list.
-func TestManifestMatchesHarness(t *testing.T) {
+// TestManifestMatchesPom keeps jars.txt equal to what
+// scripts/kafka/pom.xml resolves: the pom's checksum always, and, when a
+// Maven resolution of this pom filled the cache, every jar's name, size
+// and SHA-256. OFFSETLAB_UPDATE_MANIFEST=1 (needs Maven) resolves the pom
+// and rewrites jars.txt from what Maven fetched.
+func TestManifestMatchesPom(t *testing.T) {
 	root := repoRoot(t)
 	pom, err := os.ReadFile(filepath.Join(root, "scripts", "kafka", "pom.xml"))
 	if err != nil {
@@ -74,21 +74,21 @@ func TestManifestMatchesHarness(t *testing.T) {
 	libs := DefaultLibs(os.Getenv, root)
 	text := manifestText
 	if os.Getenv("OFFSETLAB_UPDATE_MANIFEST") != "" {
-		text = updateManifest(t, root, libs, pomSum)
+		text, libs = updateManifest(t, root, pomSum)
 	}
 	m, err := parseManifest(text)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if m.PomSHA256 != pomSum {
-		t.Fatalf("scripts/kafka/pom.xml changed since jars.txt was written (pom-sha256 %s, the pom's is %s): run scripts/kafka/harness.sh fetch, then OFFSETLAB_UPDATE_MANIFEST=1 go test ./internal/localkafka -run TestManifestMatchesHarness", m.PomSHA256, pomSum)
+		t.Fatalf("scripts/kafka/pom.xml changed since jars.txt was written (pom-sha256 %s, the pom's is %s): run OFFSETLAB_UPDATE_MANIFEST=1 go test ./internal/localkafka -run TestManifestMatchesPom (needs Maven)", m.PomSHA256, pomSum)
 	}
 	marker, err := os.ReadFile(filepath.Join(libs, completeMarker))
 	if err != nil || strings.TrimSpace(string(marker)) != pomSum {
-		t.Skipf("the jars are not compared: %s holds no jars that harness.sh fetch resolved for this pom.xml (%v); run scripts/kafka/harness.sh fetch", libs, err)
+		t.Skipf("the jars are not compared: %s holds no jars Maven resolved for this pom.xml (%v); OFFSETLAB_UPDATE_MANIFEST=1 resolves them", libs, err)
 	}
 	if _, err := os.Stat(filepath.Join(libs, downloadedMarker)); err == nil {
-		t.Skipf("the jars are not compared: the server downloaded %s from jars.txt itself, Maven did not resolve them; remove it and run scripts/kafka/harness.sh fetch", libs)
+		t.Skipf("the jars are not compared: %s was downloaded from jars.txt itself, Maven did not resolve it; OFFSETLAB_UPDATE_MANIFEST=1 resolves the pom", libs)
 	}
 	entries, err := os.ReadDir(libs)
 	if err != nil {
@@ -108,24 +108,25 @@ func TestManifestMatchesHarness(t *testing.T) {
 			continue // reported below
 		}
 		if int64(len(b)) != j.Size || sha256Hex(b) != j.SHA256 {
-			t.Errorf("%s: harness.sh fetched %d bytes with SHA-256 %s; jars.txt says %d bytes, %s", j.File(), len(b), sha256Hex(b), j.Size, j.SHA256)
+			t.Errorf("%s: Maven fetched %d bytes with SHA-256 %s; jars.txt says %d bytes, %s", j.File(), len(b), sha256Hex(b), j.Size, j.SHA256)
 		}
 	}
 	for _, f := range fetched {
 		if !slices.Contains(listed, f) {
-			t.Errorf("harness.sh fetch resolved %s, which jars.txt does not list", f)
+			t.Errorf("Maven resolved %s, which jars.txt does not list", f)
 		}
 	}
 	for _, f := range listed {
 		if !slices.Contains(fetched, f) {
-			t.Errorf("jars.txt lists %s, which harness.sh fetch did not resolve", f)
+			t.Errorf("jars.txt lists %s, which Maven did not resolve", f)
 		}
 	}
 }
 
-// updateManifest writes jars.txt from Maven's runtime dependency list of
-// the pom and the jars harness.sh fetch put into libs, and returns it.
-func updateManifest(t *testing.T, root, libs, pomSum string) string {
+// updateManifest resolves the pom with Maven (its runtime dependency list
+// and the jars, copied into a temporary libs directory), writes jars.txt
+// from them and returns it with that directory.
+func updateManifest(t *testing.T, root, pomSum string) (string, string) {
 	t.Helper()
 	work := t.TempDir()
 	pom, err := os.ReadFile(filepath.Join(root, "scripts", "kafka", "pom.xml"))
@@ -140,6 +141,15 @@ func updateManifest(t *testing.T, root, libs, pomSum string) string {
 		"dependency:list", "-DincludeScope=runtime", "-DoutputFile="+list)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("mvn dependency:list: %v\n%s", err, out)
+	}
+	libs := filepath.Join(work, "libs")
+	cmd = exec.Command("mvn", "-q", "-B", "-Dstyle.color=never", "-f", filepath.Join(work, "pom.xml"),
+		"dependency:copy-dependencies", "-DincludeScope=runtime", "-DoutputDirectory="+libs)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("mvn dependency:copy-dependencies: %v\n%s", err, out)
+	}
+	if err := os.WriteFile(filepath.Join(libs, completeMarker), []byte(pomSum+"\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	deps, err := os.ReadFile(list)
 	if err != nil {
@@ -158,7 +168,7 @@ func updateManifest(t *testing.T, root, libs, pomSum string) string {
 		j := jar{Group: f[0], Artifact: f[1], Version: f[3]}
 		b, err := os.ReadFile(filepath.Join(libs, j.File()))
 		if err != nil {
-			t.Fatalf("%v: run scripts/kafka/harness.sh fetch first", err)
+			t.Fatalf("%v: Maven did not copy it", err)
 		}
 		lines = append(lines, fmt.Sprintf("%s %d %s", j.Coordinates(), len(b), sha256Hex(b)))
 	}
@@ -175,7 +185,7 @@ func updateManifest(t *testing.T, root, libs, pomSum string) string {
 		t.Fatal(err)
 	}
 	t.Logf("wrote jars.txt: %d jars", len(lines))
-	return text
+	return text, libs
 }
 
 // fakeRepository serves jars of the given contents as a Maven repository
@@ -228,7 +238,7 @@ func TestEnsureJars(t *testing.T) {
 			}
 		}
 		if b, err := os.ReadFile(filepath.Join(libs, completeMarker)); err != nil || strings.TrimSpace(string(b)) != m.PomSHA256 {
-			t.Errorf("marker: %q, %v; want the pom's checksum, as harness.sh fetch writes it", b, err)
+			t.Errorf("marker: %q, %v; want the pom's checksum", b, err)
 		}
 		if got := requests.Load(); got != 2 {
 			t.Errorf("%d requests, want 2", got)

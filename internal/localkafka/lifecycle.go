@@ -42,6 +42,11 @@ func (c *Cluster) prepare(shape string) (fresh bool, err error) {
 			}
 		}
 		c.layout = l
+		if shape == Secure {
+			if err := c.loadSecure(); err != nil {
+				return false, dirError(c.dir, err)
+			}
+		}
 		c.log.Info("restarting the existing local Kafka cluster", "shape", shape, "clusterID", l.ClusterID, "dir", c.dir)
 		return false, c.openProbes()
 	case !errors.Is(err, fs.ErrNotExist):
@@ -53,6 +58,11 @@ func (c *Cluster) prepare(shape string) (fresh bool, err error) {
 		return false, dirError(c.dir, err)
 	}
 	c.layout = layout{Shape: shape, ClusterID: newClusterID(), Ports: ports[:n], ControllerPorts: ports[n:]}
+	if shape == Secure {
+		if err := c.initSecure(c.layout.Ports[0]); err != nil {
+			return false, dirError(c.dir, err)
+		}
+	}
 	if err := c.format(); err != nil {
 		return false, err
 	}
@@ -75,7 +85,11 @@ func (c *Cluster) format() error {
 		if err := os.MkdirAll(data, 0o755); err != nil {
 			return dirError(c.dir, err)
 		}
-		if err := os.WriteFile(c.propsPath(id), []byte(c.layout.properties(id, data)), 0o644); err != nil {
+		var ks keystore
+		if c.secrets != nil {
+			ks = keystore{Dir: c.dir, Password: c.secrets.Keystore}
+		}
+		if err := os.WriteFile(c.propsPath(id), []byte(c.layout.properties(id, data, ks)), 0o600); err != nil {
 			return dirError(c.dir, err)
 		}
 	}
@@ -114,8 +128,12 @@ func (c *Cluster) forget() {
 func (c *Cluster) openProbes() error {
 	c.closeProbes()
 	c.probes = nil
+	login, err := c.brokerLogin()
+	if err != nil {
+		return dirError(c.dir, err)
+	}
 	for _, id := range c.nodeIDs() {
-		p, err := newProbe(c.layout.address(id))
+		p, err := newProbe(c.layout.address(id), login...)
 		if err != nil {
 			return dirError(c.dir, err)
 		}
@@ -158,7 +176,7 @@ func (c *Cluster) launch(id int) error {
 	fmt.Fprintf(out, "===== offsetlab: starting node %d at %s =====\n", id, time.Now().Format(time.RFC3339))
 	// only node 1 may write a class archive: one writer per cluster
 	cds, writes := archiveOptions(c.archive, id == 1)
-	args := slices.Concat(brokerJVMOptions(), cds, []string{
+	args := slices.Concat(brokerJVMOptions(), cds, c.jaasOption(), []string{
 		"-Dlog4j2.configurationFile=" + filepath.Join(c.dir, "server-log4j2.properties"),
 		"-Dkafka.logs.dir=" + dir,
 		"-XX:ErrorFile=" + filepath.Join(dir, "hs_err_pid%p.log"),
@@ -237,8 +255,7 @@ func (c *Cluster) logSays(s string) bool {
 	return false
 }
 
-// stopNodes stops the running nodes of ids at once, as harness.sh's
-// stop_nodes does: SIGTERM (a controlled shutdown), then SIGKILL for what
+// stopNodes stops the running nodes of ids at once: SIGTERM (a controlled shutdown), then SIGKILL for what
 // is left after stopTimeout — or after noQuorumStopTimeout when the quorum
 // is already lost, or quorumLostGrace after it is lost half-way.
 func (c *Cluster) stopNodes(ids []int) error {

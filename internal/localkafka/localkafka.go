@@ -1,16 +1,18 @@
 // Package localkafka runs real Apache Kafka 4.3.1 brokers (KRaft) on this
-// machine for the server's --local-kafka: a single broker (seed 000) or
-// seed 002's three brokers, whose nodes can be stopped and started one by
-// one so that a lesson takes followers out of the ISR for real.
+// machine, for the server's --local-kafka, for cmd/offsetlab-kafka and for
+// the tests: a single broker (seed 000), seed 002's three brokers, whose
+// nodes can be stopped and started one by one so that a lesson takes
+// followers out of the ISR for real, or a single broker behind TLS, SASL
+// and ACLs (Secure).
 //
 // All of it happens in this process, with Java 17+ as the one requirement:
 // no bash, Python or Maven. The jars come from a cache directory
 // (DefaultLibs), or, the first time, from Maven Central over HTTPS, each
 // checked against the size and SHA-256 in the embedded jars.txt (exactly
 // the jars scripts/kafka/pom.xml resolves; ~46 MB). Each node's
-// server.properties is built from the embedded settings/ files, which
-// scripts/kafka/harness.sh reads too, so both write the same file; storage
-// is formatted once with Kafka's StorageTool; each node is a
+// server.properties is built from the embedded settings/ files, which the
+// compose files must match (SharedSettings); storage is formatted once
+// with Kafka's StorageTool; each node is a
 // `java ... kafka.Kafka server.properties` child process on loopback ports
 // below the ephemeral range; readiness is a franz-go Metadata request to
 // each node.
@@ -26,13 +28,14 @@
 //
 // The caller must Close a Cluster: Close stops every node (SIGTERM, a
 // controlled shutdown, then SIGKILL after a timeout). No JVM outlives the
-// server anyway: on Linux every JVM gets a parent-death signal, so a
-// server killed with SIGKILL takes its brokers with it.
+// process that started it anyway: on Linux every JVM gets a parent-death
+// signal, so a server (or a test binary) killed with SIGKILL takes its
+// brokers with it.
 //
-// The work directory has harness.sh's layout (cluster.env, pids, bootstrap,
-// node-N/server.properties, server.log, data/): `harness.sh status DIR`
-// reads a cluster the server runs, and a stopped cluster either of them
-// made is restarted by the other with its data and ports.
+// The work directory holds cluster.env (shape, cluster id, ports), pids,
+// bootstrap, node-N/server.properties, server.log and data/; a stopped
+// cluster is restarted by a later Start in the same directory with its
+// data and ports.
 //
 // It polls with internal/wait and returns internal/problem errors for what
 // its callers show; nothing here speaks HTTP.
@@ -63,12 +66,18 @@ const (
 	// Triple is three broker+controller nodes in one static quorum, as
 	// compose.triple.yaml (seed 002).
 	Triple = "triple"
+	// Secure is Single behind TLS, SASL and ACLs, as compose.secure.yaml:
+	// its only client listener is SASL_SSL (SCRAM-SHA-512 and PLAIN),
+	// with a CA made for its directory, users admin (a super user) and
+	// reader (read-only ACLs), and client properties files for both in
+	// its directory (secure.go).
+	Secure = "secure"
 )
 
 // ErrUnknownNode marks a node id the cluster does not have.
 var ErrUnknownNode = errors.New("unknown broker node")
 
-// Timeouts, as harness.sh has them.
+// Timeouts.
 const (
 	// startTimeout bounds the wait until nodes serve.
 	startTimeout = 120 * time.Second
@@ -93,7 +102,7 @@ const (
 
 // Config says which cluster to start and where.
 type Config struct {
-	// Shape is Single or Triple.
+	// Shape is Single, Triple or Secure.
 	Shape string
 	// Dir holds the cluster's configuration, data and logs. A Dir with a
 	// stopped cluster of the same shape is restarted with its data.
@@ -113,8 +122,8 @@ type Config struct {
 	Logger *slog.Logger
 }
 
-// DefaultJava returns the java command harness.sh would run:
-// $JAVA_HOME/bin/java when JAVA_HOME is set, else java from PATH.
+// DefaultJava returns the java command to run: $JAVA_HOME/bin/java when
+// JAVA_HOME is set, else java from PATH.
 func DefaultJava(getenv func(string) string) string {
 	if home := getenv("JAVA_HOME"); home != "" {
 		return filepath.Join(home, "bin", "java")
@@ -144,6 +153,7 @@ type Cluster struct {
 	archive         string // class-data-sharing archive, or ""
 	pickPorts       func(n int) ([]int, error)
 	layout          layout
+	secrets         *secrets // the secure shape's passwords, else nil
 	log             *slog.Logger
 	probes          []*probe // by node, node 1 first
 
@@ -214,6 +224,9 @@ func start(ctx context.Context, cfg Config, pickPorts func(n int) ([]int, error)
 			return nil, err
 		}
 		err = c.startAll(ctx)
+		if err == nil && c.secrets != nil {
+			err = c.provisionUsers(ctx)
+		}
 		if err == nil {
 			break
 		}
@@ -248,7 +261,7 @@ func (c *Cluster) Brokers() []string {
 	return out
 }
 
-// Shape returns Single or Triple.
+// Shape returns Single, Triple or Secure.
 func (c *Cluster) Shape() string { return c.layout.Shape }
 
 // Dir returns the cluster's work directory, an absolute path.
@@ -395,5 +408,6 @@ func (c *Cluster) runningCount() int {
 	return n
 }
 
-// problemLine is a log line worth showing: what harness.sh greps for.
+// problemLine is a log line worth showing: an ERROR or FATAL line, or an
+// exception.
 var problemLine = regexp.MustCompile(`^\[[^]]*\] (ERROR|FATAL) |^[A-Za-z.]+(Exception|Error)`)

@@ -74,7 +74,7 @@ func realKafka(t *testing.T) Config {
 	if _, err := exec.LookPath(java); err != nil {
 		why = fmt.Sprintf("Java 17+ (%s) is not there: %v", java, err)
 	} else if missing := m.missing(libs); len(missing) > 0 {
-		why = fmt.Sprintf("the Kafka jars are not in %s (%d of %d missing): run scripts/kafka/harness.sh fetch, or start the server once with --local-kafka", libs, len(missing), len(m.Jars))
+		why = fmt.Sprintf("the Kafka jars are not in %s (%d of %d missing): run go run ./cmd/offsetlab-kafka fetch, or start the server once with --local-kafka", libs, len(missing), len(m.Jars))
 	}
 	if why != "" {
 		if os.Getenv("CI") == "true" {

@@ -12,9 +12,8 @@ import (
 	"github.com/offsetlab/offsetlab/internal/wait"
 )
 
-// lockFile takes an exclusive flock(2) on path, the lock harness.sh fetch
-// takes too, waiting until ctx ends; waiting is called once if another
-// process holds it. The returned function releases it.
+// lockFile takes an exclusive flock(2) on path, waiting until ctx ends;
+// waiting is called once if another process holds it. The returned function releases it.
 func lockFile(ctx context.Context, path string, waiting func()) (unlock func(), err error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {

@@ -15,14 +15,15 @@ type probe struct {
 	client *kgo.Client
 }
 
-// newProbe makes a client whose only broker is addr. It connects on the
-// first request (after ApiVersions, as every franz-go connection does).
-func newProbe(addr string) (*probe, error) {
-	cl, err := kgo.NewClient(
+// newProbe makes a client whose only broker is addr, with login's TLS and
+// SASL options for a secure cluster. It connects on the first request
+// (after ApiVersions, as every franz-go connection does).
+func newProbe(addr string, login ...kgo.Opt) (*probe, error) {
+	cl, err := kgo.NewClient(append([]kgo.Opt{
 		kgo.SeedBrokers(addr),
 		kgo.ClientID("offsetlab-localkafka-probe"),
 		kgo.DialTimeout(time.Second),
-	)
+	}, login...)...)
 	if err != nil {
 		return nil, err
 	}

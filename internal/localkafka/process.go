@@ -15,7 +15,7 @@ import (
 	"strings"
 )
 
-// brokerJVMOptions are the JVM options harness.sh starts brokers with.
+// brokerJVMOptions are the JVM options brokers start with.
 // Serial GC: no parallel GC threads competing for two cores; C1 only: the
 // JIT work at startup is what makes a broker slow to come up on a small
 // machine, and a teaching cluster never needs C2's peak throughput.
@@ -23,7 +23,7 @@ func brokerJVMOptions() []string {
 	return []string{"-Xmx384m", "-Xms128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:MaxDirectMemorySize=128m", "-Djava.awt.headless=true"}
 }
 
-// toolJVMOptions are the JVM options harness.sh runs Kafka's tools with.
+// toolJVMOptions are the JVM options Kafka's tools run with.
 func toolJVMOptions() []string {
 	return []string{"-Xmx256m", "-Xms32m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Djava.awt.headless=true", "-Xlog:cds*=off"}
 }
@@ -112,12 +112,12 @@ func runTool(java, libs string, cds []string, log4j, logPath string, class strin
 	return p.err
 }
 
-// classpath is every jar of libs, as harness.sh spells it: the class
-// archive records the class path, so both must use the same string.
+// classpath is every jar of libs: the class archive records the class
+// path, so every JVM must use the same string.
 func classpath(libs string) string { return libs + string(filepath.Separator) + "*" }
 
 // classArchive returns the application class-data-sharing archive for
-// java and libs: the same file harness.sh uses (libs/.cds/jdk-KEY.jsa,
+// java and libs (libs/.cds/jdk-KEY.jsa,
 // KEY from java's real path and modification time), or "" when java
 // cannot be resolved. The first broker run without it writes it when it
 // exits; later JVMs map it instead of parsing ~5000 classes from the jars
@@ -182,7 +182,7 @@ func publishArchive(java, libs, archive, tmp string) {
 
 // nodeProcessRunning reports whether pid is a live (not zombie) process
 // whose command line names props: a JVM of this node that some other
-// process (harness.sh, an earlier server) started. A recycled pid never
+// process (an earlier server or supervisor) started. A recycled pid never
 // matches. Without /proc it reports false.
 func nodeProcessRunning(pid int, props string) bool {
 	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
@@ -197,7 +197,7 @@ func nodeProcessRunning(pid int, props string) bool {
 	return ok && !strings.HasPrefix(rest, "Z")
 }
 
-// readPids reads DIR/pids: "NODE PID" lines, as harness.sh writes them.
+// readPids reads DIR/pids: "NODE PID" lines.
 func readPids(dir string) map[int]int {
 	b, err := os.ReadFile(filepath.Join(dir, "pids"))
 	if err != nil {

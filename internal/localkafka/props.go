@@ -13,10 +13,11 @@ import (
 	"strings"
 )
 
-// settings holds the broker settings and log4j2 configs that
-// scripts/kafka/harness.sh reads too: one source for both.
+// settings holds the broker settings per shape, the log4j2 configs and
+// the secure shape's reader ACLs: one source for the brokers this package
+// runs and for the compose files (e2e/compose_test.go compares them).
 //
-//go:embed settings/*.properties
+//go:embed settings/*.properties settings/reader.acls
 var settings embed.FS
 
 // settingsLines returns a settings file without its # comment lines.
@@ -37,7 +38,7 @@ func settingsLines(name string) string {
 // nodeCount is how many nodes a shape has; 0 for an unknown shape.
 func nodeCount(shape string) int {
 	switch shape {
-	case Single:
+	case Single, Secure:
 		return 1
 	case Triple:
 		return 3
@@ -46,7 +47,7 @@ func nodeCount(shape string) int {
 }
 
 // layout is what DIR/cluster.env records: what a cluster is, so that a
-// restart reuses its ports and identity (harness.sh writes the same file).
+// restart reuses its ports and identity.
 type layout struct {
 	Shape     string
 	ClusterID string
@@ -61,32 +62,68 @@ func (l layout) nodes() int { return len(l.Ports) }
 // address is node id's client address.
 func (l layout) address(id int) string { return "127.0.0.1:" + strconv.Itoa(l.Ports[id-1]) }
 
-// properties returns node id's server.properties with its data in
-// logDir, byte for byte what `harness.sh props SHAPE N` prints for the
-// same ports (without OFFSETLAB_KAFKA_EXTRA_PROPS).
-func (l layout) properties(id int, logDir string) string {
+// SharedSettings returns the cluster-wide broker settings of a shape,
+// one key=value a line: what every node's server.properties holds besides
+// its topology and files, and what the KAFKA_* environment of the shape's
+// compose file must say (KAFKA_FOO_BAR <-> foo.bar).
+func SharedSettings(shape string) (string, error) {
+	switch shape {
+	case Single, Triple:
+		return settingsLines(shape + ".properties"), nil
+	case Secure:
+		return settingsLines("single.properties") + settingsLines("secure.properties"), nil
+	}
+	return "", fmt.Errorf("unknown shape %q (single, triple or secure)", shape)
+}
+
+// keystore is where a secure node finds its keystore and truststore (the
+// cluster's directory) and the keystore's password; zero for the other
+// shapes.
+type keystore struct {
+	Dir, Password string
+}
+
+// properties returns node id's server.properties with its data in logDir.
+func (l layout) properties(id int, logDir string, ks keystore) string {
 	var voters []string
 	for i, port := range l.ControllerPorts {
 		voters = append(voters, fmt.Sprintf("%d@127.0.0.1:%d", i+1, port))
 	}
+	shared, _ := SharedSettings(l.Shape)
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Offset Lab harness: Apache Kafka %s KRaft, shape=%s, node %d of %d\n", KafkaVersion, l.Shape, id, l.nodes())
+	fmt.Fprintf(&b, "# Offset Lab: Apache Kafka %s KRaft, shape=%s, node %d of %d\n", KafkaVersion, l.Shape, id, l.nodes())
 	b.WriteString("# --- shared: must equal the KAFKA_* environment of the compose file ---\n")
-	b.WriteString(settingsLines(l.Shape + ".properties"))
+	b.WriteString(shared)
 	b.WriteString("# --- topology: node-specific, loopback only ---\n")
 	fmt.Fprintf(&b, "node.id=%d\n", id)
-	fmt.Fprintf(&b, "listeners=PLAINTEXT://127.0.0.1:%d,CONTROLLER://127.0.0.1:%d\n", l.Ports[id-1], l.ControllerPorts[id-1])
-	fmt.Fprintf(&b, "advertised.listeners=PLAINTEXT://127.0.0.1:%d\n", l.Ports[id-1])
-	b.WriteString("listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT\n")
-	b.WriteString("inter.broker.listener.name=PLAINTEXT\n")
+	if l.Shape == Secure {
+		fmt.Fprintf(&b, "listeners=SASL_SSL://127.0.0.1:%d,CONTROLLER://127.0.0.1:%d\n", l.Ports[id-1], l.ControllerPorts[id-1])
+		fmt.Fprintf(&b, "advertised.listeners=SASL_SSL://127.0.0.1:%d\n", l.Ports[id-1])
+		b.WriteString("listener.security.protocol.map=CONTROLLER:SASL_PLAINTEXT,SASL_SSL:SASL_SSL\n")
+		b.WriteString("inter.broker.listener.name=SASL_SSL\n")
+	} else {
+		fmt.Fprintf(&b, "listeners=PLAINTEXT://127.0.0.1:%d,CONTROLLER://127.0.0.1:%d\n", l.Ports[id-1], l.ControllerPorts[id-1])
+		fmt.Fprintf(&b, "advertised.listeners=PLAINTEXT://127.0.0.1:%d\n", l.Ports[id-1])
+		b.WriteString("listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT\n")
+		b.WriteString("inter.broker.listener.name=PLAINTEXT\n")
+	}
 	fmt.Fprintf(&b, "controller.quorum.voters=%s\n", strings.Join(voters, ","))
 	fmt.Fprintf(&b, "log.dirs=%s\n", logDir)
-	b.WriteString("# --- harness-only: process resources ---\n")
+	if l.Shape == Secure {
+		// SASL users and passwords live in the JAAS file the JVM is given
+		// (-Djava.security.auth.login.config, as the apache/kafka image does)
+		b.WriteString("# --- per deployment: files and secrets, not compared with compose ---\n")
+		fmt.Fprintf(&b, "ssl.keystore.location=%s\n", filepath.Join(ks.Dir, "secrets", "server.p12"))
+		fmt.Fprintf(&b, "ssl.keystore.password=%s\n", ks.Password)
+		fmt.Fprintf(&b, "ssl.key.password=%s\n", ks.Password)
+		fmt.Fprintf(&b, "ssl.truststore.location=%s\n", filepath.Join(ks.Dir, "ca.pem"))
+	}
+	b.WriteString("# --- local only: process resources ---\n")
 	b.WriteString(settingsLines("local.properties"))
 	return b.String()
 }
 
-// envFile is DIR/cluster.env in harness.sh's format.
+// envFile is DIR/cluster.env.
 func (l layout) envFile() string {
 	return fmt.Sprintf("SHAPE=%s\nNODES=%d\nCLUSTER_ID=%s\nPORTS=%s\nCONTROLLER_PORTS=%s\n",
 		l.Shape, l.nodes(), l.ClusterID, joinInts(l.Ports), joinInts(l.ControllerPorts))
@@ -115,7 +152,7 @@ func parseLayout(text string) (layout, error) {
 	l.Ports, err1 = splitInts(vars["PORTS"])
 	l.ControllerPorts, err2 = splitInts(vars["CONTROLLER_PORTS"])
 	if n == 0 || l.ClusterID == "" || err1 != nil || err2 != nil || len(l.Ports) != n || len(l.ControllerPorts) != n || vars["NODES"] != strconv.Itoa(n) {
-		return layout{}, fmt.Errorf("cluster.env is not a harness cluster description: %q", strings.TrimSpace(text))
+		return layout{}, fmt.Errorf("cluster.env is not a cluster description: %q", strings.TrimSpace(text))
 	}
 	return l, nil
 }

@@ -3,8 +3,6 @@ package localkafka
 import (
 	"encoding/base64"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -19,54 +17,6 @@ func repoRoot(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return root
-}
-
-// harnessEnv is the environment for harness.sh without the variables that
-// change what it prints.
-func harnessEnv(extra ...string) []string {
-	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
-		return strings.HasPrefix(kv, "OFFSETLAB_KAFKA_")
-	})
-	return append(env, extra...)
-}
-
-// TestPropertiesMatchHarness: the server.properties Start writes is byte
-// for byte what `harness.sh props SHAPE N` prints for the same ports, so
-// the compose comparison (e2e/compose_test.go), which reads the harness,
-// holds for the Go server too.
-func TestPropertiesMatchHarness(t *testing.T) {
-	t.Parallel()
-	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("bash is not on PATH: cannot run scripts/kafka/harness.sh props to compare")
-	}
-	harness := filepath.Join(repoRoot(t), "scripts", "kafka", "harness.sh")
-	tests := []layout{
-		{Shape: Single, Ports: []int{21001}, ControllerPorts: []int{21002}},
-		{Shape: Triple, Ports: []int{22001, 22002, 22003}, ControllerPorts: []int{23001, 23002, 23003}},
-	}
-	for _, l := range tests {
-		for id := 1; id <= l.nodes(); id++ {
-			cmd := exec.Command("bash", harness, "props", l.Shape, fmt.Sprint(id))
-			cmd.Env = harnessEnv("OFFSETLAB_KAFKA_PORTS="+joinInts(l.Ports), "OFFSETLAB_KAFKA_CONTROLLER_PORTS="+joinInts(l.ControllerPorts))
-			want, err := cmd.Output()
-			if err != nil {
-				t.Fatalf("harness.sh props %s %d: %v", l.Shape, id, err)
-			}
-			got := l.properties(id, fmt.Sprintf("<workdir>/node-%d/data", id))
-			if got != string(want) {
-				t.Errorf("%s node %d: Go writes\n%s\nharness.sh props writes\n%s", l.Shape, id, got, want)
-			}
-		}
-		cmd := exec.Command("bash", harness, "props", l.Shape, "shared")
-		cmd.Env = harnessEnv()
-		shared, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("harness.sh props %s shared: %v", l.Shape, err)
-		}
-		if got := settingsLines(l.Shape + ".properties"); got != string(shared) {
-			t.Errorf("%s shared settings: Go reads\n%s\nharness.sh props shared prints\n%s", l.Shape, got, shared)
-		}
-	}
 }
 
 func TestProperties(t *testing.T) {
@@ -96,9 +46,22 @@ func TestProperties(t *testing.T) {
 			"transaction.state.log.min.isr=2",
 			"default.replication.factor=3",
 		}},
+		{"secure", layout{Shape: Secure, Ports: []int{24001}, ControllerPorts: []int{24002}}, 1, []string{
+			"node.id=1",
+			"listeners=SASL_SSL://127.0.0.1:24001,CONTROLLER://127.0.0.1:24002",
+			"advertised.listeners=SASL_SSL://127.0.0.1:24001",
+			"listener.security.protocol.map=CONTROLLER:SASL_PLAINTEXT,SASL_SSL:SASL_SSL",
+			"inter.broker.listener.name=SASL_SSL",
+			"authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+			"super.users=User:broker;User:admin",
+			"transaction.state.log.replication.factor=1",
+			"ssl.keystore.location=/d/secrets/server.p12",
+			"ssl.keystore.password=pw",
+			"ssl.truststore.location=/d/ca.pem",
+		}},
 	}
 	for _, tt := range tests {
-		got := tt.l.properties(tt.id, fmt.Sprintf("/d/node-%d/data", tt.id))
+		got := tt.l.properties(tt.id, fmt.Sprintf("/d/node-%d/data", tt.id), keystore{Dir: "/d", Password: "pw"})
 		lines := strings.Split(got, "\n")
 		for _, w := range tt.want {
 			if !slices.Contains(lines, w) {
@@ -107,7 +70,7 @@ func TestProperties(t *testing.T) {
 		}
 		keys := map[string]bool{}
 		for _, line := range lines {
-			if strings.HasPrefix(line, "#") && !strings.HasPrefix(line, "# Offset Lab harness") && !strings.HasPrefix(line, "# ---") {
+			if strings.HasPrefix(line, "#") && !strings.HasPrefix(line, "# Offset Lab:") && !strings.HasPrefix(line, "# ---") {
 				t.Errorf("%s: a settings file's comment leaked into the properties: %q", tt.name, line)
 			}
 			if k, _, ok := strings.Cut(line, "="); ok && !strings.HasPrefix(line, "#") {
@@ -130,7 +93,7 @@ func TestLayoutFile(t *testing.T) {
 	if got.Shape != l.Shape || got.ClusterID != l.ClusterID || !slices.Equal(got.Ports, l.Ports) || !slices.Equal(got.ControllerPorts, l.ControllerPorts) {
 		t.Errorf("round trip: got %+v, want %+v", got, l)
 	}
-	// as harness.sh writes it
+	// as an earlier version wrote it
 	harness := "SHAPE=single\nNODES=1\nCLUSTER_ID=abcdefghijklmnopqrstuv\nPORTS=24001\nCONTROLLER_PORTS=24002\n"
 	if got, err := parseLayout(harness); err != nil || got.address(1) != "127.0.0.1:24001" {
 		t.Errorf("harness cluster.env: %+v, %v", got, err)

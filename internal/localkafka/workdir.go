@@ -11,11 +11,11 @@ import (
 	"github.com/offsetlab/offsetlab/internal/problem"
 )
 
-// The work directory, laid out as harness.sh lays it out: pids, node
-// directories, server.properties and log files.
+// The work directory: pids, node directories, server.properties and log
+// files.
 
-// writePids records the running JVMs in DIR/pids and node-N/pid, as
-// harness.sh does, so that its status and stop commands see them.
+// writePids records the running JVMs in DIR/pids and node-N/pid, so that
+// a later Start in DIR sees a node still running.
 func (c *Cluster) writePids() {
 	var b strings.Builder
 	for _, id := range c.nodeIDs() {

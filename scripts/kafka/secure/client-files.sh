@@ -1,7 +1,7 @@
 # shellcheck shell=bash
-# Offset Lab: the client properties files of a secure cluster, written the
-# same way by harness.sh (start secure) and compose.secure.yaml (the certs
-# step). Sourced, not run. Passwords go only into files made with umask
+# Offset Lab: the client properties files of compose.secure.yaml's cluster
+# (its certs step), as internal/localkafka/secure.go writes them for the
+# secure shape without Docker. Sourced, not run. Passwords go only into files made with umask
 # 077; nothing is printed.
 #
 #   write_client_files OUT_DIR BOOTSTRAP CA_PEM_PATH ADMIN_PASSWORD READER_PASSWORD [WHAT]

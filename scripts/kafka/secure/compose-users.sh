@@ -11,7 +11,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 SECRETS="${SECRETS_DIR:-/etc/kafka/secrets}"
 BOOTSTRAP="${BOOTSTRAP:-kafka:9092}"
 BIN="${KAFKA_BIN:-/opt/kafka/bin}"
-ACLS="${ACLS:-$HERE/reader.acls}"
+ACLS="${ACLS:-/offsetlab-settings/reader.acls}"
 CONFIG="${CLIENT_CONFIG:-$SECRETS/broker-client.properties}"
 export KAFKA_HEAP_OPTS="${KAFKA_HEAP_OPTS:--Xmx128m}"
 

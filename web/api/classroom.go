@@ -1,0 +1,126 @@
+package api
+
+import (
+	"net/http"
+	"regexp"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/offsetlab/offsetlab/web/httpx"
+)
+
+// partitionRef names a partition.
+type partitionRef struct {
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+}
+
+// classroom is what the teacher's and students' pages share: how many
+// students watch and which partition the teacher opened last, which the
+// students' pages follow.
+type classroom struct {
+	students  atomic.Int64
+	teacherAt atomic.Pointer[partitionRef]
+	present   presence
+}
+
+// Presence of student pages: a page names itself (a random id per tab)
+// when it polls GET /api/classroom, every two seconds, whether or not a
+// partition is open on it — which is exactly when the teacher projects the
+// QR code and wants to see the class arrive.
+const (
+	presenceWindow = 6 * time.Second
+	maxPresent     = 4096
+)
+
+// clientID is a page's name for itself: short, URL-safe.
+var clientID = regexp.MustCompile(`^[A-Za-z0-9_-]{8,40}$`)
+
+// presence counts the student pages that polled recently. It holds at
+// most maxPresent ids; beyond that new pages are counted by their
+// websocket alone.
+type presence struct {
+	mu     sync.Mutex
+	seen   map[string]time.Time
+	pruned time.Time
+}
+
+// mark records that page id polled at now.
+func (p *presence) mark(id string, now time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.seen == nil {
+		p.seen = map[string]time.Time{}
+	}
+	p.pruneLocked(now)
+	if _, ok := p.seen[id]; ok || len(p.seen) < maxPresent {
+		p.seen[id] = now
+	}
+}
+
+// count is how many pages polled within presenceWindow of now.
+func (p *presence) count(now time.Time) int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.pruneLocked(now)
+	return int64(len(p.seen))
+}
+
+// pruneLocked forgets pages gone quiet, at most once a second.
+func (p *presence) pruneLocked(now time.Time) {
+	if now.Sub(p.pruned) < time.Second {
+		return
+	}
+	p.pruned = now
+	for id, at := range p.seen {
+		if now.Sub(at) > presenceWindow {
+			delete(p.seen, id)
+		}
+	}
+}
+
+// classroomView is GET /api/classroom.
+type classroomView struct {
+	Classroom bool   `json:"classroom"`
+	Role      string `json:"role"`
+	// Students is how many student pages are open: those that polled in
+	// the last few seconds, or, if more, those watching a partition.
+	Students int64 `json:"students"`
+	// TeacherPartition is the partition the teacher watched last, which
+	// student pages follow.
+	TeacherPartition *partitionRef `json:"teacherPartition"`
+	JoinURL          string        `json:"joinUrl,omitempty"`
+	// LessonRun is the guided lesson run the teacher drove last, which
+	// every page (students', another tab's) shows as it progresses.
+	LessonRun string `json:"lessonRun,omitempty"`
+}
+
+// GetClassroom is GET /api/classroom[?client=ID]: a student page names
+// itself with client to be counted while no partition is open on it.
+func (s *Server) GetClassroom(w http.ResponseWriter, r *http.Request) {
+	now := time.Now()
+	if id := r.URL.Query().Get("client"); s.access.Classroom && httpx.RoleOf(r) != httpx.Teacher && clientID.MatchString(id) {
+		s.class.present.mark(id, now)
+	}
+	students := max(s.class.students.Load(), s.class.present.count(now))
+	v := classroomView{Classroom: s.access.Classroom, Role: httpx.RoleOf(r).String(), Students: students, TeacherPartition: s.class.teacherAt.Load()}
+	if s.access.Classroom {
+		v.JoinURL = s.access.JoinURL
+	}
+	if s.deps.Lessons != nil {
+		v.LessonRun = s.deps.Lessons.Current()
+	}
+	httpx.WriteJSON(w, http.StatusOK, v)
+}
+
+// Watching counts a websocket viewer by role while it is connected and
+// remembers the partition a teacher opened, for the students to follow.
+func (s *Server) Watching(r *http.Request, topic string, partition int32) (done func()) {
+	if httpx.RoleOf(r) == httpx.Teacher {
+		s.class.teacherAt.Store(&partitionRef{Topic: topic, Partition: partition})
+		return func() {}
+	}
+	s.class.students.Add(1)
+	return func() { s.class.students.Add(-1) }
+}

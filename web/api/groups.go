@@ -1,0 +1,28 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/offsetlab/offsetlab/web/httpx"
+)
+
+// GetGroup is GET /api/groups/{group}: state, members and their
+// assignments, committed offsets with both lags.
+func (s *Server) GetGroup(w http.ResponseWriter, r *http.Request) {
+	g, err := s.deps.Lab.GroupDetail(r.Context(), httpx.PathParam(r, "group"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	httpx.WriteJSON(w, http.StatusOK, g)
+}
+
+// ListGroups is GET /api/groups.
+func (s *Server) ListGroups(w http.ResponseWriter, r *http.Request) {
+	g, err := s.deps.Lab.Groups(r.Context())
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	httpx.WriteJSON(w, http.StatusOK, map[string]any{"groups": g})
+}

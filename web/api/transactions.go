@@ -1,0 +1,106 @@
+package api
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/offsetlab/offsetlab/internal/lab"
+	"github.com/offsetlab/offsetlab/internal/problem"
+	"github.com/offsetlab/offsetlab/internal/producer"
+	"github.com/offsetlab/offsetlab/web/httpx"
+)
+
+// GetTransaction is GET /api/transactions/{id}: the coordinator's view.
+func (s *Server) GetTransaction(w http.ResponseWriter, r *http.Request) {
+	t, err := s.deps.Lab.Transaction(r.Context(), httpx.PathParam(r, "transactionalID"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	httpx.WriteJSON(w, http.StatusOK, t)
+}
+
+// sendBody is POST /api/transactions/{id}/send.
+type sendBody struct {
+	Topic     string    `json:"topic"`
+	Partition *int32    `json:"partition"`
+	Key       *string   `json:"key"`
+	Values    []*string `json:"values"`
+}
+
+// TransactionStep is POST /api/transactions/{id}/{begin|send|commit|abort|crash}:
+// the transaction panel's buttons, one step at a time, in the dashboard's
+// own application process.
+func (s *Server) TransactionStep(w http.ResponseWriter, r *http.Request) {
+	id, step := httpx.PathParam(r, "transactionalID"), httpx.PathParam(r, "step")
+	ctx := r.Context()
+	var (
+		st  producer.SessionState
+		err error
+	)
+	switch step {
+	case "begin":
+		st, err = s.deps.Lab.Begin(ctx, lab.DashboardProcess, id, 0)
+	case "send":
+		var body sendBody
+		if err := httpx.DecodeJSON(r, &body); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		st, err = s.deps.Lab.Send(ctx, lab.DashboardProcess, id, producer.Request{Topic: body.Topic, Partition: body.Partition, Key: body.Key, Values: body.Values})
+	case "commit", "abort":
+		st, err = s.deps.Lab.End(ctx, lab.DashboardProcess, id, step == "commit")
+	case "crash":
+		if !s.allowFault(w, r) {
+			return
+		}
+		st, err = s.deps.Lab.Crash(ctx, lab.DashboardProcess, id)
+	default:
+		err = problem.New(problem.NotFound, "error.unknownTxnStep", "step", step)
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	httpx.WriteJSON(w, http.StatusOK, st)
+}
+
+// ListTransactions is GET /api/transactions?state=Ongoing.
+func (s *Server) ListTransactions(w http.ResponseWriter, r *http.Request) {
+	var states []string
+	if v := r.URL.Query().Get("state"); v != "" {
+		states = append(states, v)
+	}
+	t, err := s.deps.Lab.Transactions(r.Context(), states...)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	httpx.WriteJSON(w, http.StatusOK, map[string]any{"transactions": t})
+}
+
+// AbortTransaction is POST …/transactions/{start}/abort: abort the
+// (hanging) transaction open at offset start, as kafka-transactions.sh
+// abort does.
+func (s *Server) AbortTransaction(w http.ResponseWriter, r *http.Request) {
+	topic, partition, err := httpx.PartitionParams(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	raw := httpx.PathParam(r, "start")
+	start, err := strconv.ParseInt(raw, 10, 64)
+	if err != nil || start < 0 {
+		s.writeError(w, r, problem.New(problem.Invalid, "error.offsetParam", "name", "start", "value", raw))
+		return
+	}
+	if !s.allowFault(w, r) {
+		return
+	}
+	a, err := s.deps.Lab.AbortTransaction(r.Context(), topic, partition, start)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	httpx.WriteJSON(w, http.StatusOK, a)
+}

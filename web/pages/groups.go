@@ -1,0 +1,117 @@
+package pages
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/offsetlab/offsetlab/internal/catalog"
+	"github.com/offsetlab/offsetlab/internal/cluster"
+	"github.com/offsetlab/offsetlab/web/httpx"
+)
+
+// groupsView is the consumer groups page.
+type groupsView struct {
+	layoutView
+	Groups []cluster.GroupSummary
+}
+
+// groupView is one consumer group's page.
+type groupView struct {
+	layoutView
+	Name    string
+	Group   cluster.GroupDetail
+	Offsets []offsetRow
+}
+
+// offsetRow is a group's committed offset on one partition, with both
+// lags and why they differ.
+type offsetRow struct {
+	cluster.GroupOffset
+}
+
+// LogPath is the partition page's URL.
+func (o offsetRow) LogPath() string { return partitionPath(o.Topic, o.Partition) }
+
+// CommittedText is the committed offset ("—" when none).
+func (o offsetRow) CommittedText() string { return offsetText(o.Committed) }
+
+// LogEndText is the log end offset ("—" when unknown).
+func (o offsetRow) LogEndText() string { return offsetText(o.LogEnd) }
+
+// LagText is the offset lag ("—" when it cannot be computed).
+func (o offsetRow) LagText() string { return offsetText(o.Lag) }
+
+// RecordLagText is the record lag ("—" when it could not be counted).
+func (o offsetRow) RecordLagText() string { return offsetText(o.RecordLag) }
+
+// Differ reports whether the two lags differ.
+func (o offsetRow) Differ() bool { return o.Lag >= 0 && o.RecordLag >= 0 && o.Lag != o.RecordLag }
+
+// Why is the sentence saying why the two lags differ, or why the record
+// lag is missing; zero when they agree.
+func (o offsetRow) Why() catalog.Message {
+	switch {
+	case o.Lag >= 0 && o.RecordLag < 0:
+		return catalog.M("groupPage.why.uncounted")
+	case !o.Differ():
+		return catalog.Message{}
+	case o.Lag == 1 && o.RecordLag == 0:
+		return catalog.M("groupPage.why.trailing")
+	default:
+		return catalog.M("groupPage.why.skipped", "skipped", i64(o.Lag-o.RecordLag), "lag", i64(o.Lag))
+	}
+}
+
+func offsetText(n int64) string {
+	if n < 0 {
+		return "—"
+	}
+	return i64(n)
+}
+
+// membersText is a group's member count ("—" when it could not be read).
+func membersText(n int) string {
+	if n < 0 {
+		return "—"
+	}
+	return strconv.Itoa(n)
+}
+
+// partitionsText writes partition numbers as "0, 1, 2".
+func partitionsText(ps []int32) string { return brokerList(ps) }
+
+// Groups is GET /groups: every consumer group with its state,
+// protocol and member count.
+func (s *Server) Groups(w http.ResponseWriter, r *http.Request) {
+	v := groupsView{layoutView: s.newLayout(r, sectionGroups, "Consumer groups")}
+	ctx, cancel := pageContext(r)
+	defer cancel()
+	groups, err := s.deps.Lab.Groups(ctx)
+	if err != nil {
+		s.renderPage(w, r, s.failPage(r, &v.layoutView, err, catalog.Message{}), groupsPage(v))
+		return
+	}
+	v.Groups = groups
+	s.renderPage(w, r, http.StatusOK, groupsPage(v))
+}
+
+// Group is GET /groups/{group}: state, protocol, members with their
+// assignments, and per partition the committed offset, the log end and
+// both lags, with a sentence where they differ.
+func (s *Server) Group(w http.ResponseWriter, r *http.Request) {
+	name := httpx.PathParam(r, "group")
+	v := groupView{layoutView: s.newLayout(r, sectionGroups, name), Name: name}
+	ctx, cancel := pageContext(r)
+	defer cancel()
+	g, err := s.deps.Lab.GroupDetail(ctx, name)
+	if err != nil {
+		status := s.failPage(r, &v.layoutView, err, catalog.M("page.noGroup", "group", strconv.Quote(name)))
+		s.renderPage(w, r, status, groupPage(v))
+		return
+	}
+	v.Group = g
+	for _, o := range g.Offsets {
+		v.Offsets = append(v.Offsets, offsetRow{o})
+	}
+	s.renderPage(w, r, http.StatusOK, groupPage(v))
+}

@@ -1,0 +1,32 @@
+package pages
+
+import (
+	"log/slog"
+
+	"github.com/offsetlab/offsetlab/web/httpx"
+)
+
+// Options are what the pages need to know of how the server is used.
+type Options struct {
+	// Classroom is true in classroom mode: the teacher's partition page
+	// then shows the join bar and the students' pages follow the teacher.
+	Classroom bool
+	// JoinURL is the address students open in classroom mode.
+	JoinURL string
+}
+
+// Server renders the pages, one file per page with its view and handler
+// beside its template. The web package's router registers each handler.
+type Server struct {
+	deps   httpx.Deps
+	log    *slog.Logger
+	access Options
+}
+
+// New returns the pages over deps. log may be nil.
+func New(deps httpx.Deps, log *slog.Logger, opts Options) *Server {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Server{deps: deps, log: log, access: opts}
+}

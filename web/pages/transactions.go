@@ -1,0 +1,260 @@
+package pages
+
+import (
+	"context"
+	"html"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/a-h/templ"
+
+	"github.com/offsetlab/offsetlab/internal/catalog"
+	"github.com/offsetlab/offsetlab/internal/cluster"
+	"github.com/offsetlab/offsetlab/internal/problem"
+)
+
+// transactionStates are the states the transactions page filters by, as
+// Kafka spells them (kafka-transactions.sh list prints them so).
+var transactionStates = []string{"Ongoing", "PrepareCommit", "PrepareAbort", "CompleteCommit", "CompleteAbort", "Empty", "PrepareEpochFence", "Dead"}
+
+// maxOngoingDescribed bounds the ongoing transactions whose partitions
+// the transactions page looks up when no topic is chosen, and so the
+// partitions whose producers it describes.
+const maxOngoingDescribed = 16
+
+// transactionsView is the transactions page: the transactional ids the
+// coordinators know, and the producers of a topic's partitions with
+// find-hanging's verdict.
+type transactionsView struct {
+	layoutView
+	State        string
+	States       []string
+	Transactions []cluster.TransactionSummary
+	// Topics are the topics to choose from; Topic is the chosen one, ""
+	// for the partitions the ongoing transactions write to.
+	Topics []string
+	Topic  string
+	// Partitions are the producers of each partition shown that has any;
+	// Quiet are the partitions shown without producer state.
+	Partitions []producersView
+	Quiet      []string
+	// ProducersProblem says why the producers could not be described.
+	ProducersProblem catalog.Message
+}
+
+// producersView is one partition's producers.
+type producersView struct {
+	cluster.PartitionProducers
+	Bootstrap string
+}
+
+// LogPath is the partition page's URL.
+func (p producersView) LogPath() string { return partitionPath(p.Topic, p.Partition) }
+
+// Rows are the partition's producers, each knowing its partition.
+func (p producersView) Rows() []producerRow {
+	rows := make([]producerRow, len(p.Producers))
+	for i, s := range p.Producers {
+		rows[i] = producerRow{ProducerState: s, Topic: p.Topic, Partition: p.Partition, Bootstrap: p.Bootstrap}
+	}
+	return rows
+}
+
+// TimeoutMinutes is the leader's transaction.max.timeout.ms in minutes.
+func (p producersView) TimeoutMinutes() string {
+	return strconv.FormatFloat(float64(p.MaxTransactionTimeoutMs)/60000, 'f', -1, 64)
+}
+
+// DescribeCommand is kafka-transactions.sh describe-producers for the
+// partition.
+func (p producersView) DescribeCommand() shellCommand {
+	return shellCommand{"kafka-transactions.sh", "--bootstrap-server " + p.Bootstrap, "describe-producers",
+		"--topic " + p.Topic, "--partition " + itoa32(p.Partition)}
+}
+
+// FindHangingCommand is kafka-transactions.sh find-hanging for the
+// partition.
+func (p producersView) FindHangingCommand() shellCommand {
+	return shellCommand{"kafka-transactions.sh", "--bootstrap-server " + p.Bootstrap, "find-hanging",
+		"--topic " + p.Topic, "--partitions " + itoa32(p.Partition)}
+}
+
+// shellCommand is a command line as its words, an option with its value
+// one word: the page breaks a long line between words only.
+type shellCommand []string
+
+// String is the command line as typed.
+func (c shellCommand) String() string { return strings.Join(c, " ") }
+
+// commandLine shows a command to copy in a <pre>, one span a word, so
+// that a long line wraps between words (an option stays with its value)
+// and a copy is exactly the command, single spaces (a templ component
+// would add whitespace a <pre> keeps).
+func commandLine(c shellCommand, testID string) templ.Component {
+	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
+		var b strings.Builder
+		b.WriteString(`<pre class="command"><code data-testid="` + html.EscapeString(testID) + `">`)
+		for i, word := range c {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(`<span class="word">` + html.EscapeString(word) + `</span>`)
+		}
+		b.WriteString(`</code></pre>`)
+		_, err := io.WriteString(w, b.String())
+		return err
+	})
+}
+
+// producerRow is one producer with state on a partition.
+type producerRow struct {
+	cluster.ProducerState
+	Topic     string
+	Partition int32
+	Bootstrap string
+}
+
+// Open reports whether the producer has a transaction open here.
+func (p producerRow) Open() bool { return p.CurrentTransactionStartOffset >= 0 }
+
+// StartText is the open transaction's first offset ("—" when none).
+func (p producerRow) StartText() string { return offsetText(p.CurrentTransactionStartOffset) }
+
+// ID is the producer id as text (ids above 2^53 stay exact).
+func (p producerRow) ID() string { return i64(p.ProducerID) }
+
+// LastWrite is when the producer last wrote here, in UTC.
+func (p producerRow) LastWrite() string {
+	if p.LastTimestamp < 0 {
+		return "—"
+	}
+	return time.UnixMilli(p.LastTimestamp).UTC().Format("2006-01-02 15:04:05 UTC")
+}
+
+// AbortCommand is what an administrator types to abort the transaction.
+func (p producerRow) AbortCommand() shellCommand {
+	return shellCommand{"kafka-transactions.sh", "--bootstrap-server " + p.Bootstrap, "abort",
+		"--topic " + p.Topic, "--partition " + itoa32(p.Partition), "--start-offset " + p.StartText()}
+}
+
+// Transactions is GET /transactions?state=&topic=: ListTransactions
+// with a state filter, and DescribeProducers for the chosen topic's
+// partitions (or, without one, the partitions ongoing transactions write
+// to), hanging transactions flagged as find-hanging flags them.
+func (s *Server) Transactions(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	v := transactionsView{layoutView: s.newLayout(r, sectionTransactions, "Transactions"), State: q.Get("state"), States: transactionStates, Topic: q.Get("topic")}
+	ctx, cancel := pageContext(r)
+	defer cancel()
+	var states []string
+	if v.State != "" {
+		states = append(states, v.State)
+	}
+	txns, err := s.deps.Lab.Transactions(ctx, states...)
+	if err != nil {
+		s.renderPage(w, r, s.failPage(r, &v.layoutView, err, catalog.Message{}), transactionsPage(v))
+		return
+	}
+	v.Transactions = txns
+	if topics, err := s.deps.Lab.Topics(ctx); err == nil {
+		for _, t := range topics {
+			if !t.Internal && !strings.HasPrefix(t.Name, "__") {
+				v.Topics = append(v.Topics, t.Name)
+			}
+		}
+	}
+	status := http.StatusOK
+	partitions, err := s.producerPartitions(ctx, v.Topic, txns, v.State)
+	if err == nil {
+		err = s.describeProducers(ctx, &v, partitions)
+	}
+	if err != nil {
+		status = s.failPage(r, &v.layoutView, err, catalog.M("page.noTopic", "topic", strconv.Quote(v.Topic)))
+		v.ProducersProblem, v.Problem = v.Problem, catalog.Message{}
+	}
+	s.renderPage(w, r, status, transactionsPage(v))
+}
+
+// topicPartition names one partition.
+type topicPartition struct {
+	Topic     string
+	Partition int32
+}
+
+// producerPartitions are the partitions whose producers the page shows:
+// the chosen topic's (at most maxStrips), or those the ongoing
+// transactions write to (Kafka's internal topics left out).
+func (s *Server) producerPartitions(ctx context.Context, topic string, txns []cluster.TransactionSummary, state string) ([]topicPartition, error) {
+	var out []topicPartition
+	if topic != "" {
+		t, err := s.deps.Lab.Topic(ctx, topic)
+		if err != nil {
+			return nil, err
+		}
+		for i, p := range t.Partitions {
+			if i >= maxStrips {
+				break
+			}
+			out = append(out, topicPartition{topic, p.Partition})
+		}
+		return out, nil
+	}
+	if state != "Ongoing" {
+		var err error
+		if txns, err = s.deps.Lab.Transactions(ctx, "Ongoing"); err != nil {
+			return nil, err
+		}
+	}
+	described := 0
+	for _, t := range txns {
+		if t.State != "Ongoing" || described >= maxOngoingDescribed {
+			continue
+		}
+		described++
+		info, err := s.deps.Lab.Transaction(ctx, t.TransactionalID)
+		if err != nil {
+			continue // ended meanwhile, or not ours to describe
+		}
+		for _, name := range info.Partitions {
+			i := strings.LastIndexByte(name, '-')
+			p, err := strconv.ParseInt(name[i+1:], 10, 32)
+			if i <= 0 || err != nil || strings.HasPrefix(name, "__") {
+				continue
+			}
+			tp := topicPartition{name[:i], int32(p)}
+			if !slices.Contains(out, tp) && len(out) < maxOngoingDescribed {
+				out = append(out, tp)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b topicPartition) int {
+		if c := strings.Compare(a.Topic, b.Topic); c != 0 {
+			return c
+		}
+		return int(a.Partition - b.Partition)
+	})
+	return out, nil
+}
+
+// describeProducers describes each partition's producers into v.
+func (s *Server) describeProducers(ctx context.Context, v *transactionsView, partitions []topicPartition) error {
+	for _, tp := range partitions {
+		pp, err := s.deps.Lab.Producers(ctx, tp.Topic, tp.Partition)
+		if err != nil {
+			if problem.KindOf(err) == problem.NotFound && v.Topic == "" {
+				continue // a topic deleted since the transaction wrote to it
+			}
+			return err
+		}
+		if len(pp.Producers) == 0 {
+			v.Quiet = append(v.Quiet, tp.Topic+"-"+itoa32(tp.Partition))
+			continue
+		}
+		v.Partitions = append(v.Partitions, producersView{PartitionProducers: pp, Bootstrap: v.KafkaAddr})
+	}
+	return nil
+}
