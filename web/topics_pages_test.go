@@ -46,6 +46,7 @@ func TestTopicsPaged(t *testing.T) {
 		{"/topics?page=2", 50, 69, "t050", `data-page="2" data-pages="3"`, "10 more partition"},
 		{"/topics?page=3", 20, 20, "t100", `data-page="3" data-pages="3"`, ""},
 		{"/topics?page=99", 20, 20, "t100", `data-page="3" data-pages="3"`, ""},
+		{"/topics?q=t11", 10, 10, "t110", `value="t11"`, ""},
 	}
 	for _, tt := range tests {
 		body := get(tt.path)

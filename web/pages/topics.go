@@ -30,7 +30,10 @@ const (
 type topicsView struct {
 	layoutView
 	ShowInternal bool
-	Topics       []topicRow
+	// Filter keeps the topics whose name contains it (?q=), so that one
+	// topic among a thousand is a search away.
+	Filter string
+	Topics []topicRow
 	// Page is this page's number (from 1) of Pages; First is the index
 	// of its first topic in Total.
 	Page, Pages, First, Total int
@@ -50,11 +53,14 @@ func (v topicsView) PageRange() (from, to, total string) {
 	return i64(int64(v.First + 1)), i64(int64(v.First + len(v.Topics))), i64(int64(v.Total))
 }
 
-// PagePath is the URL of page n of the list, keeping ?internal.
+// PagePath is the URL of page n of the list, keeping ?internal and ?q.
 func (v topicsView) PagePath(n int) string {
 	q := url.Values{}
 	if v.ShowInternal {
 		q.Set("internal", "true")
+	}
+	if v.Filter != "" {
+		q.Set("q", v.Filter)
 	}
 	if n > 1 {
 		q.Set("page", strconv.Itoa(n))
@@ -107,6 +113,7 @@ func (t topicRow) Count() string { return i64(int64(len(t.Partitions) + t.More))
 func (s *Server) Topics(w http.ResponseWriter, r *http.Request) {
 	v := topicsView{layoutView: s.newLayout(r, sectionTopics, "Topics"), ShowInternal: r.URL.Query().Get("internal") == "true"}
 	v.Page, _ = strconv.Atoi(r.URL.Query().Get("page"))
+	v.Filter = strings.TrimSpace(r.URL.Query().Get("q"))
 	ctx, cancel := pageContext(r)
 	defer cancel()
 	list := s.deps.Lab.Topics
@@ -117,6 +124,15 @@ func (s *Server) Topics(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		s.renderPage(w, r, s.failPage(r, &v.layoutView, err, catalog.Message{}), topicsPage(v))
 		return
+	}
+	if v.Filter != "" {
+		var kept []cluster.TopicInfo // a new slice: the list may be shared
+		for _, t := range topics {
+			if strings.Contains(t.Name, v.Filter) {
+				kept = append(kept, t)
+			}
+		}
+		topics = kept
 	}
 	v.Total = len(topics)
 	v.Pages = max(1, (v.Total+topicsPerPage-1)/topicsPerPage)
