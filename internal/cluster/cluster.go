@@ -48,6 +48,7 @@ type Cluster struct {
 	fake     *kfake.Cluster
 	port     *guardListener // the embedded broker's guarded Kafka port
 	dataDir  string         // the embedded broker's data directory; empty in memory
+	topics   TopicLimits    // the embedded broker's caps; zero for a real cluster
 	closing  sync.Once
 	client   *kgo.Client
 	admin    *kadm.Client
@@ -170,7 +171,7 @@ func StartEmbedded(cfg EmbeddedConfig) (*Cluster, error) {
 		fake.Close()
 		return nil, err
 	}
-	c.fake, c.port, c.dataDir = fake, guard, cfg.DataDir
+	c.fake, c.port, c.dataDir, c.topics = fake, guard, cfg.DataDir, topicLimits
 	if unclean {
 		log := cfg.Logger
 		if log == nil {

@@ -10,7 +10,8 @@ import "fmt"
 // topic, as Apache Kafka's CreateTopics policy refuses, with a message
 // that names the cap: kgo reports it as "POLICY_VIOLATION: Request
 // parameters do not satisfy the configured policy", Kafka's admin tools
-// and the dashboard print the message too. Nothing already created is
+// print the message too, and Cluster.CreateTopic returns the conflict
+// error.topicLimit. Nothing already created is
 // removed; a teacher frees room by deleting topics. Each empty partition
 // costs the broker a few KiB and the topics page a row, so the caps bound
 // that memory and every list of topics.
