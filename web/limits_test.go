@@ -1,54 +1,66 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
+	"time"
 
-	"github.com/offsetlab/offsetlab/internal/live"
-	"github.com/offsetlab/offsetlab/web/httpx"
+	"github.com/offsetlab/offsetlab/internal/cluster"
+	"github.com/offsetlab/offsetlab/internal/inspect"
 )
 
-// TestViewersKeptForTheTeacher: students from many addresses fill the
-// views left to them and no more; the teacher still opens its share, and
-// a student at the teacher's address does not count against it.
-func TestViewersKeptForTheTeacher(t *testing.T) {
-	t.Parallel()
-	vl := &viewerLimiter{limits: Limits{Viewers: 6, ViewersPerClient: 2, TeacherViewers: 2}.withDefaults()}
-	admit := func(v live.Viewer) (bool, string) {
-		rec := httptest.NewRecorder()
-		_, ok := vl.admit(rec, v)
-		return ok, rec.Body.String()
-	}
-	for _, client := range []string{"10.0.0.1", "10.0.0.1", "10.0.0.2", "10.0.0.2"} {
-		if ok, body := admit(live.Viewer{Client: client}); !ok {
-			t.Fatalf("student %s within the caps refused: %s", client, body)
-		}
-	}
-	if ok, body := admit(live.Viewer{Client: "10.0.0.1"}); ok || !strings.Contains(body, "error.viewersPerClient") {
-		t.Errorf("a student past its own cap: admitted %v, %s", ok, body)
-	}
-	if ok, body := admit(live.Viewer{Client: "10.0.0.3"}); ok || !strings.Contains(body, "error.viewersFull") {
-		t.Errorf("a student when only the teacher's views are free: admitted %v, %s", ok, body)
-	}
-	for i := range 2 {
-		if ok, body := admit(live.Viewer{Client: teacherClient, Teacher: true}); !ok {
-			t.Fatalf("the teacher's view %d while students hold theirs: %s", i, body)
-		}
-	}
-	if ok, _ := admit(live.Viewer{Client: teacherClient, Teacher: true}); ok {
-		t.Errorf("the teacher opened more views than the server keeps")
-	}
+// scanLab is pageLab whose searches run until released.
+type scanLab struct {
+	pageLab
+	started chan struct{}
+	release chan struct{}
+}
 
-	// In classroom mode the teacher is its own client, whatever its address.
-	srv := New(Deps{}, nil, WithAccess(Access{Classroom: true, ListenAddr: "127.0.0.1:8080"}))
-	r := httptest.NewRequest(http.MethodGet, "/ws/topics/t/partitions/0", nil)
-	r.RemoteAddr = "10.0.0.9:5555"
-	if v := srv.viewerOf(r.WithContext(httpx.WithRole(r.Context(), httpx.Student, ""))); v.Teacher || v.Client != "10.0.0.9" {
-		t.Errorf("a student is %+v, want counted by its address", v)
+func (c *scanLab) Search(ctx context.Context, topic string, partition int32, _ inspect.SearchRequest) (*inspect.SearchResult, error) {
+	c.started <- struct{}{}
+	select {
+	case <-c.release:
+	case <-ctx.Done():
 	}
-	if v := srv.viewerOf(r.WithContext(httpx.WithRole(r.Context(), httpx.Teacher, ""))); !v.Teacher || v.Client != teacherClient {
-		t.Errorf("the teacher is %+v, want the teacher's own client", v)
+	return &inspect.SearchResult{Topic: topic, Partition: partition, Matches: []inspect.Entry{}}, nil
+}
+
+// TestScansHaveTheirOwnLine: while every scan turn is taken, another scan
+// (and a download's …/log?scan=1) waits and is turned away, but a window
+// read is served at once.
+func TestScansHaveTheirOwnLine(t *testing.T) {
+	t.Parallel()
+	lab := &scanLab{
+		pageLab: pageLab{topics: []cluster.TopicInfo{topicWith("t", 10)}, lastWrite: map[string]time.Time{"t": time.Now()}},
+		started: make(chan struct{}, 1), release: make(chan struct{}),
+	}
+	h := New(Deps{Lab: lab}, nil, WithLimits(Limits{Scans: 1, ScansPerClient: 4, ReadQueueWait: 50 * time.Millisecond})).Handler()
+	get := func(path string) int {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+		return rec.Code
+	}
+	done := make(chan int, 1)
+	go func() { done <- get("/api/topics/t/partitions/0/search?q=x") }()
+	<-lab.started
+
+	tests := []struct {
+		path string
+		want int
+	}{
+		{"/api/topics/t/partitions/0/log?from=0&limit=1", http.StatusOK},
+		{"/api/topics/t/partitions/0/search?q=y", http.StatusServiceUnavailable},
+		{"/api/topics/t/partitions/0/log?from=0&limit=1&scan=1", http.StatusServiceUnavailable},
+	}
+	for _, tt := range tests {
+		if got := get(tt.path); got != tt.want {
+			t.Errorf("GET %s while a scan holds the only turn: %d, want %d", tt.path, got, tt.want)
+		}
+	}
+	close(lab.release)
+	if code := <-done; code != http.StatusOK {
+		t.Errorf("the scan that held the turn answered %d", code)
 	}
 }
