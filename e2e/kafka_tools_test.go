@@ -61,7 +61,7 @@ func TestKafkaTools(t *testing.T) {
 				if bootstrap == "" {
 					testenv.MissingSetup(t, "real Kafka tools tests skipped: set %s=host:port (scripts/test.sh starts Apache Kafka 4.3.1 and sets it)", brokersEnv)
 				}
-				p = startServerProcess(t, "--brokers", bootstrap, "--allow-writes")
+				p = startServerProcess(t, "--brokers", bootstrap, "--allow-writes", "--data-dir", t.TempDir())
 			}
 			a := p.app(randomSuffix(t))
 			a.kind = kind
