@@ -68,6 +68,15 @@ type EmbeddedConfig struct {
 	// size, queued request bytes, request and idle timeouts, connections.
 	// Zero fields take Apache Kafka's defaults (see PortLimits).
 	Limits PortLimits
+	// AdvertisedHost is the host the broker names in Metadata answers,
+	// with the port it bound: what clients on other machines must reach
+	// (a classroom's students dial the join URL's host). Empty advertises
+	// the bound address.
+	AdvertisedHost string
+	// Students, when set, makes the Kafka port a classroom's: every client
+	// authenticates with SASL and is held to ACLs (students.go), and the
+	// dashboard's own clients authenticate as Students.Admin, a super user.
+	Students *StudentAuth
 }
 
 // StartEmbedded starts an in-process Kafka-protocol broker listening on
@@ -92,6 +101,9 @@ func StartEmbedded(cfg EmbeddedConfig) (*Cluster, error) {
 			return nil, fmt.Errorf("embedded broker cannot listen on %s: %w", addr, err)
 		}
 		guard = newGuardListener(ln, limits, cfg.Logger)
+		if cfg.AdvertisedHost != "" {
+			guard.advertise = advertisedAddr(ln.Addr(), cfg.AdvertisedHost)
+		}
 		return guard, nil
 	}
 	opts := []kfake.Opt{
@@ -108,6 +120,11 @@ func StartEmbedded(cfg EmbeddedConfig) (*Cluster, error) {
 	}
 	if cfg.Logger != nil {
 		opts = append(opts, kfake.WithLogger(slogLogger{cfg.Logger}))
+	}
+	var auth []kgo.Opt
+	if cfg.Students != nil {
+		opts = append(opts, cfg.Students.brokerOpts()...)
+		auth = cfg.Students.clientOpts()
 	}
 	if cfg.DataDir != "" {
 		if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
@@ -137,7 +154,7 @@ func StartEmbedded(cfg EmbeddedConfig) (*Cluster, error) {
 		return nil, fmt.Errorf("cluster: start embedded broker: %w", err)
 	}
 	guard.start(api)
-	c, err := newCluster(&Cluster{mode: Embedded, brokers: fake.ListenAddrs()})
+	c, err := newCluster(&Cluster{mode: Embedded, brokers: fake.ListenAddrs(), auth: auth, security: cfg.Students.security()})
 	if err != nil {
 		fake.Close()
 		return nil, err
