@@ -2,10 +2,15 @@ package cluster
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net"
+	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -147,4 +152,45 @@ func studentErr(user string, err error) error {
 		return problem.Wrap(fmt.Errorf("%w: %w", ErrUnmanaged, err), problem.Forbidden, "error.studentUnmanaged", "user", user)
 	}
 	return problem.Wrap(fmt.Errorf("cluster: add student %s: %w", user, err), problem.Unavailable, "error.studentNotAdded", "user", user, "error", err.Error())
+}
+
+// ClassroomAdminUser is the embedded classroom broker's super user, the
+// dashboard's own identity there. Its hyphen keeps it apart from every
+// student's name.
+const ClassroomAdminUser = "offsetlab-admin"
+
+// adminSecretFile holds the super user's password under the data
+// directory, readable by its owner only.
+const adminSecretFile = "classroom-admin.secret"
+
+// ClassroomAdmin is the super user of a classroom's embedded broker on
+// dataDir: its password is read from the data directory, or made and
+// written there on first use, so that the users kfake persists there keep
+// working across restarts. An empty dataDir (in memory) makes a fresh one.
+func ClassroomAdmin(dataDir string) (*StudentAuth, error) {
+	a := &StudentAuth{Admin: ClassroomAdminUser}
+	if dataDir == "" {
+		a.AdminPassword = randomSecret()
+		return a, nil
+	}
+	path := filepath.Join(dataDir, adminSecretFile)
+	if b, err := os.ReadFile(path); err == nil && len(strings.TrimSpace(string(b))) > 0 {
+		a.AdminPassword = strings.TrimSpace(string(b))
+		return a, nil
+	}
+	if err := os.MkdirAll(dataDir, 0o755); err != nil {
+		return nil, fmt.Errorf("cluster: create data dir %s: %w", dataDir, err)
+	}
+	a.AdminPassword = randomSecret()
+	if err := os.WriteFile(path, []byte(a.AdminPassword+"\n"), 0o600); err != nil {
+		return nil, fmt.Errorf("cluster: keep the classroom's admin password: %w", err)
+	}
+	return a, nil
+}
+
+// randomSecret is 192 bits from crypto/rand, URL-safe.
+func randomSecret() string {
+	b := make([]byte, 24)
+	_, _ = rand.Read(b) // never fails on supported platforms
+	return base64.RawURLEncoding.EncodeToString(b)
 }

@@ -126,8 +126,18 @@ func (c *Class) Join(ctx context.Context, name string) (Student, error) {
 	return s, nil
 }
 
-// identify makes name's Kafka identity.
-func (c *Class) identify(ctx context.Context, name string) (Student, error) {
+// Placeholder is the identity a student called name would get, without
+// credentials: what the teacher's page shows.
+func (c *Class) Placeholder(name string) Identity {
+	id := c.identity(name)
+	if c.cfg.Users != nil {
+		id.SASLMechanism, id.Username, id.Password = cluster.StudentMechanism, name, "<password>"
+	}
+	return id
+}
+
+// identity is name's Kafka identity before any user is made.
+func (c *Class) identity(name string) Identity {
 	prefix := name + "-"
 	id := Identity{
 		Bootstrap: strings.Join(c.cfg.Bootstrap, ","), SecurityProtocol: c.cfg.SecurityProtocol,
@@ -137,6 +147,14 @@ func (c *Class) identify(ctx context.Context, name string) (Student, error) {
 	if id.SecurityProtocol == "" {
 		id.SecurityProtocol = "PLAINTEXT"
 	}
+	return id
+}
+
+// identify makes name's Kafka identity, with a user when the class
+// manages them.
+func (c *Class) identify(ctx context.Context, name string) (Student, error) {
+	id := c.identity(name)
+	prefix := id.Topic
 	if c.cfg.Users != nil {
 		password := secret()
 		err := c.cfg.Users.AddStudent(ctx, cluster.Student{User: name, Password: password, Prefix: prefix, SharedTopics: c.cfg.SharedTopics})

@@ -3,6 +3,7 @@ package exercises
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -124,5 +125,25 @@ func fenceZombie(t *testing.T, s Student, n Names) {
 	}
 	if !errors.Is(err, kerr.ProducerFenced) && !errors.Is(err, kerr.InvalidProducerEpoch) && !errors.Is(err, kerr.InvalidTxnState) {
 		t.Fatalf("the zombie's late write: got %v, want it fenced", err)
+	}
+}
+
+// TestStarters: each exercise has starter code for the four clients,
+// filled in with the student's names and credentials.
+func TestStarters(t *testing.T) {
+	id := Identity{Bootstrap: "10.0.0.5:9092", SecurityProtocol: "SASL_PLAINTEXT", SASLMechanism: "SCRAM-SHA-256", Username: "ann", Password: "pw123"}
+	for _, ex := range Builtin() {
+		n := ex.NamesFor("ann")
+		starters := ex.Starters(id, n)
+		if len(starters) != 4 {
+			t.Errorf("%s: %d starters, want 4", ex.ID, len(starters))
+		}
+		for _, s := range starters {
+			for _, want := range []string{"10.0.0.5:9092", "pw123", n.Topic} {
+				if !strings.Contains(s.Code, want) {
+					t.Errorf("%s %s starter lacks %q:\n%s", ex.ID, s.Client, want, s.Code)
+				}
+			}
+		}
 	}
 }
