@@ -78,7 +78,7 @@ p.init_transactions()
 p.begin_transaction()
 for v in ("a", "b", "c"):
     p.produce(topic, value=v)
-p.commit_transaction()  # or p.abort_transaction()
+p.commit_transaction()  # or p.flush(); p.abort_transaction()
 {{end}}
 {{define "python.consume"}}{{template "python.transaction" .}}
 c = Consumer({**conf, "group.id": "{{.Group}}", "isolation.level": "read_committed",
