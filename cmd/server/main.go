@@ -354,7 +354,8 @@ func advertisedHost(kafkaAddr, joinURL string) string {
 // broker of a classroom and on a writable SASL cluster the server makes
 // their users and ACLs; elsewhere they get their names only.
 func classConfig(kafka *cluster.Cluster, cfg config, readOnly bool) exercises.ClassConfig {
-	c := exercises.ClassConfig{Bootstrap: kafka.Brokers(), SecurityProtocol: kafka.Security().Protocol, SharedTopics: []string{"orders"}}
+	sec := kafka.Security()
+	c := exercises.ClassConfig{Bootstrap: kafka.Brokers(), SecurityProtocol: sec.Protocol, Mechanism: sec.Mechanism, SharedTopics: []string{"orders"}}
 	if strings.HasPrefix(c.SecurityProtocol, "SASL") && !readOnly && (cfg.classroom || cfg.brokers != "") {
 		c.Users = kafka
 	}

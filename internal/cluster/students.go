@@ -88,6 +88,9 @@ func (h hostPort) String() string  { return h.addr }
 type Student struct {
 	User     string
 	Password string
+	// Mechanism is "SCRAM-SHA-256" (the default) or "SCRAM-SHA-512":
+	// the one the cluster's listener enables.
+	Mechanism string
 	// Prefix starts each of the student's names ("ann-").
 	Prefix string
 	// SharedTopics are the teacher's topics every student reads.
@@ -106,8 +109,12 @@ var ErrUnmanaged = errors.New("cluster: the dashboard may not create users or AC
 // whose cause is ErrUnmanaged; nothing is left half made that a second
 // call would not complete.
 func (c *Cluster) AddStudent(ctx context.Context, s Student) error {
+	mechanism := kadm.ScramSha256
+	if s.Mechanism == "SCRAM-SHA-512" {
+		mechanism = kadm.ScramSha512
+	}
 	altered, err := c.admin.AlterUserSCRAMs(ctx, nil, []kadm.UpsertSCRAM{{
-		User: s.User, Mechanism: kadm.ScramSha256, Iterations: scramIterations, Password: s.Password,
+		User: s.User, Mechanism: mechanism, Iterations: scramIterations, Password: s.Password,
 	}})
 	if err == nil {
 		for _, a := range altered {

@@ -40,6 +40,18 @@ type ClassConfig struct {
 	SecurityProtocol string
 	// SharedTopics are the teacher's topics every student may read.
 	SharedTopics []string
+	// Mechanism is the SCRAM mechanism of the students' users:
+	// "SCRAM-SHA-512" on a cluster that enables only that one, else
+	// cluster.StudentMechanism.
+	Mechanism string
+}
+
+// mechanism is the students' SCRAM mechanism.
+func (cfg ClassConfig) mechanism() string {
+	if cfg.Mechanism == "SCRAM-SHA-512" {
+		return cfg.Mechanism
+	}
+	return cluster.StudentMechanism
 }
 
 // Identity is a student's Kafka identity, as their page shows it.
@@ -131,7 +143,7 @@ func (c *Class) Join(ctx context.Context, name string) (Student, error) {
 func (c *Class) Placeholder(name string) Identity {
 	id := c.identity(name)
 	if c.cfg.Users != nil {
-		id.SASLMechanism, id.Username, id.Password = cluster.StudentMechanism, name, "<password>"
+		id.SASLMechanism, id.Username, id.Password = c.cfg.mechanism(), name, "<password>"
 	}
 	return id
 }
@@ -157,10 +169,10 @@ func (c *Class) identify(ctx context.Context, name string) (Student, error) {
 	prefix := id.Topic
 	if c.cfg.Users != nil {
 		password := secret()
-		err := c.cfg.Users.AddStudent(ctx, cluster.Student{User: name, Password: password, Prefix: prefix, SharedTopics: c.cfg.SharedTopics})
+		err := c.cfg.Users.AddStudent(ctx, cluster.Student{User: name, Password: password, Mechanism: c.cfg.mechanism(), Prefix: prefix, SharedTopics: c.cfg.SharedTopics})
 		switch {
 		case err == nil:
-			id.Managed, id.Username, id.Password, id.SASLMechanism = true, name, password, cluster.StudentMechanism
+			id.Managed, id.Username, id.Password, id.SASLMechanism = true, name, password, c.cfg.mechanism()
 		case errors.Is(err, cluster.ErrUnmanaged):
 		default:
 			return Student{}, err
