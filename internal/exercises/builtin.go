@@ -8,6 +8,7 @@ func Builtin() []Exercise {
 		commit(),
 		abort(),
 		readCommitted(),
+		exactlyOnce(),
 		zombie(),
 	}
 }

@@ -31,6 +31,8 @@ type evaluation struct {
 	groupErr  error
 	groupRead bool
 
+	shared map[string]*inspect.Log
+
 	txn     *cluster.TransactionInfo
 	txnErr  error
 	txnRead bool
@@ -50,6 +52,26 @@ func (ev *evaluation) entries() ([]inspect.Entry, inspect.Pointers, error) {
 		return nil, inspect.Pointers{}, ev.logErr
 	}
 	return ev.log.Entries, ev.log.Pointers, nil
+}
+
+// sharedEntries are partition 0 of a teacher's shared topic, from its
+// start: an unknown topic is empty.
+func (ev *evaluation) sharedEntries(topic string) ([]inspect.Entry, inspect.Pointers, error) {
+	if l, ok := ev.shared[topic]; ok {
+		return l.Entries, l.Pointers, nil
+	}
+	l, err := ev.broker.Log(ev.ctx, topic, 0, 0, maxOffsets)
+	if err != nil && problem.Is(err, "error.unknownTopic") {
+		l, err = &inspect.Log{Topic: topic}, nil
+	}
+	if err != nil {
+		return nil, inspect.Pointers{}, err
+	}
+	if ev.shared == nil {
+		ev.shared = map[string]*inspect.Log{}
+	}
+	ev.shared[topic] = l
+	return l.Entries, l.Pointers, nil
 }
 
 // data are the data records among entries.

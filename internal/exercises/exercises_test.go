@@ -10,6 +10,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/offsetlab/offsetlab/internal/cluster"
 )
 
 // TestVerdicts runs each exercise right and wrong with franz-go clients
@@ -71,11 +73,26 @@ func TestVerdicts(t *testing.T) {
 		{"read-committed no group", "read-committed", func(t *testing.T, s Student, n Names) {
 			inTransaction(t, client(t, s, kgo.TransactionalID(n.TransactionalID)), n.Topic, true, "a", "b")
 		}, "committed=ok groupPastMarker=noGroupOffset"},
+		{"exactly-once right", "exactly-once", func(t *testing.T, s Student, n Names) {
+			cl := client(t, s, kgo.TransactionalID(n.TransactionalID))
+			inTransaction(t, cl, n.Topic, false, keyed("O-1")...) // the transaction kill -9 left open, aborted at restart
+			inTransaction(t, cl, n.Topic, true, keyed("O-1", "O-2", "O-3")...)
+			commitOffset(t, s, n.Group, "orders", 3)
+		}, "killedAborted=ok eachOrderOnce=ok groupAtEnd=ok"},
+		{"exactly-once twice and behind", "exactly-once", func(t *testing.T, s Student, n Names) {
+			cl := client(t, s, kgo.TransactionalID(n.TransactionalID))
+			inTransaction(t, cl, n.Topic, true, keyed("O-1", "O-2")...)
+			inTransaction(t, cl, n.Topic, true, keyed("O-2", "O-3")...)
+			commitOffset(t, s, n.Group, "orders", 2)
+		}, "killedAborted=noCrashAbort eachOrderOnce=inputTwice groupAtEnd=groupBehind"},
+		{"exactly-once nothing", "exactly-once", func(t *testing.T, s Student, n Names) {},
+			"killedAborted=noCrashAbort eachOrderOnce=missingInput groupAtEnd=noGroupOffset"},
 		{"zombie right", "zombie", fenceZombie, "fenced=ok noZombieWrite=ok"},
 		{"zombie one process", "zombie", func(t *testing.T, s Student, n Names) {
 			inTransaction(t, client(t, s, kgo.TransactionalID(n.TransactionalID)), n.Topic, true, "a")
 		}, "fenced=noFencedAbort noZombieWrite=oneEpoch"},
 	}
+	writeOrders(t, cr, "O-1", "O-2", "O-3")
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ex, ok := Find(tt.exercise)
@@ -93,16 +110,40 @@ func TestVerdicts(t *testing.T) {
 // their topic would.
 func commitGroup(t *testing.T, s Student, n Names, offset int64) {
 	t.Helper()
+	commitOffset(t, s, n.Group, n.Topic, offset)
+}
+
+// commitOffset commits offset of topic's partition 0 for group, as the
+// student.
+func commitOffset(t *testing.T, s Student, group, topic string, offset int64) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	var o kadm.Offsets
-	o.Add(kadm.Offset{Topic: n.Topic, Partition: 0, At: offset, LeaderEpoch: -1})
-	resp, err := kadm.NewClient(client(t, s)).CommitOffsets(ctx, n.Group, o)
+	o.Add(kadm.Offset{Topic: topic, Partition: 0, At: offset, LeaderEpoch: -1})
+	resp, err := kadm.NewClient(client(t, s)).CommitOffsets(ctx, group, o)
 	if err == nil {
 		err = resp.Error()
 	}
 	if err != nil {
-		t.Fatalf("commit %s: %v", n.Group, err)
+		t.Fatalf("commit %s: %v", group, err)
+	}
+}
+
+// writeOrders is the teacher writing the shared orders, keyed by order.
+func writeOrders(t *testing.T, cr *classroom, keys ...string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := cr.cluster.CreateTopic(ctx, cluster.TopicSpec{Name: "orders", Partitions: 1}); err != nil {
+		t.Fatal(err)
+	}
+	var recs []*kgo.Record
+	for _, k := range keys {
+		recs = append(recs, &kgo.Record{Topic: "orders", Key: []byte(k), Value: []byte("order " + k)})
+	}
+	if err := cr.cluster.Client().ProduceSync(ctx, recs...).FirstErr(); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -69,11 +69,25 @@ func client(t *testing.T, s Student, opts ...kgo.Opt) *kgo.Client {
 	return cl
 }
 
-// records are values on topic.
+// records are values on topic; a value "key=value" (see keyed) is
+// written with its key.
 func records(topic string, values ...string) []*kgo.Record {
 	var out []*kgo.Record
 	for _, v := range values {
-		out = append(out, &kgo.Record{Topic: topic, Value: []byte(v)})
+		r := &kgo.Record{Topic: topic, Value: []byte(v)}
+		if k, val, ok := strings.Cut(v, "="); ok {
+			r.Key, r.Value = []byte(k), []byte(val)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// keyed are "key=total of key" values, an order processor's output.
+func keyed(keys ...string) []string {
+	var out []string
+	for _, k := range keys {
+		out = append(out, k+"=total of "+k)
 	}
 	return out
 }
