@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -26,6 +27,7 @@ import (
 // handsOn is Offset Lab in classroom mode with a class and its grader.
 type handsOn struct {
 	t      *testing.T
+	kafka  *cluster.Cluster
 	url    string
 	srv    *web.Server
 	kind   brokerKind
@@ -64,7 +66,27 @@ func startHandsOn(t *testing.T, kind brokerKind) *handsOn {
 	ts.Config.Handler = srv.Handler()
 	ts.Start()
 	t.Cleanup(ts.Close)
-	return &handsOn{t: t, url: ts.URL, srv: srv, kind: kind, suffix: randomSuffix(t)[:6]}
+	return &handsOn{t: t, kafka: kafka, url: ts.URL, srv: srv, kind: kind, suffix: randomSuffix(t)[:6]}
+}
+
+// writeOrders is the teacher writing the shared orders topic (made if
+// missing), one record per key.
+func (h *handsOn) writeOrders(keys ...string) {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := h.kafka.Topic(ctx, "orders"); err != nil {
+		if _, err := h.kafka.CreateTopic(ctx, cluster.TopicSpec{Name: "orders", Partitions: 1}); err != nil {
+			h.t.Fatal(err)
+		}
+	}
+	var recs []*kgo.Record
+	for _, k := range keys {
+		recs = append(recs, &kgo.Record{Topic: "orders", Key: []byte(k), Value: []byte("order " + k)})
+	}
+	if err := h.kafka.Client().ProduceSync(ctx, recs...).FirstErr(); err != nil {
+		h.t.Fatal(err)
+	}
 }
 
 // joined is a student who joined, with their browser.
@@ -164,6 +186,26 @@ func (j *joined) python(t *testing.T, ex exercises.Exercise, run string, args ..
 		t.Fatalf("exercise_student.py %s printed %q", run, out)
 	}
 	return v
+}
+
+// pythonKilled runs the Python student expecting it to kill itself with
+// SIGKILL, as kill -9 would.
+func (j *joined) pythonKilled(t *testing.T, ex exercises.Exercise, run string, args ...string) {
+	t.Helper()
+	identity, _ := json.Marshal(map[string]any{
+		"bootstrap": j.Kafka.Bootstrap, "securityProtocol": j.Kafka.SecurityProtocol, "saslMechanism": j.Kafka.SASLMechanism,
+		"username": j.Kafka.Username, "password": j.Kafka.Password, "names": ex.NamesFor(j.Name),
+	})
+	_, here, _, _ := runtime.Caller(0)
+	script := filepath.Join(filepath.Dir(here), "..", "scripts", "py", "exercise_student.py")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Getenv(pythonEnv), append([]string{script, string(identity), run}, args...)...)
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != -1 {
+		t.Fatalf("the processor was to kill itself: %v\n%s", err, out)
+	}
 }
 
 // java runs testdata/ExerciseStudent.java, compiled against Kafka's own
@@ -267,6 +309,11 @@ func TestHandsOnStudents(t *testing.T) {
 				}, "committedFirst=ok abortedSecond=commitMarker readCommitted=noAbortedRecords"},
 				{"read-committed", jv, func(ex exercises.Exercise) { jv.java(t, classes, ex, "read-committed") }, "committed=ok groupPastMarker=ok"},
 				{"read-committed", py, func(ex exercises.Exercise) { py.python(t, ex, "read-committed") }, "committed=ok groupPastMarker=ok"},
+				{"exactly-once", py, func(ex exercises.Exercise) {
+					h.writeOrders("O-1-"+h.suffix, "O-2-"+h.suffix, "O-3-"+h.suffix, "O-4-"+h.suffix)
+					py.pythonKilled(t, ex, "process", "2")
+					py.python(t, ex, "process")
+				}, "killedAborted=ok eachOrderOnce=ok groupAtEnd=ok"},
 				{"zombie", jv, func(ex exercises.Exercise) {
 					if got := jv.java(t, classes, ex, "zombie"); got != `{"late":"fenced"}` {
 						t.Errorf("the Java zombie's late write: %s", got)

@@ -11,14 +11,21 @@ Runs (print one JSON document on stdout):
   abort             a committed transaction, then an aborted one
   read-committed    a committed transaction, then a read_committed consumer
                     of the group that commits its position
+  process [CRASH]   the exactly-once processor: orders → one total per order
+                    in transactions with send_offsets_to_transaction; with
+                    CRASH it kills itself (SIGKILL) after writing the CRASHth
+                    order and before committing
   foreign-topic     write another student's topic (argv[3]): the error
   foreign-txn       use another student's transactional id (argv[3])
 """
 
 import json
+import os
+import signal
 import sys
+import time
 
-from confluent_kafka import Consumer, KafkaException, Producer
+from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 
 
 def conf(identity):
@@ -80,6 +87,39 @@ def main():
             consumer.commit(asynchronous=False)
             out["consumed"] = got
             consumer.close()
+    elif run == "process":
+        crash_at = int(sys.argv[3]) if len(sys.argv) > 3 else 0
+        # A short session: the killed run's member leaves the group soon.
+        consumer = Consumer({**c, "group.id": group, "isolation.level": "read_committed",
+                             "auto.offset.reset": "earliest", "enable.auto.commit": False,
+                             "session.timeout.ms": 6000})
+        consumer.subscribe(["orders"])
+        p = Producer({**c, "transactional.id": txn_id})
+        p.init_transactions(30)
+        done = 0
+        orders = TopicPartition("orders", 0)
+        deadline = time.time() + 90
+        while time.time() < deadline:
+            m = consumer.poll(1)
+            if m is None:
+                if consumer.assignment():
+                    _, end = consumer.get_watermark_offsets(orders, 10)
+                    if consumer.position([orders])[0].offset >= end:
+                        break  # every order processed
+                continue
+            if m.error():
+                continue
+            p.begin_transaction()
+            p.produce(topic, key=m.key(), value=b"total of " + m.key())
+            done += 1
+            if done == crash_at:
+                p.flush(30)
+                os.kill(os.getpid(), signal.SIGKILL)
+            p.send_offsets_to_transaction(consumer.position(consumer.assignment()),
+                                          consumer.consumer_group_metadata(), 30)
+            p.commit_transaction(30)
+        out["processed"] = done
+        consumer.close()
     elif run == "foreign-topic":
         p = Producer({**c, "message.timeout.ms": 10000})
         errors = []
