@@ -21,6 +21,7 @@ import (
 	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/internal/exercises"
 	"github.com/offsetlab/offsetlab/internal/localkafka"
+	"github.com/offsetlab/offsetlab/internal/testenv"
 	"github.com/offsetlab/offsetlab/web"
 )
 
@@ -172,7 +173,7 @@ func (j *joined) python(t *testing.T, ex exercises.Exercise, run string, args ..
 	t.Helper()
 	python := os.Getenv(pythonEnv)
 	if python == "" {
-		requireOrSkip(t, "hands-on Python students skipped: set %s to a python with confluent-kafka", pythonEnv)
+		testenv.MissingSetup(t, "hands-on Python students skipped: set %s to a python with confluent-kafka", pythonEnv)
 	}
 	identity, _ := json.Marshal(map[string]any{
 		"bootstrap": j.Kafka.Bootstrap, "securityProtocol": j.Kafka.SecurityProtocol, "saslMechanism": j.Kafka.SASLMechanism,
@@ -255,12 +256,12 @@ func runStudent(t *testing.T, cmd *exec.Cmd) []byte {
 func compileJavaStudent(t *testing.T) string {
 	t.Helper()
 	if _, err := exec.LookPath("javac"); err != nil {
-		requireOrSkip(t, "hands-on Java students skipped: javac is not installed")
+		testenv.MissingSetup(t, "hands-on Java students skipped: javac is not installed")
 	}
 	libs := localkafka.DefaultLibs(os.Getenv, repoRoot(t))
 	jar := filepath.Join(libs, "kafka-clients-"+localkafka.KafkaVersion+".jar")
 	if _, err := os.Stat(jar); err != nil {
-		requireOrSkip(t, "hands-on Java students skipped: %s is missing (go run ./cmd/offsetlab-kafka fetch)", jar)
+		testenv.MissingSetup(t, "hands-on Java students skipped: %s is missing (go run ./cmd/offsetlab-kafka fetch)", jar)
 	}
 	classes := t.TempDir()
 	runStudent(t, exec.Command("javac", "-d", classes, "-cp", jar, filepath.Join(repoRoot(t), "e2e", "testdata", "ExerciseStudent.java")))

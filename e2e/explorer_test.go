@@ -20,6 +20,7 @@ import (
 	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/internal/inspect"
 	"github.com/offsetlab/offsetlab/internal/problem"
+	"github.com/offsetlab/offsetlab/internal/testenv"
 )
 
 // The explorer's domain reads (internal/cluster and internal/inspect
@@ -44,7 +45,7 @@ func newExplorer(t *testing.T, kind brokerKind) *explorer {
 	case realKafka:
 		brokers := os.Getenv(brokersEnv)
 		if brokers == "" {
-			t.Skipf("real Kafka tests skipped: set %s=host:port", brokersEnv)
+			testenv.MissingSetup(t, "real Kafka tests skipped: set %s=host:port", brokersEnv)
 		}
 		kafka, err = cluster.ConnectExternal(cluster.ExternalConfig{Brokers: strings.Split(brokers, ",")})
 	}
@@ -261,13 +262,9 @@ func (x *explorer) liveGroup(topic, live, groupType string, opts ...kgo.Opt) {
 		t.Fatal(err)
 	}
 	// ListGroups names the protocol type of a KIP-848 group "consumer" on
-	// Kafka; the embedded broker leaves it empty.
-	protocolType := "consumer"
-	if groupType == "consumer" && x.kind == embedded {
-		protocolType = ""
-	}
+	// both brokers (compat.go fills in the embedded broker's empty one).
 	i := slices.IndexFunc(groups, func(g cluster.GroupSummary) bool { return g.Group == live })
-	if i < 0 || groups[i].Members != 1 || groups[i].State != "Stable" || groups[i].ProtocolType != protocolType || groups[i].Type != groupType {
+	if i < 0 || groups[i].Members != 1 || groups[i].State != "Stable" || groups[i].ProtocolType != "consumer" || groups[i].Type != groupType {
 		t.Errorf("ListGroups, %s: %+v", live, groups)
 	}
 }

@@ -166,6 +166,8 @@ func limitFlags(fs *flag.FlagSet, env func(key, def string) string, l *web.Limit
 	num(&l.ViewersPerClient, "max-viewers-per-client", "OFFSETLAB_MAX_VIEWERS_PER_CLIENT", web.DefaultViewersPerClient, "live views one client address may open")
 	num(&l.Reads, "max-reads", "OFFSETLAB_MAX_READS", web.DefaultReads, "log and records reads running at once (more wait up to 5 s, then 503)")
 	num(&l.ReadsPerClient, "max-reads-per-client", "OFFSETLAB_MAX_READS_PER_CLIENT", web.DefaultReadsPerClient, "log and records reads one client address may run at once (more get 429)")
+	num(&l.Scans, "max-scans", "OFFSETLAB_MAX_SCANS", web.DefaultScans(), "searches, maps, jumps, seeks and download reads running at once, in a line apart from log reads (default: half the cores)")
+	num(&l.ScansPerClient, "max-scans-per-client", "OFFSETLAB_MAX_SCANS_PER_CLIENT", web.DefaultScansPerClient, "of those, how many one client address may run at once (more get 429)")
 	dur(&l.IdleTimeout, "http-idle-timeout", "OFFSETLAB_HTTP_IDLE_TIMEOUT", web.DefaultIdleTimeout, "close keep-alive connections idle this long")
 	dur(&l.ResponseTimeout, "http-response-timeout", "OFFSETLAB_HTTP_RESPONSE_TIMEOUT", web.DefaultResponseTimeout, "cut a log or records answer a client has not read within this")
 	if len(bad) > 0 {
@@ -296,7 +298,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	l := lab.New(labCfg)
 	defer l.Close()
-	runner := lessons.New(l)
+	runner, err := lessons.Open(l, lessonTopicsRecord(cfg.dataDir, cfg.brokers))
+	if err != nil {
+		return err
+	}
 	defer runner.Close() // before the lab: it ends its processes through it
 
 	class := exercises.NewClass(classConfig(kafka, cfg, readOnly))
@@ -378,9 +383,24 @@ func startLocalKafka(ctx context.Context, cfg config, log *slog.Logger) (*localk
 // under the data directory, one directory per cluster (the embedded one,
 // or the brokers given).
 func historyDir(dataDir, brokers string) string {
+	return filepath.Join(dataDir, "history", clusterDirName(brokers))
+}
+
+// lessonTopicsRecord is the file that records the topics lesson runs
+// created on this cluster, the only ones "Clean up lab topics" deletes:
+// under the data directory, one file per cluster as for the history. A
+// fresh data directory records none, so cleanup leaves the topics of
+// earlier servers' runs alone (delete them by name on the topic page).
+func lessonTopicsRecord(dataDir, brokers string) string {
+	return filepath.Join(dataDir, "lessons", clusterDirName(brokers), "created-topics.json")
+}
+
+// clusterDirName names a cluster's directory: "embedded", or one per list
+// of brokers given.
+func clusterDirName(brokers string) string {
 	if brokers == "" {
-		return filepath.Join(dataDir, "history", "embedded")
+		return "embedded"
 	}
 	sum := sha256.Sum256([]byte(brokers))
-	return filepath.Join(dataDir, "history", "cluster-"+hex.EncodeToString(sum[:6]))
+	return "cluster-" + hex.EncodeToString(sum[:6])
 }

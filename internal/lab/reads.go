@@ -105,6 +105,13 @@ func (l *Lab) Records(ctx context.Context, topic string, partition int32, iso in
 	return recs, l.notAllowed(err, "READ", "topic", topic)
 }
 
+// RecordsPage is Records that says when the answer's byte budget ended it
+// early (see inspect.Inspector.ReadRecordsPage).
+func (l *Lab) RecordsPage(ctx context.Context, topic string, partition int32, iso inspect.Isolation, from int64, limit int) (*inspect.RecordsPage, error) {
+	page, err := l.inspector.ReadRecordsPage(ctx, topic, partition, iso, from, limit)
+	return page, l.notAllowed(err, "READ", "topic", topic)
+}
+
 // Pointers are a partition's log start offset, LSO and high watermark.
 func (l *Lab) Pointers(ctx context.Context, topic string, partition int32) (inspect.Pointers, error) {
 	p, err := l.inspector.Pointers(ctx, topic, partition)

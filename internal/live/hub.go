@@ -56,6 +56,12 @@ type Config struct {
 	HistorySteps      int
 	HistoryBytes      int64
 	HistoryPartitions int
+	// MessageBytes bounds the entries (as JSON, inspect.EncodedSize)
+	// of one websocket message — the tail a snapshot sends, each update
+	// — and of one history step (then also at most a quarter of
+	// HistoryBytes): 1 MiB. Past it the oldest entries are left out
+	// (snapshots and steps say Truncated) or an update is split.
+	MessageBytes int64
 	// Logger receives poll failures; nil discards them.
 	Logger *slog.Logger
 }
@@ -90,6 +96,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.HistoryPartitions <= 0 {
 		c.HistoryPartitions = defaultHistoryPartitions
+	}
+	if c.MessageBytes <= 0 {
+		c.MessageBytes = defaultMessageBytes
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)

@@ -57,6 +57,7 @@ func (s *Server) CreateTopic(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	s.teacherWrites(r, t.Name, 0)
 	httpx.WriteJSON(w, http.StatusCreated, t)
 }
 
