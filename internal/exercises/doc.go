@@ -28,5 +28,9 @@
 // result. Waiters learn of any change through Wait, which a long-polling
 // page calls.
 //
-// It imports neither net/http nor templ; web/api serves it.
+// It imports internal/inspect for the offset model its checks read
+// (entries, markers, who receives what) and internal/cluster for the
+// broker's answers (groups, the coordinator) and to make students' users;
+// it reads the broker only through the Broker interface, which *lab.Lab
+// satisfies. It imports neither net/http nor templ; web/api serves it.
 package exercises
