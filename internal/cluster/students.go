@@ -201,3 +201,38 @@ func randomSecret() string {
 	_, _ = rand.Read(b) // never fails on supported platforms
 	return base64.RawURLEncoding.EncodeToString(b)
 }
+
+// PrefixInUse reports whether a topic, group or transactional id of the
+// cluster already starts with prefix: a student whose ACLs would cover
+// someone else's names must pick another name. It costs a metadata
+// request, a ListGroups and a ListTransactions.
+func (c *Cluster) PrefixInUse(ctx context.Context, prefix string) (bool, error) {
+	topics, err := c.AllTopics(ctx)
+	if err != nil {
+		return false, err
+	}
+	for _, t := range topics {
+		if strings.HasPrefix(t.Name, prefix) {
+			return true, nil
+		}
+	}
+	groups, err := c.ListGroups(ctx)
+	if err != nil {
+		return false, err
+	}
+	for _, g := range groups {
+		if strings.HasPrefix(g.Group, prefix) {
+			return true, nil
+		}
+	}
+	txns, err := c.ListTransactions(ctx)
+	if err != nil {
+		return false, err
+	}
+	for _, t := range txns {
+		if strings.HasPrefix(t.TransactionalID, prefix) {
+			return true, nil
+		}
+	}
+	return false, nil
+}

@@ -23,9 +23,12 @@ var nameRule = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]{1,15}$`)
 // bindings and a grading every poll.
 const MaxStudents = 200
 
-// Users creates a student's SCRAM user and ACLs; *cluster.Cluster is one.
+// Users creates a student's SCRAM user and ACLs, after checking that no
+// one else's names start with the student's prefix; *cluster.Cluster is
+// one.
 type Users interface {
 	AddStudent(ctx context.Context, s cluster.Student) error
+	PrefixInUse(ctx context.Context, prefix string) (bool, error)
 }
 
 // ClassConfig says how students reach the brokers.
@@ -168,8 +171,18 @@ func (c *Class) identify(ctx context.Context, name string) (Student, error) {
 	id := c.identity(name)
 	prefix := id.Topic
 	if c.cfg.Users != nil {
+		// The ACLs cover everything "<name>-…": a name whose prefix
+		// already starts another's topic, group or transactional id
+		// (a lesson's, the teacher's) would hand those to the student.
+		inUse, err := c.cfg.Users.PrefixInUse(ctx, prefix)
+		if err != nil && problem.KindOf(err) != problem.Forbidden {
+			return Student{}, err // a user that may not list them may not make ACLs either
+		}
+		if inUse {
+			return Student{}, problem.New(problem.Conflict, "error.studentNameTaken", "name", name)
+		}
 		password := secret()
-		err := c.cfg.Users.AddStudent(ctx, cluster.Student{User: name, Password: password, Mechanism: c.cfg.mechanism(), Prefix: prefix, SharedTopics: c.cfg.SharedTopics})
+		err = c.cfg.Users.AddStudent(ctx, cluster.Student{User: name, Password: password, Mechanism: c.cfg.mechanism(), Prefix: prefix, SharedTopics: c.cfg.SharedTopics})
 		switch {
 		case err == nil:
 			id.Managed, id.Username, id.Password, id.SASLMechanism = true, name, password, c.cfg.mechanism()

@@ -94,4 +94,13 @@ func TestStudentsConfined(t *testing.T) {
 	}
 	// Ann's own topic still works after the refusals.
 	produce(t, client(t, ann), "ann-commit", "mine")
+
+	// A name whose prefix starts someone else's topic is taken: its ACLs
+	// would cover that topic.
+	if _, err := cr.cluster.CreateTopic(ctx, cluster.TopicSpec{Name: "lesson-orders-1a2b", Partitions: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cr.class.Join(ctx, "lesson"); problem.KindOf(err) != problem.Conflict {
+		t.Errorf("joining as lesson with a topic lesson-orders-1a2b: %v, want a conflict", err)
+	}
 }
