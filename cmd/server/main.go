@@ -30,7 +30,9 @@ import (
 	"github.com/offsetlab/offsetlab/internal/kafkaconfig"
 	"github.com/offsetlab/offsetlab/internal/lab"
 	"github.com/offsetlab/offsetlab/internal/lessons"
+	"github.com/offsetlab/offsetlab/internal/live"
 	"github.com/offsetlab/offsetlab/internal/localkafka"
+	"github.com/offsetlab/offsetlab/internal/wait"
 	"github.com/offsetlab/offsetlab/web"
 )
 
@@ -54,6 +56,9 @@ type config struct {
 	joinURL      string
 	localKafka   string
 	limits       web.Limits
+	// watched bounds the partitions watched live: per student client,
+	// and the feeds reserved for the teacher (live.Config).
+	watchedPerClient, teacherWatched int
 	// memoryLimit is the Go runtime's soft memory limit in bytes (0:
 	// leave it to GOMEMLIMIT).
 	memoryLimit int64
@@ -62,6 +67,7 @@ type config struct {
 	// allowWrites lets the dashboard change a cluster it did not start.
 	allowWrites bool
 	kafkaLimits cluster.PortLimits
+	topicLimits cluster.TopicLimits
 	kafkaLibs   string
 	java        string
 }
@@ -97,7 +103,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 		return config{}, fmt.Errorf("OFFSETLAB_ALLOW_WRITES=%q: use 1 or 0", getenv("OFFSETLAB_ALLOW_WRITES"))
 	}
 	fs.BoolVar(&c.allowWrites, "allow-writes", allowWrites, "with --brokers or --command-config: let the dashboard produce, run the processor, drive transactions and lessons, create topics on that cluster (read-only without it) [OFFSETLAB_ALLOW_WRITES=1]")
-	if err := limitFlags(fs, env, &c.limits); err != nil {
+	if err := limitFlags(fs, env, &c); err != nil {
 		return config{}, err
 	}
 	memoryMiB := fs.Int64("memory-limit", 512, "the server's soft memory limit in MiB: past it the Go runtime collects garbage harder (a burst of reads cannot swell the process); GOMEMLIMIT, if set, decides instead")
@@ -146,7 +152,8 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 
 // limitFlags declares the flags of the server's limits (web.Limits), each
 // defaulting to its environment variable, else web's default.
-func limitFlags(fs *flag.FlagSet, env func(key, def string) string, l *web.Limits) error {
+func limitFlags(fs *flag.FlagSet, env func(key, def string) string, c *config) error {
+	l := &c.limits
 	var bad []string
 	num := func(p *int, name, key string, def int, usage string) {
 		d, err := strconv.Atoi(env(key, strconv.Itoa(def)))
@@ -164,6 +171,11 @@ func limitFlags(fs *flag.FlagSet, env func(key, def string) string, l *web.Limit
 	}
 	num(&l.Viewers, "max-viewers", "OFFSETLAB_MAX_VIEWERS", web.DefaultViewers, "live views (websockets) open at once")
 	num(&l.ViewersPerClient, "max-viewers-per-client", "OFFSETLAB_MAX_VIEWERS_PER_CLIENT", web.DefaultViewersPerClient, "live views one client address may open")
+	num(&l.TeacherViewers, "teacher-viewers", "OFFSETLAB_TEACHER_VIEWERS", web.DefaultTeacherViewers, "classroom mode: live views of --max-viewers kept for the teacher, which students cannot take")
+	num(&c.watchedPerClient, "max-watched-per-client", "OFFSETLAB_MAX_WATCHED_PER_CLIENT", live.DefaultMaxFeedsPerClient, "partitions one student client may watch live at once")
+	num(&c.teacherWatched, "teacher-watched", "OFFSETLAB_TEACHER_WATCHED", live.DefaultTeacherFeeds, "partitions watched live (of the server's 64) kept for the teacher, which students cannot take")
+	num(&c.topicLimits.MaxTopics, "embedded-max-topics", "OFFSETLAB_EMBEDDED_MAX_TOPICS", cluster.DefaultMaxTopics, "embedded broker: topics it holds at most; past it CreateTopics and auto-creation are refused POLICY_VIOLATION")
+	num(&c.topicLimits.MaxPartitions, "embedded-max-partitions", "OFFSETLAB_EMBEDDED_MAX_PARTITIONS", cluster.DefaultMaxPartitions, "embedded broker: partitions, over all topics, it holds at most (refused as --embedded-max-topics is)")
 	num(&l.Reads, "max-reads", "OFFSETLAB_MAX_READS", web.DefaultReads, "log and records reads running at once (more wait up to 5 s, then 503)")
 	num(&l.ReadsPerClient, "max-reads-per-client", "OFFSETLAB_MAX_READS_PER_CLIENT", web.DefaultReadsPerClient, "log and records reads one client address may run at once (more get 429)")
 	num(&l.Scans, "max-scans", "OFFSETLAB_MAX_SCANS", web.DefaultScans(), "searches, maps, jumps, seeks and download reads running at once, in a line apart from log reads (default: half the cores)")
@@ -240,6 +252,25 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		debug.SetMemoryLimit(cfg.memoryLimit)
 	}
 
+	// Bind the ports before loading anything: a port in use fails now,
+	// with a sentence, not after the data directory is read.
+	ln, err := bind(ctx, "dashboard", cfg.addr, "--addr")
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	var kafkaLn net.Listener
+	if cfg.brokers == "" && cfg.localKafka == "" {
+		if kafkaLn, err = bind(ctx, "embedded broker's Kafka port", cfg.kafkaAddr, "--kafka-addr"); err != nil {
+			return err
+		}
+	}
+
+	joinURL := ""
+	if cfg.classroom {
+		joinURL = web.JoinURLFor(ln.Addr().String(), cfg.joinURL)
+	}
+
 	var local *localkafka.Cluster
 	if cfg.localKafka != "" {
 		if local, err = startLocalKafka(ctx, cfg, log); err != nil {
@@ -248,18 +279,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		defer local.Close()
 		cfg.brokers = strings.Join(local.Brokers(), ",")
 	}
-	ln, err := net.Listen("tcp", cfg.addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", cfg.addr, err)
-	}
-	defer ln.Close()
-	joinURL := ""
-	if cfg.classroom {
-		joinURL = web.JoinURLFor(ln.Addr().String(), cfg.joinURL)
-	}
 	var kafka *cluster.Cluster
 	if cfg.brokers == "" {
-		embedded := cluster.EmbeddedConfig{KafkaAddr: cfg.kafkaAddr, DataDir: cfg.dataDir, Logger: log, Limits: cfg.kafkaLimits}
+		embedded := cluster.EmbeddedConfig{Listener: kafkaLn, DataDir: cfg.dataDir, Logger: log, Limits: cfg.kafkaLimits, Topics: cfg.topicLimits}
 		if cfg.classroom {
 			// Students' clients reach the Kafka port from their laptops:
 			// it asks each for their SASL user and holds them to ACLs.
@@ -293,6 +315,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	readOnly := cfg.brokers != "" && local == nil && !cfg.allowWrites
 	labCfg := lab.Config{Cluster: kafka, Logger: log, ReadOnly: readOnly}
 	labCfg.Live.HistoryDir = historyDir(cfg.dataDir, cfg.brokers)
+	labCfg.Live.MaxFeedsPerClient, labCfg.Live.TeacherFeeds = cfg.watchedPerClient, cfg.teacherWatched
 	if local != nil {
 		labCfg.Brokers = local // only a running cluster may become the interface value
 	}
@@ -365,6 +388,20 @@ func classConfig(kafka *cluster.Cluster, cfg config, readOnly bool) exercises.Cl
 		c.Users = kafka
 	}
 	return c
+}
+
+// bind listens on addr for what, retrying briefly while a server killed
+// a moment ago still holds the port (wait.Listen), and says which flag
+// moves it when another program holds it.
+func bind(ctx context.Context, what, addr, flag string) (net.Listener, error) {
+	ln, err := wait.Listen(ctx, addr)
+	switch {
+	case errors.Is(err, wait.ErrAddressInUse):
+		return nil, fmt.Errorf("cannot listen on %s for the %s: %w; stop it, or choose another address with %s", addr, what, err, flag)
+	case err != nil:
+		return nil, fmt.Errorf("cannot listen on %s for the %s: %w", addr, what, err)
+	}
+	return ln, nil
 }
 
 // startLocalKafka starts --local-kafka's cluster under the data directory.

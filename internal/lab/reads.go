@@ -121,12 +121,13 @@ func (l *Lab) Pointers(ctx context.Context, topic string, partition int32) (insp
 // Watch subscribes to a partition's live view: a snapshot, then entries,
 // pointer moves, group offsets and narration. The caller closes the
 // subscription. A partition that does not exist is refused, and so is one
-// more partition than the hub polls at once.
-func (l *Lab) Watch(ctx context.Context, topic string, partition int32) (*live.Subscription, error) {
+// more partition than the hub polls at once, or than viewer's share (see
+// live.Viewer).
+func (l *Lab) Watch(ctx context.Context, topic string, partition int32, viewer live.Viewer) (*live.Subscription, error) {
 	if _, err := l.partition(ctx, topic, partition); err != nil {
 		return nil, err
 	}
-	return l.hub.Subscribe(topic, partition)
+	return l.hub.SubscribeAs(topic, partition, viewer)
 }
 
 // Group describes a consumer group: state, committed offsets and lag.

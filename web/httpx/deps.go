@@ -26,7 +26,7 @@ type Lab interface {
 	CreateTopic(ctx context.Context, spec cluster.TopicSpec) (cluster.TopicInfo, error)
 	Log(ctx context.Context, topic string, partition int32, from int64, limit int) (*inspect.Log, error)
 	RecordsPage(ctx context.Context, topic string, partition int32, iso inspect.Isolation, from int64, limit int) (*inspect.RecordsPage, error)
-	Watch(ctx context.Context, topic string, partition int32) (*live.Subscription, error)
+	Watch(ctx context.Context, topic string, partition int32, viewer live.Viewer) (*live.Subscription, error)
 	Events(n int) []live.Event
 	History(ctx context.Context, topic string, partition int32, from int) (live.History, error)
 	Group(ctx context.Context, name string) (cluster.GroupInfo, error)
