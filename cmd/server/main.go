@@ -15,6 +15,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -25,6 +26,7 @@ import (
 	"time"
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
+	"github.com/offsetlab/offsetlab/internal/exercises"
 	"github.com/offsetlab/offsetlab/internal/kafkaconfig"
 	"github.com/offsetlab/offsetlab/internal/lab"
 	"github.com/offsetlab/offsetlab/internal/lessons"
@@ -269,6 +271,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		}
 	}
 
+	joinURL := ""
+	if cfg.classroom {
+		joinURL = web.JoinURLFor(ln.Addr().String(), cfg.joinURL)
+	}
+
 	var local *localkafka.Cluster
 	if cfg.localKafka != "" {
 		if local, err = startLocalKafka(ctx, cfg, log); err != nil {
@@ -279,7 +286,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	var kafka *cluster.Cluster
 	if cfg.brokers == "" {
-		kafka, err = cluster.StartEmbedded(cluster.EmbeddedConfig{Listener: kafkaLn, DataDir: cfg.dataDir, Logger: log, Limits: cfg.kafkaLimits, Topics: cfg.topicLimits, Budget: cfg.budget})
+		embedded := cluster.EmbeddedConfig{Listener: kafkaLn, DataDir: cfg.dataDir, Logger: log, Limits: cfg.kafkaLimits, Topics: cfg.topicLimits, Budget: cfg.budget}
+		if cfg.classroom {
+			// Students' clients reach the Kafka port from their laptops:
+			// it asks each for their SASL user and holds them to ACLs.
+			if embedded.Students, err = cluster.ClassroomAdmin(cfg.dataDir); err != nil {
+				return err
+			}
+			embedded.AdvertisedHost = advertisedHost(cfg.kafkaAddr, joinURL)
+		}
+		kafka, err = cluster.StartEmbedded(embedded)
 		if err != nil {
 			return err
 		}
@@ -316,8 +332,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	defer runner.Close() // before the lab: it ends its processes through it
 
-	srv := web.New(web.Deps{Lab: l, Lessons: runner}, log, web.WithAccess(web.Access{
-		Classroom: cfg.classroom, ListenAddr: ln.Addr().String(), AllowedHosts: cfg.allowedHosts, JoinURL: cfg.joinURL,
+	class := exercises.NewClass(classConfig(kafka, cfg, readOnly))
+	grader := exercises.NewGrader(l, class, exercises.GraderConfig{})
+	gradeCtx, stopGrading := context.WithCancel(ctx)
+	graded := make(chan struct{})
+	go func() { grader.Run(gradeCtx); close(graded) }()
+	defer func() { stopGrading(); <-graded }()
+
+	srv := web.New(web.Deps{Lab: l, Lessons: runner, Exercises: grader}, log, web.WithAccess(web.Access{
+		Classroom: cfg.classroom, ListenAddr: ln.Addr().String(), AllowedHosts: cfg.allowedHosts, JoinURL: joinURL,
 	}), web.WithLimits(cfg.limits))
 	httpServer := srv.HTTPServer()
 	log.Info("Offset Lab dashboard listening", "url", "http://"+ln.Addr().String())
@@ -340,6 +363,36 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil
+}
+
+// advertisedHost is the host the embedded broker names to clients: the
+// join URL's when the Kafka port listens on every interface (students
+// reach this machine by that name), else none (the bound address).
+func advertisedHost(kafkaAddr, joinURL string) string {
+	host, _, err := net.SplitHostPort(kafkaAddr)
+	if err != nil {
+		return ""
+	}
+	if ip := net.ParseIP(host); host != "" && (ip == nil || !ip.IsUnspecified()) {
+		return ""
+	}
+	u, err := url.Parse(joinURL)
+	if err != nil {
+		return ""
+	}
+	return u.Hostname()
+}
+
+// classConfig says how a class's students reach kafka: on the embedded
+// broker of a classroom and on a writable SASL cluster the server makes
+// their users and ACLs; elsewhere they get their names only.
+func classConfig(kafka *cluster.Cluster, cfg config, readOnly bool) exercises.ClassConfig {
+	sec := kafka.Security()
+	c := exercises.ClassConfig{Bootstrap: kafka.Brokers(), SecurityProtocol: sec.Protocol, Mechanism: sec.Mechanism, SharedTopics: []string{"orders"}}
+	if strings.HasPrefix(c.SecurityProtocol, "SASL") && !readOnly && (cfg.classroom || cfg.brokers != "") {
+		c.Users = kafka
+	}
+	return c
 }
 
 // bind listens on addr for what, retrying briefly while a server killed

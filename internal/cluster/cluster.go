@@ -81,6 +81,15 @@ type EmbeddedConfig struct {
 	// Topics caps the topics and partitions the broker holds; zero
 	// fields take the defaults (see TopicLimits).
 	Topics TopicLimits
+	// AdvertisedHost is the host the broker names in Metadata answers,
+	// with the port it bound: what clients on other machines must reach
+	// (a classroom's students dial the join URL's host). Empty advertises
+	// the bound address.
+	AdvertisedHost string
+	// Students, when set, makes the Kafka port a classroom's: every client
+	// authenticates with SASL and is held to ACLs (students.go), and the
+	// dashboard's own clients authenticate as Students.Admin, a super user.
+	Students *StudentAuth
 }
 
 // closeListener closes a Listener given to StartEmbedded, if any.
@@ -121,6 +130,9 @@ func StartEmbedded(cfg EmbeddedConfig) (*Cluster, error) {
 			}
 		}
 		guard = newGuardListener(ln, limits, cfg.Logger)
+		if cfg.AdvertisedHost != "" {
+			guard.advertise = advertisedAddr(ln.Addr(), cfg.AdvertisedHost)
+		}
 		return guard, nil
 	}
 	budget := newDataBudget(cfg.Budget.withDefaults(), newThrottledLog(cfg.Logger, logEvery))
@@ -140,6 +152,11 @@ func StartEmbedded(cfg EmbeddedConfig) (*Cluster, error) {
 	}
 	if cfg.Logger != nil {
 		opts = append(opts, kfake.WithLogger(slogLogger{cfg.Logger}))
+	}
+	var auth []kgo.Opt
+	if cfg.Students != nil {
+		opts = append(opts, cfg.Students.brokerOpts()...)
+		auth = cfg.Students.clientOpts()
 	}
 	if cfg.DataDir != "" {
 		if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
@@ -172,7 +189,7 @@ func StartEmbedded(cfg EmbeddedConfig) (*Cluster, error) {
 		return nil, fmt.Errorf("cluster: start embedded broker: %w", err)
 	}
 	guard.start(api)
-	c, err := newCluster(&Cluster{mode: Embedded, brokers: fake.ListenAddrs()})
+	c, err := newCluster(&Cluster{mode: Embedded, brokers: fake.ListenAddrs(), auth: auth, security: cfg.Students.security()})
 	if err != nil {
 		fake.Close()
 		return nil, err

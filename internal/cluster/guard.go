@@ -142,6 +142,9 @@ type guardListener struct {
 	// api is what kfake serves; written once by start, before the
 	// acceptor goroutine that reads it exists.
 	api apiRanges
+	// advertise, when set, is the address Addr reports, which kfake
+	// names in Metadata: the host clients on other machines reach.
+	advertise net.Addr
 
 	conns     chan net.Conn // admitted connections for kfake's Accept
 	closed    chan struct{}
@@ -200,7 +203,12 @@ func (l *guardListener) Close() error {
 }
 
 // Addr is the TCP address, which kfake advertises to clients.
-func (l *guardListener) Addr() net.Addr { return l.tcp.Addr() }
+func (l *guardListener) Addr() net.Addr {
+	if l.advertise != nil {
+		return l.advertise
+	}
+	return l.tcp.Addr()
+}
 
 func (l *guardListener) acceptLoop() {
 	var backoff time.Duration

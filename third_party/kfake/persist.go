@@ -1611,12 +1611,25 @@ func (c *Cluster) loadSASL(fsys fs, dir string) error {
 	if found, err := readJSONFile(fsys, filepath.Join(dir, "sasl.json"), &ps); err != nil || !found {
 		return err
 	}
-	if len(ps.Plain) > 0 {
-		c.sasls.plain = ps.Plain
-	}
-	c.sasls.scram256 = persistToScram(ps.Scram256)
-	c.sasls.scram512 = persistToScram(ps.Scram512)
+	// The users the options seeded (Superuser, User) win over the
+	// persisted ones of the same name: a data directory first used
+	// without SASL, or with another password, must not lock the seeded
+	// super user out.
+	c.sasls.plain = mergeSeeded(c.sasls.plain, ps.Plain)
+	c.sasls.scram256 = mergeSeeded(c.sasls.scram256, persistToScram(ps.Scram256))
+	c.sasls.scram512 = mergeSeeded(c.sasls.scram512, persistToScram(ps.Scram512))
 	return nil
+}
+
+// mergeSeeded is persisted with seeded's entries put over it.
+func mergeSeeded[V any](seeded, persisted map[string]V) map[string]V {
+	if len(persisted) == 0 {
+		return seeded
+	}
+	for u, v := range seeded {
+		persisted[u] = v
+	}
+	return persisted
 }
 
 func (c *Cluster) loadQuotas(fsys fs, dir string) error {
