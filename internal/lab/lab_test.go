@@ -457,7 +457,7 @@ func TestTopicsAndReads(t *testing.T) {
 	if problem.KindOf(err) != problem.NotFound {
 		t.Errorf("Log of a missing topic: %v (%s); want not-found", err, problem.KindOf(err))
 	}
-	_, err = l.Watch(ctx, "reads", 5)
+	_, err = l.Watch(ctx, "reads", 5, live.Viewer{Client: "127.0.0.1"})
 	wantProblem(t, err, problem.NotFound, "error.unknownPartition")
 
 	events := narratedSince(t, l, func() {
