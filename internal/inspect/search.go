@@ -224,7 +224,7 @@ type searchSink struct {
 	open    map[int64][]int // producer id -> indexes of its open matches
 }
 
-func (*searchSink) gap(int64, int64)                 {}
+func (*searchSink) gap(int64, int64, class)          {}
 func (*searchSink) control(*rawBatch, int64, string) {}
 
 func (k *searchSink) resolve(pid int64, txn string) {
