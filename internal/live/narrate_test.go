@@ -148,3 +148,37 @@ func TestNarrateKeys(t *testing.T) {
 		{"narration.writes", map[string]string{"count": "5", "first": "10", "last": "14", "log": "order-totals-tx-0"}},
 	})
 }
+
+// TestNarrateLogStart: the story tells the log start moving up, by how
+// much, and nothing when it stays or goes down (a topic made again).
+func TestNarrateLogStart(t *testing.T) {
+	t.Parallel()
+	key := feedKey{"events", 0}
+	tests := []struct {
+		name           string
+		before, now    inspect.Pointers
+		want           int
+		from, to, gone string
+	}{
+		{"delete-records moved it", inspect.Pointers{LogStartOffset: 0, HighWatermark: 6}, inspect.Pointers{LogStartOffset: 4, HighWatermark: 6}, 1, "0", "4", "4"},
+		{"retention moved it again", inspect.Pointers{LogStartOffset: 4, HighWatermark: 8}, inspect.Pointers{LogStartOffset: 8, HighWatermark: 8}, 1, "4", "8", "4"},
+		{"unchanged", inspect.Pointers{LogStartOffset: 4, HighWatermark: 6}, inspect.Pointers{LogStartOffset: 4, HighWatermark: 7}, 0, "", "", ""},
+		{"down", inspect.Pointers{LogStartOffset: 4, HighWatermark: 6}, inspect.Pointers{LogStartOffset: 0, HighWatermark: 1}, 0, "", "", ""},
+	}
+	for _, tt := range tests {
+		got := narrateLogStart(key, tt.before, tt.now)
+		if len(got) != tt.want {
+			t.Fatalf("%s: got %d events, want %d", tt.name, len(got), tt.want)
+		}
+		if tt.want == 0 {
+			continue
+		}
+		e := got[0]
+		if e.Key != "narration.logStart" || e.Args["from"] != tt.from || e.Args["to"] != tt.to || e.Args["count"] != tt.gone || e.Args["log"] != "events-0" {
+			t.Errorf("%s: got %q %v", tt.name, e.Key, e.Args)
+		}
+		if !strings.Contains(e.Text, "moved from "+tt.from+" to "+tt.to) {
+			t.Errorf("%s: text %q", tt.name, e.Text)
+		}
+	}
+}
