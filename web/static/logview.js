@@ -274,6 +274,17 @@ export class LogView {
     if (!this.replaying) this.afterGrowth();
   }
 
+  /**
+   * cleaned refetches every known offset: the log cleaner removed records
+   * below the LSO, which the live stream (the log's tail) never carries.
+   */
+  cleaned() {
+    const live = this.replaying ? this.stash : this;
+    if (!live.pointers) return;
+    live.cache.markStale(live.pointers.logStartOffset, live.pointers.highWatermark);
+    if (!this.replaying) this.schedule();
+  }
+
   applyGroups(groups) {
     if (this.replaying) {
       this.stash.groups = groups || [];
