@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"net/http"
 	"strings"
 	"testing"
 )
@@ -66,7 +67,56 @@ func TestMissingOffsetLessons(t *testing.T) {
 				if !containsInOrder(got, want) {
 					t.Errorf("%s: lesson %s checks %q do not contain %q in order", kind, id, got, want)
 				}
+				a.checkGapReasons(id, st)
 			}
 		})
+	}
+}
+
+// checkGapReasons reads the log and the map of the lesson's topic through
+// the HTTP API once the lesson is done: lesson 7's partition (compacted)
+// has gaps with reason "compacted", lesson 8's (truncated to its high
+// watermark) only "beforeLogStart" ones, and the map counts them so.
+func (a *app) checkGapReasons(lesson string, st lessonRun) {
+	a.t.Helper()
+	topic, reason, field := st.Names["prices"], "compacted", "gapsCompacted"
+	if lesson == "8" {
+		topic, reason, field = st.Names["events"], "beforeLogStart", "gapsBeforeLogStart"
+	}
+	part := "/api/topics/" + topic + "/partitions/0"
+	var log struct {
+		Entries []struct {
+			Offset int64  `json:"offset"`
+			Kind   string `json:"kind"`
+			Reason string `json:"reason"`
+		} `json:"entries"`
+	}
+	a.do("GET", part+"/log?from=0&limit=100", nil, http.StatusOK, &log)
+	gaps := int64(0)
+	for _, e := range log.Entries {
+		switch {
+		case e.Kind == "gap" && e.Reason != reason:
+			a.t.Errorf("%s: lesson %s: gap %d has reason %q, want %q", a.kind, lesson, e.Offset, e.Reason, reason)
+		case e.Kind == "gap":
+			gaps++
+		case e.Reason != "":
+			a.t.Errorf("%s: lesson %s: %s entry %d has a reason %q", a.kind, lesson, e.Kind, e.Offset, e.Reason)
+		}
+	}
+	var m struct {
+		Buckets []map[string]any `json:"buckets"`
+	}
+	a.do("GET", part+"/map?from=0&buckets=1", nil, http.StatusOK, &m)
+	if len(m.Buckets) != 1 {
+		a.t.Fatalf("%s: lesson %s: map %v", a.kind, lesson, m)
+	}
+	b := m.Buckets[0]
+	if gaps == 0 || b["gaps"] != float64(gaps) || b[field] != float64(gaps) {
+		a.t.Errorf("%s: lesson %s: the log has %d %s gaps, the map says %v", a.kind, lesson, gaps, reason, b)
+	}
+	for _, f := range []string{"gapsCompacted", "gapsBeforeLogStart", "gapsUnknown"} {
+		if _, ok := b[f]; !ok {
+			a.t.Errorf("%s: lesson %s: the map's bucket lacks %q: %v", a.kind, lesson, f, b)
+		}
 	}
 }
