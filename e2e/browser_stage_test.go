@@ -338,6 +338,11 @@ func TestBrowserStageScreenshots(t *testing.T) {
 	p.wait("the details tab, saying why the cell's epoch is not the one the producer reported", `!byTestID('dock-details').hidden && byTestID('details').dataset.offset === '2' && document.querySelector('#details-list [data-epoch-note]')`, 5*time.Second)
 	p.screenshot("stage-lesson2-details-1280x720-ko", 1280, 720, false)
 	p.click("ui-lang-en")
+	// O-1's COMMIT carries epoch 1 after O-1's epoch 0: the details say
+	// why, in one sentence, instead of the reported-epoch note.
+	p.eval(`cell(1).click()`, nil)
+	p.wait("the details of the COMMIT marker, explaining the epoch that rose at it", `byTestID('details').dataset.offset === '1' && document.querySelector('#details-list [data-marker-epoch-note]')?.textContent.includes('from 0 to 1') && !document.querySelector('#details-list [data-epoch-note]')`, 5*time.Second)
+	p.screenshot("stage-lesson2-marker-epoch-1280x720-en", 1280, 720, false)
 	p.click("dock-tab-act")
 	p.screenshot("stage-lesson2-act-1280x720-en", 1280, 720, false)
 }

@@ -65,6 +65,8 @@ func TestKillNineKeepsLesson2(t *testing.T) {
 	}
 	b.settledTransaction(txnID)
 	interrupted := lessonState(b, orders, totalsTx, group, txnID)
+	// The epochs Kafka writes when the fence comes after its restart.
+	equal(t, "epochs after kill -9 and restart", epochCells(b.log(totalsTx)), processorEpochs)
 
 	// The same lesson on a server that is never killed.
 	fresh := startServerProcess(t, "--data-dir", t.TempDir())
@@ -86,9 +88,9 @@ func TestKillNineKeepsLesson2(t *testing.T) {
 }
 
 // lessonState is what lesson 2 leaves behind, as comparable text: each
-// topic's log (without producer ids, epochs and timestamps, which differ
-// between any two runs), pointers, consumers' views, the group and the
-// coordinator's state.
+// topic's log (with producer epochs, without producer ids and timestamps,
+// which differ between any two runs), pointers, consumers' views, the group
+// and the coordinator's state.
 func lessonState(a *app, orders, totalsTx, group, txnID string) map[string]string {
 	a.t.Helper()
 	out := map[string]string{}
@@ -100,7 +102,7 @@ func lessonState(a *app, orders, totalsTx, group, txnID string) map[string]strin
 			if e.Value != nil {
 				v = *e.Value
 			}
-			cells = append(cells, fmt.Sprintf("%d %s %s %s %q rc=%v ru=%v", e.Offset, e.Kind, e.Marker, e.Txn, v, e.ReadCommitted, e.ReadUncommitted))
+			cells = append(cells, fmt.Sprintf("%d %s %s %s e%d %q rc=%v ru=%v", e.Offset, e.Kind, e.Marker, e.Txn, e.ProducerEpoch, v, e.ReadCommitted, e.ReadUncommitted))
 		}
 		out["log of "+topic] = strings.Join(cells, "; ")
 		out["pointers of "+topic] = fmt.Sprintf("log start %d, LSO %d, HW %d", l.LogStartOffset, l.LastStableOffset, l.HighWatermark)

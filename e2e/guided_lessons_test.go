@@ -79,6 +79,25 @@ func seedNumbers(kind brokerKind) map[string][]string {
 	}
 }
 
+// lessonEpochs are the producer epochs of the transactional logs each
+// lesson leaves, by topic: the same on both brokers (transaction version
+// 2: every marker carries the epoch raised by one; a fence aborts with one
+// more and the new producer gets another; a timeout aborts with one more).
+var lessonEpochs = map[string]map[string][]string{
+	"2":  {"order-totals-tx": processorEpochs},
+	"3":  {"order-totals-tx": processorEpochs},
+	"6a": {"totals-eos": processorEpochs},
+	"6b": {"payments": {"0 data e0", "1 ABORT e1", "2 data e2", "3 COMMIT e3"}},
+	"6c": {"payments": {"0 data e0", "1 data e-1", "2 data e-1", "3 ABORT e1"}},
+	"6e": {"orders": {"0 data e-1", "1 data e0", "2 ABORT e1", "3 data e2", "4 COMMIT e3"}, "inventory": {"0 data e2", "1 COMMIT e3"}},
+	"6g": {"payments": {"0 data e0", "1 data e-1", "2 data e-1", "3 ABORT e1"}},
+}
+
+// processorEpochs are the epochs of the processor's output in lessons 2, 3
+// and 6a: O-1 committed, O-2 left open by the crash and aborted by the
+// restart's fence, O-2 and O-3 committed.
+var processorEpochs = []string{"0 data e0", "1 COMMIT e1", "2 data e1", "3 ABORT e2", "4 data e3", "5 COMMIT e4", "6 data e4", "7 COMMIT e5"}
+
 // TestGuidedLessons runs every lesson through the lesson runner's HTTP API,
 // on the embedded broker and on real Kafka, one "Next" at a time (lesson 3
 // with "Run to end"), and requires every check to hold and the seeds'
@@ -127,6 +146,11 @@ func TestGuidedLessons(t *testing.T) {
 				}
 				if st.Status != "finished" || st.Passed != st.Check {
 					t.Errorf("%s: lesson %s: status %s, %d of %d checks hold (%s)", kind, l.ID, st.Status, st.Passed, st.Check, st.Error)
+				}
+				for _, topic := range st.Topics {
+					if want, ok := lessonEpochs[l.ID][strings.TrimSuffix(topic, "-"+st.Suffix)]; ok {
+						equal(t, fmt.Sprintf("%s: lesson %s: epochs of %s", kind, l.ID, topic), epochCells(a.log(topic)), want)
+					}
 				}
 				if !containsInOrder(got, seeds[l.ID]) {
 					t.Errorf("%s: lesson %s checks %q do not contain the seed's numbers %q in order", kind, l.ID, got, seeds[l.ID])

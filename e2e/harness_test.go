@@ -259,6 +259,7 @@ type partitionLog struct {
 		Marker          string  `json:"marker"`
 		Txn             string  `json:"txn"`
 		ProducerID      int64   `json:"producerId"`
+		ProducerEpoch   int16   `json:"producerEpoch"`
 		Value           *string `json:"value"`
 		ReadCommitted   bool    `json:"readCommitted"`
 		ReadUncommitted bool    `json:"readUncommitted"`

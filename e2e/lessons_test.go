@@ -161,7 +161,12 @@ func TestLessons(t *testing.T) {
 			if got := slices.ContainsFunc(txn.Partitions, func(p string) bool { return strings.HasPrefix(p, "__consumer_offsets-") }); got != f.offsetsPartitionListed {
 				t.Fatalf("%s: ongoing transaction partitions %v: __consumer_offsets listed = %v, want %v", kind, txn.Partitions, got, f.offsetsPartitionListed)
 			}
+			// The crash left O-2 open at epoch 1: O-1's COMMIT raised it
+			// (transaction version 2), on both brokers.
 			crashedEpoch := txn.ProducerEpoch
+			if crashedEpoch != 1 {
+				t.Fatalf("%s: epoch of the crashed transaction = %d, want 1", kind, crashedEpoch)
+			}
 			a.do("POST", "/api/processor/runs", map[string]any{
 				"mode": "tx", "input": orders, "output": totalsTx, "group": txGroup, "transactionalId": txnID,
 			}, http.StatusOK, &run)
@@ -177,8 +182,10 @@ func TestLessons(t *testing.T) {
 			// Kafka answers EndTxn once PrepareCommit is logged and writes
 			// the markers afterwards: wait for the coordinator to settle.
 			txn = a.settledTransaction(txnID)
-			if txn.State != f.stateAfterCommit || txn.ProducerEpoch <= crashedEpoch || (txn.BrokerNote != "") != f.brokerNote {
-				t.Fatalf("%s: transaction after the restart = %+v, want state %s, epoch above %d, broker note %v", kind, txn, f.stateAfterCommit, crashedEpoch, f.brokerNote)
+			// The fence aborted with epoch 2 and gave the restart 3; its
+			// two commits raised it to 5.
+			if txn.State != f.stateAfterCommit || txn.ProducerEpoch != 5 || (txn.BrokerNote != "") != f.brokerNote {
+				t.Fatalf("%s: transaction after the restart = %+v, want state %s, epoch 5, broker note %v", kind, txn, f.stateAfterCommit, f.brokerNote)
 			}
 			equal(t, "lesson 2 order-totals-tx read_committed", a.consumed(totalsTx, "read_committed"), []string{
 				"0: O-1 total=30000", "4: O-2 total=42000", "6: O-3 total=27000",
@@ -193,6 +200,7 @@ func TestLessons(t *testing.T) {
 			equal(t, "lesson 3 log", l.shape(), []string{
 				"0:committed", "1:COMMIT", "2:aborted", "3:ABORT", "4:committed", "5:COMMIT", "6:committed", "7:COMMIT",
 			})
+			equal(t, "lesson 3 epochs", epochCells(l), processorEpochs)
 			if l.LastStableOffset != 8 || l.HighWatermark != 8 || l.LogStartOffset != 0 {
 				t.Fatalf("lesson 3 pointers: log start %d, LSO %d, HW %d; want 0, 8, 8", l.LogStartOffset, l.LastStableOffset, l.HighWatermark)
 			}

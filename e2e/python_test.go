@@ -74,6 +74,11 @@ func TestSeedClientTransactions(t *testing.T) {
 			equal(t, "log written by confluent-kafka", a.log(topic).shape(), []string{
 				"0:committed", "1:COMMIT", "2:aborted", "3:ABORT", "4:committed", "5:COMMIT",
 			})
+			// librdkafka speaks transaction version 1: no epoch change
+			// without a fence, on both brokers.
+			equal(t, "epochs written by confluent-kafka", epochCells(a.log(topic)), []string{
+				"0 data e0", "1 COMMIT e0", "2 data e0", "3 ABORT e0", "4 data e0", "5 COMMIT e0",
+			})
 			for _, iso := range []string{"read_committed", "read_uncommitted"} {
 				equal(t, "confluent-kafka vs API at "+iso, a.pythonConsumed(topic, iso), a.consumed(topic, iso))
 			}
@@ -106,6 +111,11 @@ func TestSeedProcessorLesson2(t *testing.T) {
 			a.settledTransaction(txnID)
 			equal(t, "log after the python processor", a.log(totalsTx).shape(), []string{
 				"0:committed", "1:COMMIT", "2:aborted", "3:ABORT", "4:committed", "5:COMMIT", "6:committed", "7:COMMIT",
+			})
+			// Transaction version 1: the fence's ABORT carries the
+			// epoch raised once, the restarted producer twice.
+			equal(t, "epochs after the python processor", epochCells(a.log(totalsTx)), []string{
+				"0 data e0", "1 COMMIT e0", "2 data e0", "3 ABORT e1", "4 data e2", "5 COMMIT e2", "6 data e2", "7 COMMIT e2",
 			})
 			a.assertGroup(group, orders, 3, 3, 0)
 			for _, iso := range []string{"read_committed", "read_uncommitted"} {

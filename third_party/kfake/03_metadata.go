@@ -103,6 +103,7 @@ func (c *Cluster) handleMetadata(creq *clientReq) (kmsg.Response, error) {
 	// topic name and its TopicID produces one response entry with one
 	// set of partitions (not a merged entry with partitions duplicated).
 	seenTopic := make(map[string]bool, len(req.Topics))
+	var autoCreated bool
 	for _, rt := range req.Topics {
 		var topic string
 		var ok bool
@@ -132,6 +133,7 @@ func (c *Cluster) handleMetadata(creq *clientReq) (kmsg.Response, error) {
 			}
 			c.data.mkt(topic, -1, -1, nil)
 			ps, _ = c.data.tps.gett(topic)
+			autoCreated = true
 		}
 
 		if seenTopic[topic] {
@@ -143,6 +145,13 @@ func (c *Cluster) handleMetadata(creq *clientReq) (kmsg.Response, error) {
 		for p, pd := range ps {
 			okp(topic, id, p, pd)
 		}
+	}
+	// An auto-created topic is a created topic: persist it as
+	// CreateTopics does, or a crash loses it and orphans its data.
+	if autoCreated {
+		c.notifyTopicChange()
+		c.refreshCompactTicker()
+		c.persistTopicsState()
 	}
 	if req.Topics == nil && c.data.tps != nil {
 		for topic, ps := range c.data.tps {

@@ -124,6 +124,7 @@ func (c *Cluster) handleCreatePartitions(creq *clientReq) (kmsg.Response, error)
 		if !req.ValidateOnly {
 			for i := range numNewPartitions {
 				partNum := int32(existingPartitions) + int32(i)
+				c.removeStalePartDir(rt.Topic, partNum)
 				if len(rt.Assignment) > 0 {
 					// Use explicit assignment: first replica is leader
 					a := rt.Assignment[i]

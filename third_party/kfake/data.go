@@ -230,8 +230,21 @@ func (d *data) mkt(t string, nparts, nreplicas int, configs map[string]*string) 
 	}
 	for i := 0; i < nparts; i++ {
 		p := int32(i)
+		d.c.removeStalePartDir(t, p)
 		pd := d.tps.mkp(t, p, d.c.newPartData(p))
 		pd.t = t
+	}
+}
+
+// removeStalePartDir empties the directory of a partition being created. A
+// directory can outlive its topic (a crash before topics.json named the
+// topic, a delete whose removal failed); appending to it would mix the old
+// segments with the new offsets, so a new partition starts clean, as in
+// Kafka, which never reuses a stray log for a new topic.
+func (c *Cluster) removeStalePartDir(t string, p int32) {
+	pdir := partDir(c.storageDir, t, p)
+	if err := c.fs.RemoveAll(pdir); err != nil {
+		c.cfg.logger.Logf(LogLevelWarn, "create topic %s partition %d: remove stale dir: %v", t, p, err)
 	}
 }
 

@@ -237,9 +237,11 @@ func (pids *pids) doInitProducerID(creq *clientReq) kmsg.Response {
 		// broker returns CONCURRENT_TRANSACTIONS and aborts async,
 		// but kfake is synchronous so we abort inline.
 		if pidinf.inTx {
+			pidinf.bumpForMarkers()
 			pidinf.endTx(false)
 		}
 		pidinf = pids.bumpEpoch(pidinf)
+		pidinf.txTimeout = req.TransactionTimeoutMillis
 		pidinf.lastActive = time.Now()
 		resp.ProducerID = pidinf.id
 		resp.ProducerEpoch = pidinf.epoch
@@ -585,6 +587,11 @@ func (pids *pids) doEnd(creq *clientReq) kmsg.Response {
 		return resp
 	}
 
+	// KIP-890 (EndTxn v5+, transaction version 2): the coordinator bumps
+	// the epoch before it writes the markers, so COMMIT and ABORT carry
+	// the new epoch, the one the response returns and the next
+	// transaction's data uses. Older clients keep their epoch.
+	bumped := req.Version >= 5 && pidinf.bumpForMarkers()
 	nBatches, nGroups := pidinf.txBatchCount, len(pidinf.txGroups)
 	endTxStart := time.Now()
 	pidinf.endTx(req.Commit)
@@ -595,13 +602,16 @@ func (pids *pids) doEnd(creq *clientReq) kmsg.Response {
 
 	commit := req.Commit
 	pids.c.persistPIDEntry(pidLogEntry{Type: "endtx", PID: pidinf.id, Epoch: pidinf.epoch, Commit: &commit})
-
-	// KIP-890: For v5+ clients, bump epoch and return new ID/epoch.
-	if req.Version >= 5 {
+	if req.Version >= 5 && !bumped {
+		// The epoch is exhausted: a new producer id follows the markers.
 		pidinf = pids.bumpEpoch(pidinf)
+		pids.c.persistPIDEntry(pidLogEntry{Type: "init", PID: pidinf.id, Epoch: pidinf.epoch, TxID: pidinf.txid, Timeout: pidinf.txTimeout})
+	}
+
+	// KIP-890: v5+ clients learn the bumped ID/epoch from the response.
+	if req.Version >= 5 {
 		resp.ProducerID = pidinf.id
 		resp.ProducerEpoch = pidinf.epoch
-		pids.c.persistPIDEntry(pidLogEntry{Type: "init", PID: pidinf.id, Epoch: pidinf.epoch, TxID: pidinf.txid, Timeout: pidinf.txTimeout})
 	}
 
 	return resp
@@ -660,6 +670,20 @@ func (pids *pids) randomID() int64 {
 	}
 }
 
+// bumpForMarkers raises the epoch of a producer whose transaction is about
+// to end, so that its markers carry the raised epoch, as a real
+// coordinator writes them under transaction version 2 and when it fences
+// or times out a transaction. It reports false, changing nothing, when the
+// epoch is exhausted: the markers then keep the epoch and the caller's
+// bumpEpoch allocates a new producer id after them.
+func (pidinf *pidinfo) bumpForMarkers() bool {
+	if pidinf.epoch >= math.MaxInt16-1 {
+		return false
+	}
+	pidinf.epoch++
+	return true
+}
+
 // bumpEpoch increments the epoch. If the epoch reaches the exhaustion
 // threshold (math.MaxInt16 - 1), a new producer ID is allocated.
 func (pids *pids) bumpEpoch(pidinf *pidinfo) *pidinfo {
@@ -692,11 +716,15 @@ func (pids *pids) create(txidp *string, txTimeout int32) (int64, int16) {
 			// Abort any in-flight transaction before bumping, same
 			// as the KIP-360 path above. Leaving the old epoch's
 			// writes pending lets the next commit swallow them into
-			// its own range.
+			// its own range. As in Kafka, the abort fences with the
+			// epoch raised once and the new producer gets it raised
+			// again (data e, ABORT e+1, next data e+2).
 			if pidinf.inTx {
+				pidinf.bumpForMarkers()
 				pidinf.endTx(false)
 			}
 			pidinf = pids.bumpEpoch(pidinf)
+			pidinf.txTimeout = txTimeout
 			pidinf.lastActive = time.Now()
 			return pidinf.id, pidinf.epoch
 		}

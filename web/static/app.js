@@ -94,7 +94,8 @@ function apiFailed(err) {
 // ---- log, story, stream ---------------------------------------------------------
 
 const view = new LogView({
-  onDetails: (offset, entry, transient) => showDetails(offset, entry, view.pointers, transient, offset === null ? null : view.copyOf(offset)),
+  onDetails: (offset, entry, transient) =>
+    showDetails(offset, entry, view.pointers, transient, offset === null ? null : view.copyOf(offset), offset === null ? null : view.epochRise(offset)),
   onPick: () => dock.show('details', { remember: false }),
   onError: apiFailed,
   onView: saveViewSoon,

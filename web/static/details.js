@@ -198,13 +198,14 @@ async function copy(button) {
  * @param {object|null} pointers
  * @param {boolean} transient true while hovering (not selected)
  * @param {{kind: string, of: number}|null} copyOf the earlier offset this record repeats
+ * @param {{from: number, to: number}|null} epochRise a marker's epoch above its records'
  */
-export function showDetails(offset, entry, pointers, transient, copyOf) {
+export function showDetails(offset, entry, pointers, transient, copyOf, epochRise) {
   const dl = document.getElementById('details-list');
   const hint = document.getElementById('details-hint');
   const panel = document.getElementById('details');
   const copyButton = document.getElementById('details-copy');
-  last = [offset, entry, pointers, transient, copyOf];
+  last = [offset, entry, pointers, transient, copyOf, epochRise];
   dl.replaceChildren();
   panel.dataset.offset = offset === null ? '' : String(offset);
   panel.dataset.transient = String(!!transient);
@@ -232,7 +233,10 @@ export function showDetails(offset, entry, pointers, transient, copyOf) {
     row(dl, 'Producer id', pid ? (alias(entry.producerId) ? t('details.pidAlias', { pid: entry.producerId, alias: alias(entry.producerId) }) : String(entry.producerId)) : t('details.noPid'));
     const epoch = row(dl, 'Producer epoch', String(entry.producerEpoch));
     const said = pid ? reportedEpochs(entry.producerId) : [];
-    if (said.length && !said.includes(entry.producerEpoch)) {
+    if (epochRise) {
+      epoch.append(para(t('details.markerEpochNote', epochRise), 'note'));
+      epoch.dataset.markerEpochNote = 'true';
+    } else if (said.length && !said.includes(entry.producerEpoch)) {
       epoch.append(para(t('details.epochNote', { epoch: entry.producerEpoch, reported: said.join(', ') }), 'note'));
       epoch.dataset.epochNote = 'true';
     }

@@ -66,6 +66,9 @@ function valueText(e) {
   return e.value + (e.valueTruncated ? '…' : '');
 }
 
+/** maxEpochLookBack bounds how far back epochRise looks for a marker's records. */
+const maxEpochLookBack = 1000;
+
 /**
  * copyOf says which earlier offset a record repeats: our producer's retry
  * after a lost ACK (narrated by the server), else a record with the same
@@ -327,6 +330,24 @@ export class LogView {
   /** copyOf is what offset repeats, if anything: {kind: 'retry'|'same', of}. */
   copyOf(offset) {
     return copyOf(this.cache.get(offset), this.retryOf);
+  }
+
+  /**
+   * epochRise says, for a marker, the epoch of its producer's last record
+   * before it and the marker's own when the marker's is higher ({from,
+   * to}), else null: with transaction version 2 every COMMIT and ABORT
+   * carries a raised epoch, and so does a fence's ABORT. Only the cells the
+   * page holds are looked at.
+   */
+  epochRise(offset) {
+    const m = this.cache.get(offset);
+    if (!m || m.kind !== 'control') return null;
+    for (let o = offset - 1; o >= Math.max(0, offset - maxEpochLookBack); o--) {
+      const e = this.cache.get(o);
+      if (!e || e.kind !== 'data' || String(e.producerId) !== String(m.producerId)) continue;
+      return e.producerEpoch < m.producerEpoch ? { from: e.producerEpoch, to: m.producerEpoch } : null;
+    }
+    return null;
   }
 
   /** mark outlines the cells of offsets (the story's chosen entry); none clears it. */

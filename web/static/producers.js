@@ -3,8 +3,8 @@
 // "P2" instead, numbered by where each producer first appears in the log
 // (the full id stays in the details and in tooltips). It also remembers
 // the epochs our own producers reported when they acted, so the details
-// can say when the cells carry another one (transactions v2 bumps the
-// epoch at every commit).
+// can say when the cells carry another one (transaction version 2 raises the
+// epoch at every commit and abort).
 
 import { apply, resolveArg } from './i18n.js';
 
