@@ -114,6 +114,10 @@ type Entry struct {
 	// cleaner), "beforeLogStart" (deleted: retention or DeleteRecords)
 	// or "unknown" (see GapCompacted for the rule).
 	Reason string `json:"reason,omitempty"`
+	// Deleted, on a gap below the log start, is when the log start
+	// offset moved past it and from where to where, as the partition's
+	// recorded history saw it (internal/live); nil when no history knows.
+	Deleted *LogStartMove `json:"deleted,omitempty"`
 	// Marker is "COMMIT" or "ABORT" for a control record. A control
 	// record of another type leaves it empty.
 	Marker string `json:"marker,omitempty"`
@@ -157,6 +161,16 @@ type Entry struct {
 	// Log it belongs to.
 	ReadCommitted   bool `json:"readCommitted"`
 	ReadUncommitted bool `json:"readUncommitted"`
+}
+
+// LogStartMove is the log start offset of a partition moving up, From to
+// To, at At: the offsets [From, To) were deleted (retention,
+// DeleteRecords, or on the embedded broker a compaction of the first
+// batches).
+type LogStartMove struct {
+	At   time.Time `json:"at"`
+	From int64     `json:"from"`
+	To   int64     `json:"to"`
 }
 
 // Record is one record as a consumer received it.

@@ -31,7 +31,11 @@ func (l *Lab) DeleteRecords(ctx context.Context, topic string, partition int32, 
 	if _, err := l.partition(ctx, topic, partition); err != nil {
 		return 0, l.notAllowed(err, "DESCRIBE", "topic", topic)
 	}
+	l.record(ctx, topic, []int32{partition}) // the history sees the log start move
 	start, err := l.cluster.DeleteRecords(ctx, topic, partition, before)
+	if err == nil {
+		l.record(ctx, topic, []int32{partition})
+	}
 	return start, l.notAllowed(err, "DELETE", "topic", topic)
 }
 

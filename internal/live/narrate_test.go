@@ -182,3 +182,29 @@ func TestNarrateLogStart(t *testing.T) {
 		}
 	}
 }
+
+// TestLogStartMoves: the history's pointer steps give each move of the
+// log start, and which move deleted an offset.
+func TestLogStartMoves(t *testing.T) {
+	t.Parallel()
+	at := func(start, hw int64) Step {
+		return Step{Message: Message{Type: TypePointers, Pointers: &inspect.Pointers{LogStartOffset: start, HighWatermark: hw}}}
+	}
+	h := History{Steps: []Step{at(0, 6), {Message: Message{Type: TypeEvent}}, at(4, 6), at(4, 8), at(8, 8)}}
+	moves := h.LogStartMoves()
+	if len(moves) != 2 || moves[0].From != 0 || moves[0].To != 4 || moves[1].From != 4 || moves[1].To != 8 {
+		t.Fatalf("moves: %+v", moves)
+	}
+	for o, want := range map[int64]int64{0: 4, 3: 4, 4: 8, 7: 8} {
+		if m := MoveOf(moves, o); m == nil || m.To != want {
+			t.Errorf("offset %d: got %+v, want the move to %d", o, m, want)
+		}
+	}
+	if m := MoveOf(moves, 8); m != nil {
+		t.Errorf("offset 8: got %+v, want none", m)
+	}
+	// The topic made again: its history starts over.
+	if got := (History{Steps: []Step{at(0, 6), at(4, 6), at(0, 1)}}).LogStartMoves(); len(got) != 0 {
+		t.Errorf("after a re-creation: %+v", got)
+	}
+}
