@@ -64,6 +64,13 @@ func TestBrowserMissingOffsetLessons(t *testing.T) {
 						break
 					}
 				}
+				// The story tells the compaction passes, or the log start
+				// moving (delete-records, then retention) and the resets.
+				story := map[string]string{"7": `narration.compacted`, "8": `narration.logStart`}[lesson]
+				p.wait("the story to tell "+story, fmt.Sprintf(`document.querySelectorAll('[data-testid="timeline"] [data-testid="event"][data-key="%s"]').length >= 2`, story), 10*time.Second)
+				if lesson == "8" {
+					p.wait("the story to tell both resets", `document.querySelectorAll('[data-testid="timeline"] [data-testid="event"][data-key="narration.offsetReset"]').length === 2`, 10*time.Second)
+				}
 				if st.Passed != st.Check {
 					t.Errorf("lesson %s: %d of %d checks hold", lesson, st.Passed, st.Check)
 				}
