@@ -164,3 +164,45 @@ func jumpTo(t *testing.T, f *fixture, kind JumpKind, from, want int64) {
 		t.Errorf("jump %s from %d: got %d, want %d", kind, from, got, want)
 	}
 }
+
+// TestCompactionOfThePartitionsFirstRecord pins docs/divergences.md's row:
+// when the cleaner removes a partition's first records, Kafka keeps the
+// log start offset (the offset is a "compacted" gap) and the embedded
+// broker moves it (a "beforeLogStart" gap).
+func TestCompactionOfThePartitionsFirstRecord(t *testing.T) {
+	t.Parallel()
+	for _, kind := range brokerKinds {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, kind, compactConfigs)
+			p := f.producer("")
+			for _, kv := range [][2]string{{"a", "1"}, {"a", "2"}, {"b", "1"}} {
+				if err := p.ProduceSync(testCtx(t), &kgo.Record{Key: []byte(kv[0]), Value: []byte(kv[1])}).FirstErr(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if f.fake != nil {
+				f.fake.Compact()
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			var l *Log
+			err := wait.Until(ctx, 500*time.Millisecond, func(ctx context.Context) (bool, error) {
+				var err error
+				l, err = f.ins.ReadLog(ctx, f.topic, 0, 0, 10)
+				return err == nil && len(l.Entries) == 3 && l.Entries[0].Kind == KindGap, nil
+			})
+			if err != nil {
+				t.Fatalf("the cleaner did not remove offset 0: %v", err)
+			}
+			start, first := int64(0), gapCompacted
+			if kind == "kfake" {
+				start, first = 1, gapDeleted
+			}
+			if l.LogStartOffset != start {
+				t.Errorf("log start: got %d, want %d", l.LogStartOffset, start)
+			}
+			checkEntries(t, l, 0, []want{first, dataNone, dataNone})
+		})
+	}
+}
