@@ -462,9 +462,9 @@ func TestClassroomTokenNeverServed(t *testing.T) {
 		"/api/topics/" + totalsTx + "/partitions/0/records?isolation=read_committed",
 		"/api/topics/" + totalsTx + "/partitions/0/records?isolation=read_uncommitted",
 		"/api/groups/g", "/api/transactions/tx", "/api/transactions/step-tx", "/api/classroom", "/api/nope", "/api/lessons", "/api/brokers",
-		"/healthz", "/classroom/join.svg", "/teacher/login", "/teacher/login?token=wrong", "/static/0/app.js", "/nope"}
+		"/healthz", "/classroom/join.svg", "/teacher/login", "/teacher/login?token=wrong", "/static/0/partition/app.js", "/nope"}
 	assetRe := regexp.MustCompile(`(?:src|href)="(/static/[^"]+)"`)
-	importRe := regexp.MustCompile(`from '\./([a-z]+\.js)'`)
+	importRe := regexp.MustCompile(`from '(\.\.?/[a-z/]+\.js)'`)
 	for len(queue) > 0 {
 		path := queue[0]
 		queue = queue[1:]
@@ -489,15 +489,15 @@ func TestClassroomTokenNeverServed(t *testing.T) {
 			queue = append(queue, m[1])
 		}
 		if strings.HasSuffix(path, ".js") {
-			dir := path[:strings.LastIndex(path, "/")+1]
 			for _, m := range importRe.FindAllStringSubmatch(body, -1) {
-				queue = append(queue, dir+m[1])
+				ref := &url.URL{Path: m[1]}
+				queue = append(queue, (&url.URL{Path: path}).ResolveReference(ref).Path)
 			}
 		}
 	}
 	var assets []string
 	for p := range seen {
-		if strings.HasPrefix(p, "/static/") && strings.Count(p, "/") == 3 && !strings.HasPrefix(p, "/static/0/") {
+		if strings.HasPrefix(p, "/static/") && !strings.HasPrefix(p, "/static/0/") {
 			assets = append(assets, p)
 		}
 	}

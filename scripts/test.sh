@@ -5,7 +5,9 @@
 # .cache/venv, Apache Kafka 4.3.1 jars from Maven Central into .cache/
 # with go run ./cmd/offsetlab-kafka fetch,
 # Debian's chromium for the browser tests when running as root),
-# checks formatting, vet, go mod tidy and generated code, starts a real single-node
+# checks formatting, vet, go mod tidy and generated code, runs the page's
+# JavaScript unit tests with node (skipped without node, except under
+# CI=true), starts a real single-node
 # Kafka 4.3.1 (KRaft) on loopback, runs every Go test against the embedded
 # broker and against real Kafka, then fuzzes the batch decoder and the
 # embedded broker's Kafka port briefly.
@@ -39,6 +41,19 @@ go generate ./...
 if git rev-parse --git-dir >/dev/null 2>&1 && ! git diff --exit-code --stat -- '*_templ.go'; then
 	echo "generated templ code is out of date: run go generate ./... and commit" >&2
 	exit 1
+fi
+
+step "JavaScript unit tests (node --test)"
+# The page's pure modules (the catalogue's rendering, the log's geometry
+# and lanes, the heat strip, the cache) against node's own test runner: nothing to
+# install beyond node itself.
+if command -v node >/dev/null; then
+	node --test web/static/test/*.test.js
+elif [[ "${CI:-}" == "true" ]]; then
+	echo "node is missing: the JavaScript unit tests need it under CI (install nodejs)" >&2
+	exit 1
+else
+	echo "node is missing, so the JavaScript unit tests are skipped (install nodejs to run them)." >&2
 fi
 
 step "Chromium (the browser tests)"

@@ -17,7 +17,7 @@ import (
 	"github.com/offsetlab/offsetlab/web/httpx"
 )
 
-// sectionLab is the part of the lab the explorer pages read, over fixed
+// sectionLab is the part of the lab the section pages read, over fixed
 // answers: topics "orders", "keys" (3 partitions), "payments" (a hanging
 // transaction holds its LSO at 0), Kafka's __consumer_offsets; a group
 // committed before a trailing COMMIT; an ongoing transaction.
@@ -157,7 +157,7 @@ func (l *sectionLab) Producers(_ context.Context, topic string, partition int32)
 	return p, nil
 }
 
-// TestSectionPages: every explorer page's status and what it must (and,
+// TestSectionPages: every section page's status and what it must (and,
 // for a student or on a read-only cluster, must not) show.
 func TestSectionPages(t *testing.T) {
 	t.Parallel()

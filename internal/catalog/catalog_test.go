@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -9,11 +10,12 @@ import (
 )
 
 // keyUses finds the catalogue keys the code uses: data-i18n="key",
-// data-i18n-attr="attr:key;...", @T("key"), @TS("key"), tr("key") and
+// data-i18n-attr="attr:key;...", @translated("key"),
+// @translatedSpace("key"), tr("key") and
 // trf("key", ...) in templ/Go, and t('key'), tr(node, 'key'),
 // trAttr(node, 'attr', 'key'), span('key'), flash('key') and
 // err.code = 'key' in JavaScript, catalog.M("key", …) in Go and templ
-// (the explorer pages' messages), and any
+// (the section pages' messages), and any
 // quoted "narration.…", "error.…", "processor.log.…", "brokers.…" or
 // "lesson.narration.…" key: the sentences Go code names in events, errors
 // (internal/problem) and the processor's log.
@@ -126,31 +128,63 @@ func hasPrefix(m map[string]string, prefix string) bool {
 	return false
 }
 
-// TestParticle: the particle after a generated name follows how a Korean
-// reader says its last character.
-func TestParticle(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		value, consonant, vowel, want string
-	}{
-		{"orders-b9cd86", "과", "와", "과"}, // 육
-		{"order-totals-tx-b9cd86", "이에요", "예요", "이에요"},
-		{"totals-tx-ab12", "이", "가", "가"}, // 이
-		{"payments-app-9f", "을", "를", "를"},
-		{"payments-app-01", "으로", "로", "로"}, // 일: ㄹ
-		{"payments-app-03", "으로", "로", "으로"},
-		{"order-service", "으로", "로", "로"},
-		{"서울", "으로", "로", "로"},
-		{"부산", "으로", "로", "으로"},
-		{"'O-2 total=42000'", "이", "가", "이"},
-		{"tx-m", "은", "는", "은"},
+// renderCases is testdata/render_cases.json: the one table of how
+// sentences are filled in, which web/static's node test (catalog.test.js)
+// reads too, so that the page's catalog.js and this package agree.
+type renderCases struct {
+	Particles []struct {
+		Value, AfterConsonant, AfterVowel, Want string
 	}
-	for _, tt := range tests {
-		if got := Particle(tt.value, tt.consonant, tt.vowel); got != tt.want {
-			t.Errorf("Particle(%q, %q, %q) = %q, want %q", tt.value, tt.consonant, tt.vowel, got, tt.want)
+	Sentences []struct {
+		Lang     Lang
+		Sentence string
+		Args     Args
+		Want     string
+	}
+	Keys []struct {
+		Lang Lang
+		Key  string
+		Args Args
+		Want string
+	}
+}
+
+func readRenderCases(t *testing.T) renderCases {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "render_cases.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c renderCases
+	if err := json.Unmarshal(b, &c); err != nil {
+		t.Fatalf("testdata/render_cases.json: %v", err)
+	}
+	if len(c.Particles) == 0 || len(c.Sentences) == 0 || len(c.Keys) == 0 {
+		t.Fatal("testdata/render_cases.json has an empty section")
+	}
+	return c
+}
+
+// TestRenderCases: the particle after a generated name follows how a
+// Korean reader says its last character; placeholders are filled, a
+// nameKey argument fills {name} with that sentence, and a placeholder
+// without a value stays; catalogue keys render in each language.
+func TestRenderCases(t *testing.T) {
+	t.Parallel()
+	c := readRenderCases(t)
+	for _, tt := range c.Particles {
+		if got := Particle(tt.Value, tt.AfterConsonant, tt.AfterVowel); got != tt.Want {
+			t.Errorf("Particle(%q, %q, %q) = %q, want %q", tt.Value, tt.AfterConsonant, tt.AfterVowel, got, tt.Want)
 		}
 	}
-	if got := Text(Korean, "error.unknownTopic", Args{"topic": "orders-b9cd86"}); got != `토픽 "orders-b9cd86"이 없어요.` {
-		t.Errorf("error.unknownTopic in Korean = %q", got)
+	for _, tt := range c.Sentences {
+		if got := fill(tt.Lang, tt.Sentence, tt.Args); got != tt.Want {
+			t.Errorf("fill(%s, %q, %v) = %q, want %q", tt.Lang, tt.Sentence, tt.Args, got, tt.Want)
+		}
+	}
+	for _, tt := range c.Keys {
+		if got := Text(tt.Lang, tt.Key, tt.Args); got != tt.Want {
+			t.Errorf("Text(%s, %q, %v) = %q, want %q", tt.Lang, tt.Key, tt.Args, got, tt.Want)
+		}
 	}
 }

@@ -4,6 +4,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"net"
+	"strconv"
+	"strings"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -12,10 +15,50 @@ import (
 // This file holds the answers of the embedded broker we rewrite so that
 // they match Apache Kafka where kfake's differ in a way that breaks ordinary
 // clients. The Kafka port guard (guard_conn.go) frames every request and
-// response and calls in here. Today that is one answer: OffsetFetch for a
-// group that has never committed. Kafka 4.3.1 answers "no committed offset"
-// (-1 per partition, no error); kfake answers GROUP_ID_NOT_FOUND, which
-// makes librdkafka's consumer.committed() — the seeds' processor.py — raise.
+// response; for the requests answerFixes names it keeps the parsed request
+// and hands the answer's frame to fixAnswer. Each rewrite is written up in
+// docs/divergences.md:
+//
+//   - OffsetFetch for a group that has never committed. Kafka 4.3.1
+//     answers "no committed offset" (-1 per partition, no error); kfake
+//     answers GROUP_ID_NOT_FOUND, which makes librdkafka's
+//     consumer.committed() — the seeds' processor.py — raise.
+//   - DescribeTopicPartitions leaves the eligible-leader-replica lists null;
+//     Kafka sends empty lists, and the Java admin client (kafka-topics
+//     --describe, kafka-get-offsets, kafka-consumer-groups --describe,
+//     kafka-transactions find-hanging) dies on the null.
+//   - CreateTopics v5+ leaves a topic's configs null when it set none; Kafka
+//     sends the list, and kafka-topics --create dies on the null after the
+//     topic is created.
+//   - DescribeGroups and ConsumerGroupDescribe give a member's host as the
+//     connection's address and port (127.0.0.1:38964); Kafka gives the
+//     address as Java prints it (/127.0.0.1), which kafka-consumer-groups
+//     --members shows.
+//   - ConsumerGroupDescribe names no assignor for a group whose members
+//     named none; kfake then assigns with its uniform assignor, and Kafka
+//     names the one it used: uniform.
+//   - ListGroups gives a KIP-848 group no protocol type; Kafka gives
+//     "consumer", as for a classic consumer group.
+
+// answerFix rewrites resp, kfake's answer to req, in place and reports
+// whether it changed anything.
+type answerFix func(req kmsg.Request, resp kmsg.Response) bool
+
+// answerFixes are the rewrites by API key.
+var answerFixes = map[int16]answerFix{
+	int16(kmsg.OffsetFetch):             fixOffsetFetch,
+	int16(kmsg.DescribeTopicPartitions): fixDescribeTopicPartitions,
+	int16(kmsg.CreateTopics):            fixCreateTopics,
+	int16(kmsg.DescribeGroups):          fixDescribeGroups,
+	int16(kmsg.ConsumerGroupDescribe):   fixConsumerGroupDescribe,
+	int16(kmsg.ListGroups):              fixListGroups,
+}
+
+// rewritesAnswer reports whether compat.go may rewrite the answer to req.
+func rewritesAnswer(req kmsg.Request) bool {
+	_, ok := answerFixes[req.Key()]
+	return ok
+}
 
 // skipTags skips an empty or small tagged-field section.
 func skipTags(b []byte) ([]byte, bool) {
@@ -41,10 +84,14 @@ func skipTags(b []byte) ([]byte, bool) {
 
 var errUnchanged = errors.New("response needs no change")
 
-// fixOffsetFetch rewrites GROUP_ID_NOT_FOUND into Kafka's answer for a
-// group with no committed offsets: every requested partition at -1.
-func fixOffsetFetch(req *kmsg.OffsetFetchRequest, frame []byte) ([]byte, error) {
-	resp := req.ResponseKind().(*kmsg.OffsetFetchResponse)
+// fixAnswer decodes frame, kfake's answer to req (size prefix included),
+// applies req's rewrite and returns the new frame, or errUnchanged.
+func fixAnswer(req kmsg.Request, frame []byte) ([]byte, error) {
+	fix := answerFixes[req.Key()]
+	if fix == nil {
+		return nil, errUnchanged
+	}
+	resp := req.ResponseKind()
 	header := 8 // size + correlation id
 	body := frame[header:]
 	if resp.IsFlexible() {
@@ -56,8 +103,21 @@ func fixOffsetFetch(req *kmsg.OffsetFetchRequest, frame []byte) ([]byte, error) 
 		body = rest
 	}
 	if err := resp.ReadFrom(body); err != nil {
-		return nil, fmt.Errorf("decode OffsetFetch response: %w", err)
+		return nil, fmt.Errorf("decode %s response: %w", kmsg.NameForKey(req.Key()), err)
 	}
+	if !fix(req, resp) {
+		return nil, errUnchanged
+	}
+	out := append([]byte(nil), frame[:header]...)
+	out = resp.AppendTo(out)
+	binary.BigEndian.PutUint32(out, uint32(len(out)-4))
+	return out, nil
+}
+
+// fixOffsetFetch rewrites GROUP_ID_NOT_FOUND into Kafka's answer for a
+// group with no committed offsets: every requested partition at -1.
+func fixOffsetFetch(kreq kmsg.Request, kresp kmsg.Response) bool {
+	req, resp := kreq.(*kmsg.OffsetFetchRequest), kresp.(*kmsg.OffsetFetchResponse)
 	changed := false
 	notFound := kerr.GroupIDNotFound.Code
 	if resp.Version <= 7 && resp.ErrorCode == notFound {
@@ -92,11 +152,112 @@ func fixOffsetFetch(req *kmsg.OffsetFetchRequest, frame []byte) ([]byte, error) 
 		}
 		changed = true
 	}
-	if !changed {
-		return nil, errUnchanged
+	return changed
+}
+
+// fixDescribeTopicPartitions gives every partition the empty
+// eligible-leader-replica lists Kafka sends where kfake sends null.
+func fixDescribeTopicPartitions(_ kmsg.Request, kresp kmsg.Response) bool {
+	resp := kresp.(*kmsg.DescribeTopicPartitionsResponse)
+	changed := false
+	for i := range resp.Topics {
+		for j := range resp.Topics[i].Partitions {
+			p := &resp.Topics[i].Partitions[j]
+			if p.EligibleLeaderReplicas == nil {
+				p.EligibleLeaderReplicas, changed = []int32{}, true
+			}
+			if p.LastKnownELR == nil {
+				p.LastKnownELR, changed = []int32{}, true
+			}
+		}
 	}
-	out := append([]byte(nil), frame[:header]...)
-	out = resp.AppendTo(out)
-	binary.BigEndian.PutUint32(out, uint32(len(out)-4))
-	return out, nil
+	return changed
+}
+
+// fixCreateTopics gives every created topic a configs list, empty where
+// kfake sends null (it lists only the configs the request set; Kafka lists
+// them all).
+func fixCreateTopics(_ kmsg.Request, kresp kmsg.Response) bool {
+	resp := kresp.(*kmsg.CreateTopicsResponse)
+	if resp.Version < 5 {
+		return false
+	}
+	changed := false
+	for i := range resp.Topics {
+		t := &resp.Topics[i]
+		if t.Configs == nil && t.ErrorCode == 0 {
+			t.Configs, changed = []kmsg.CreateTopicsResponseTopicConfig{}, true
+		}
+	}
+	return changed
+}
+
+// javaHost is a member's host as Kafka reports it, InetAddress.toString()
+// of the connection's address: "/127.0.0.1", "/0:0:0:0:0:0:0:1". A host
+// that is not an address and port is returned as it is.
+func javaHost(hostPort string) string {
+	host, _, err := net.SplitHostPort(hostPort)
+	if err != nil {
+		return hostPort
+	}
+	ip := net.ParseIP(host)
+	if ip == nil {
+		return hostPort
+	}
+	if v4 := ip.To4(); v4 != nil {
+		return "/" + v4.String()
+	}
+	groups := make([]string, 8)
+	for i := range groups {
+		groups[i] = strconv.FormatUint(uint64(ip[2*i])<<8|uint64(ip[2*i+1]), 16)
+	}
+	return "/" + strings.Join(groups, ":")
+}
+
+// fixDescribeGroups gives each member's host as Kafka does.
+func fixDescribeGroups(_ kmsg.Request, kresp kmsg.Response) bool {
+	resp := kresp.(*kmsg.DescribeGroupsResponse)
+	changed := false
+	for i := range resp.Groups {
+		for j := range resp.Groups[i].Members {
+			m := &resp.Groups[i].Members[j]
+			if h := javaHost(m.ClientHost); h != m.ClientHost {
+				m.ClientHost, changed = h, true
+			}
+		}
+	}
+	return changed
+}
+
+// fixConsumerGroupDescribe gives each member's host as Kafka does and names
+// the uniform assignor where kfake names none.
+func fixConsumerGroupDescribe(_ kmsg.Request, kresp kmsg.Response) bool {
+	resp := kresp.(*kmsg.ConsumerGroupDescribeResponse)
+	changed := false
+	for i := range resp.Groups {
+		g := &resp.Groups[i]
+		if g.ErrorCode == 0 && g.AssignorName == "" {
+			g.AssignorName, changed = "uniform", true
+		}
+		for j := range g.Members {
+			m := &g.Members[j]
+			if h := javaHost(m.ClientHost); h != m.ClientHost {
+				m.ClientHost, changed = h, true
+			}
+		}
+	}
+	return changed
+}
+
+// fixListGroups gives a KIP-848 group the protocol type Kafka gives it.
+func fixListGroups(_ kmsg.Request, kresp kmsg.Response) bool {
+	resp := kresp.(*kmsg.ListGroupsResponse)
+	changed := false
+	for i := range resp.Groups {
+		g := &resp.Groups[i]
+		if g.GroupType == "consumer" && g.ProtocolType == "" {
+			g.ProtocolType, changed = "consumer", true
+		}
+	}
+	return changed
 }

@@ -54,8 +54,8 @@ type guardConn struct {
 
 // queuedRequest is a request kfake holds until it writes its answer.
 type queuedRequest struct {
-	reserved    int64                    // bytes held in the budget
-	offsetFetch *kmsg.OffsetFetchRequest // set when compat.go may rewrite the answer
+	reserved int64        // bytes held in the budget
+	compat   kmsg.Request // set when compat.go may rewrite the answer
 }
 
 func newGuardConn(conn net.Conn, l *guardListener, ip string, now time.Time) *guardConn {
@@ -158,7 +158,7 @@ func (c *guardConn) nextRequest() ([]byte, error) {
 		// bytes are free once kfake has its own copy.
 		c.unsent = reserved
 	} else {
-		c.answered = append(c.answered, queuedRequest{reserved: reserved, offsetFetch: req.offsetFetch})
+		c.answered = append(c.answered, queuedRequest{reserved: reserved, compat: req.compat})
 	}
 	c.mu.Unlock()
 	return req.frame, nil
@@ -332,8 +332,8 @@ func (c *guardConn) Write(p []byte) (int, error) {
 
 // frameResponses appends p to the response bytes not yet framed and
 // returns the complete responses among them, each matched to the oldest
-// unanswered request, which releases its budget; an OffsetFetch answer
-// goes through compat.go's rewrite.
+// unanswered request, which releases its budget; the answers compat.go
+// rewrites go through it.
 func (c *guardConn) frameResponses(p []byte) []byte {
 	data := p
 	if len(c.out) > 0 {
@@ -355,8 +355,8 @@ func (c *guardConn) frameResponses(p []byte) []byte {
 		}
 		frame := data[done : done+4+size]
 		q := c.popAnswered()
-		if q.offsetFetch != nil {
-			if fixed, err := fixOffsetFetch(q.offsetFetch, frame); err == nil {
+		if q.compat != nil {
+			if fixed, err := fixAnswer(q.compat, frame); err == nil {
 				if !changed {
 					rewritten = append(make([]byte, 0, done+len(fixed)), data[:done]...)
 					changed = true

@@ -20,10 +20,10 @@ type versionRange struct{ min, max int16 }
 
 // checkedRequest is a request frame fit for kfake.
 type checkedRequest struct {
-	frame       []byte                   // the frame to hand over, size prefix included
-	noResponse  bool                     // an acks=0 produce: kfake writes no answer
-	offsetFetch *kmsg.OffsetFetchRequest // an OffsetFetch, for compat.go
-	corrupt     []string                 // why record batches were refused (see batchValidator)
+	frame      []byte       // the frame to hand over, size prefix included
+	noResponse bool         // an acks=0 produce: kfake writes no answer
+	compat     kmsg.Request // a request whose answer compat.go may rewrite
+	corrupt    []string     // why record batches were refused (see batchValidator)
 }
 
 // check parses frame (size prefix included) as kfake's reader will and
@@ -73,13 +73,14 @@ func (a apiRanges) check(frame []byte, batches *batchValidator, maxWait time.Dur
 		return checkedRequest{}, &refusal{"request kfake cannot take", fmt.Sprintf("%s v%d: %s", kmsg.NameForKey(key), version, why)}
 	}
 	checked := checkedRequest{frame: frame}
+	if rewritesAnswer(kreq) {
+		checked.compat = kreq
+	}
 	waitMillis := int32(min(maxWait.Milliseconds(), 1<<31-1))
 	switch req := kreq.(type) {
 	case *kmsg.ProduceRequest:
 		checked.noResponse = req.Acks == 0
 		checked.corrupt = batches.sanitize(req)
-	case *kmsg.OffsetFetchRequest:
-		checked.offsetFetch = req
 	case *kmsg.FetchRequest:
 		if req.MaxWaitMillis > waitMillis {
 			req.MaxWaitMillis = waitMillis

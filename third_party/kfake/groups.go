@@ -372,10 +372,12 @@ func (gs *groups) handleList(creq *clientReq) *kmsg.ListGroupsResponse {
 		if e := g.c.deny(creq, g.name, kmsg.ACLResourceTypeGroup, kmsg.ACLOperationDescribe, faultKey{group: g.name}); e != nil {
 			continue
 		}
-		if len(req.StatesFilter) > 0 && !slices.Contains(req.StatesFilter, g.state.String()) {
+		// Kafka parses both filters case-insensitively; the Java
+		// admin client sends "Classic" and "Consumer".
+		if len(req.StatesFilter) > 0 && !containsFold(req.StatesFilter, g.state.String()) {
 			continue
 		}
-		if len(req.TypesFilter) > 0 && !slices.Contains(req.TypesFilter, g.typ) {
+		if len(req.TypesFilter) > 0 && !containsFold(req.TypesFilter, g.typ) {
 			continue
 		}
 		sg := kmsg.NewListGroupsResponseGroup()
@@ -1784,8 +1786,8 @@ func (gs *groups) handleConsumerGroupDescribe(creq *clientReq) *kmsg.ConsumerGro
 			sm.ClientHost = m.clientHost
 			sm.SubscribedTopics = m.subscribedTopics
 			sm.MemberType = 1 // consumer
-			sm.Assignment = uuidAssignmentToKmsg(m.lastReconciledSent)
-			sm.TargetAssignment = uuidAssignmentToKmsg(m.targetAssignment)
+			sm.Assignment = uuidAssignmentToKmsg(m.lastReconciledSent, gs.c.data.id2t)
+			sm.TargetAssignment = uuidAssignmentToKmsg(m.targetAssignment, gs.c.data.id2t)
 			sg.Members = append(sg.Members, sm)
 		}
 		if req.IncludeAuthorizedOperations {
@@ -1795,11 +1797,14 @@ func (gs *groups) handleConsumerGroupDescribe(creq *clientReq) *kmsg.ConsumerGro
 	return resp
 }
 
-func uuidAssignmentToKmsg(a map[uuid][]int32) kmsg.Assignment {
+// uuidAssignmentToKmsg describes an assignment by topic id and, as Kafka
+// does, by topic name (names maps ids to names).
+func uuidAssignmentToKmsg(a map[uuid][]int32, names map[uuid]string) kmsg.Assignment {
 	var ka kmsg.Assignment
 	for id, parts := range a {
 		tp := kmsg.NewAssignmentTopicPartition()
 		tp.TopicID = id
+		tp.Topic = names[id]
 		tp.Partitions = parts
 		ka.TopicPartitions = append(ka.TopicPartitions, tp)
 	}

@@ -24,31 +24,14 @@ import (
 // slow cluster gives a page that says so rather than a hanging tab.
 const pageReadTimeout = 10 * time.Second
 
-// Sections of the masthead's navigation.
+// Sections of the masthead's navigation (siteNav): Log · Topics · Groups ·
+// Transactions.
 const (
 	sectionLog          = "log"
 	sectionTopics       = "topics"
 	sectionGroups       = "groups"
 	sectionTransactions = "transactions"
 )
-
-// navItem is one link of the masthead's navigation.
-type navItem struct {
-	Section string
-	Href    string
-	Key     string // catalogue key of its label
-}
-
-// navItems are the masthead's sections, in order: Log · Topics · Groups ·
-// Transactions.
-func navItems() []navItem {
-	return []navItem{
-		{sectionLog, "/", "nav.log"},
-		{sectionTopics, "/topics", "nav.topics"},
-		{sectionGroups, "/groups", "nav.groups"},
-		{sectionTransactions, "/transactions", "nav.transactions"},
-	}
-}
 
 // layoutView is what the frame of every page needs: the section on
 // show, the cluster for the masthead, who is looking (only the teacher's

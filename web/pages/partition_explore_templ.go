@@ -17,7 +17,7 @@ import "strconv"
 // marker or gap (…/jump), going to an offset or a time (…/offset), a
 // search of keys, values, headers or a JSON path with its progress
 // (…/search), a download of offsets as JSON Lines (…/log), and what the
-// minimap's heat strip shows (…/map). static/explore.js drives it; every
+// minimap's heat strip shows (…/map). static/partition/explore.js drives it; every
 // answer moves the log on the left to the offset and selects it.
 func explorePanel() templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
@@ -752,7 +752,7 @@ func explorePanel() templ.Component {
 }
 
 // mapStatus is the heat strip's progress over the bottom of the log while
-// a long partition is mapped (static/partmap.js): a bar, how far, Stop;
+// a long partition is mapped (static/partition/partmap.js): a bar, how far, Stop;
 // after a stop or a failure, Map the rest.
 func mapStatus() templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {

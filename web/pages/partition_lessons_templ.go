@@ -14,7 +14,7 @@ import "github.com/offsetlab/offsetlab/internal/lessons"
 // lessonsPanel is the guided lessons: a picker, Start / Next / Run to end /
 // Reset / Clean up, the run's progress and step bar (kept at the top of
 // the dock's Lesson tab, so Next never scrolls away) and the steps' cards
-// (static/lessons.js draws them from the API). Every label exists in each
+// (static/partition/lessons.js draws them from the API). Every label exists in each
 // language; the panel's lang attribute, which follows the page's one
 // language switch, decides which one shows (lessons.css). A student's page
 // (classroom mode) has no buttons: it shows the run the teacher drives.

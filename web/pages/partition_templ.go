@@ -11,7 +11,7 @@ import templruntime "github.com/a-h/templ/runtime"
 
 // partitionPage is the partition page, the dashboard: the live log of one partition with
 // its pointers and consumer lanes, the timeline, and the control panels.
-// The server renders the shell and the forms; static/app.js draws the log
+// The server renders the shell and the forms; static/partition/app.js draws the log
 // (a virtualised grid) from the websocket stream and drives the API.
 func partitionPage(v partitionView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
@@ -182,7 +182,7 @@ func partitionPage(v partitionView) templ.Component {
 			}
 			return nil
 		})
-		templ_7745c5c3_Err = layout(v.layoutView, document{Styles: []string{"lessons.css", "heat.css", "tools.css"}, Script: "app.js", BodyClass: "stage-page", SkipTo: "log-viewport", SkipKey: "page.skip"}).Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = layout(v.layoutView, document{Styles: []string{"partition/lessons.css", "shared/heat.css", "partition/tools.css"}, Script: "partition/app.js", BodyClass: "stage-page", SkipTo: "log-viewport", SkipKey: "page.skip"}).Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -193,7 +193,7 @@ func partitionPage(v partitionView) templ.Component {
 // dock is the column beside the log: tabs for the current activity (the
 // guided lesson, the controls that act on the cluster, the panels that
 // inspect it, the selected offset's details) and, under them, the story
-// of the open partition, always on screen. static/dock.js makes the tabs
+// of the open partition, always on screen. static/partition/dock.js makes the tabs
 // an ARIA tablist and remembers the one chosen.
 func dock(v partitionView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
@@ -495,7 +495,7 @@ func dock(v partitionView) templ.Component {
 }
 
 // streamStatus says whether the live stream of the partition on show is
-// connected (static/stream.js updates it), in the masthead's brand.
+// connected (static/partition/stream.js updates it), in the masthead's brand.
 func streamStatus(hasTopic bool) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context

@@ -29,7 +29,7 @@ type topicView struct {
 }
 
 // stripView is one partition's strip as the server draws it first;
-// static/strips.js fills in the map and follows it.
+// static/sections/strips.js fills in the map and follows it.
 type stripView struct {
 	Topic string
 	lab.PartitionDetail
@@ -82,7 +82,7 @@ func (c configRow) ValueText() string {
 }
 
 // Topic is GET /topics/{topic}: the topic's partitions side by side
-// as live strips (static/strips.js), and its configurations with their
+// as live strips (static/sections/strips.js), and its configurations with their
 // source.
 func (s *Server) Topic(w http.ResponseWriter, r *http.Request) {
 	topic := httpx.PathParam(r, "topic")

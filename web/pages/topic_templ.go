@@ -13,7 +13,7 @@ import "github.com/offsetlab/offsetlab/internal/catalog"
 
 // topicPage is one topic: every partition side by side as a strip (its
 // map from log start to high watermark, its pointers and open
-// transactions, followed live by static/strips.js; a strip opens the
+// transactions, followed live by static/sections/strips.js; a strip opens the
 // partition's log), then the topic's configurations with their source.
 func topicPage(v topicView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
@@ -433,7 +433,7 @@ func topicPage(v topicView) templ.Component {
 }
 
 // strip is one partition: a link to its log holding the heat strip
-// (a canvas static/strips.js draws from …/map), the pointers and the
+// (a canvas static/sections/strips.js draws from …/map), the pointers and the
 // open transactions, and the counts in words.
 func strip(s stripView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {

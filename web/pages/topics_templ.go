@@ -14,7 +14,7 @@ import "github.com/offsetlab/offsetlab/internal/catalog"
 // topicsPage lists every topic with its partitions: leader, replicas,
 // ISR, log start, LSO, HW and open transactions, each partition linked
 // to its log. The teacher's page on a writable cluster has a Delete
-// button per topic, which asks for the topic's name (static/explorer.js).
+// button per topic, which asks for the topic's name (static/sections/sections.js).
 func topicsPage(v topicsView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context

@@ -80,7 +80,7 @@ func (p producersView) DescribeCommand() shellCommand {
 // partition.
 func (p producersView) FindHangingCommand() shellCommand {
 	return shellCommand{"kafka-transactions.sh", "--bootstrap-server " + p.Bootstrap, "find-hanging",
-		"--topic " + p.Topic, "--partitions " + itoa32(p.Partition)}
+		"--topic " + p.Topic, "--partition " + itoa32(p.Partition)}
 }
 
 // shellCommand is a command line as its words, an option with its value

@@ -19,17 +19,21 @@ import (
 	"github.com/offsetlab/offsetlab/internal/catalog"
 )
 
-// files are the pages' ES modules, stylesheets and icon, compiled into
-// the binary so that `go run ./cmd/server` needs nothing on disk. Go
-// files (this one) and tests of the modules are not embedded.
+// files are the pages' ES modules and stylesheets, by page — shared/
+// (the API client, the language, the catalogue's rendering, the heat
+// strip, the base styles), partition/ (the partition page: app.js and
+// its modules), sections/ (the Topics, Groups and Transactions pages:
+// sections.js) — and the icon, compiled into the binary so that `go run
+// ./cmd/server` needs nothing on disk. Go files (this one) and the
+// modules' node tests (test/) are not embedded.
 //
-//go:embed *.js *.css *.svg
+//go:embed favicon.svg shared partition sections
 var files embed.FS
 
 // assetSet is the embedded static tree, the catalogue files under i18n/
 // (internal/catalog, the same sentences the server speaks), and their
 // version: the first 12 hex digits of a SHA-256 over every file's name and
-// content. The version is part of each asset's URL (/static/{version}/app.js,
+// content. The version is part of each asset's URL (/static/{version}/partition/app.js,
 // /static/{version}/i18n/ko.json), so browsers may keep an asset forever
 // and a new build is fetched at once. One version for the whole tree keeps
 // the modules' relative imports (./log.js) on the same versioned path.
@@ -74,7 +78,7 @@ var staticAssets = sync.OnceValue(func() assetSet {
 // Version is the content hash in every asset's URL.
 func Version() string { return staticAssets().version }
 
-// URL is the versioned URL of a static file, e.g. "app.js".
+// URL is the versioned URL of a static file, e.g. "partition/app.js".
 func URL(name string) string {
 	return "/static/" + staticAssets().version + "/" + name
 }

@@ -1,0 +1,316 @@
+// lessons.js: the guided lessons panel (the dock's Lesson tab). The server
+// renders the panel with every label in English and Korean (the panel's
+// lang attribute, which follows the page's one language switch, shows
+// one); this module drives the lesson API (start, next, run to end, reset,
+// clean up), draws the run's progress and step bar (at the top of the tab)
+// and its steps — narration, the command on real Kafka, and the checks with
+// ✓ or ✗ — in the chosen language, and opens the log each step concerns:
+// the step's partition while it runs, the lesson's focus when it ends. The
+// run lives on the server: any tab or browser resumes the current one.
+
+import { api, errorText } from '../shared/api.js';
+import { has, initialLanguage, onLanguage, plain, t, tr } from '../shared/i18n.js';
+
+const LANGS = ['en', 'ko'];
+const POLL_MS = 3000;
+
+const $ = (id) => document.getElementById(id);
+
+/** el builds an element with attributes and children (strings or nodes). */
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === 'class') node.className = v;
+    else if (k.startsWith('data-') || k === 'lang' || k === 'role' || k.startsWith('aria-') || k === 'title') node.setAttribute(k, v === true ? 'true' : String(v));
+    else node[k] = v;
+  }
+  for (const c of children) {
+    if (c === null || c === undefined || c === false) continue;
+    node.append(c instanceof Node ? c : String(c));
+  }
+  return node;
+}
+
+/** value translates the words the checks observe (yes, no, none, ...). */
+const value = (v) => (has('lesson.ui.value.' + v) ? t('lesson.ui.value.' + v) : v);
+
+/** stepList is the run's step bar: a mark per step (✓ done, ✗ failed, ▶ next). */
+function stepList(run, tx) {
+  const list = el('ol', { class: 'lesson-steps', 'data-testid': 'lesson-steps' });
+  for (const s of run.steps) {
+    const failedChecks = s.expectations.some((c) => s.status === 'done' && !c.ok);
+    const mark = s.status === 'failed' || failedChecks ? '✗' : s.status === 'done' ? '✓' : s.index === run.cursor ? '▶' : '';
+    const title = t('lesson.ui.stepOf', { n: s.index + 1, total: run.steps.length }) + ' — ' + tx(s.title);
+    list.append(el('li', { 'data-status': s.status, 'aria-current': s.index === run.cursor ? 'step' : null, title },
+      el('span', { class: 'mark', 'aria-hidden': 'true' }, mark), String(s.index + 1),
+      el('span', { class: 'sr-only' }, ' ' + tx(s.title))));
+  }
+  return list;
+}
+
+/** stepCard is one step: its narration, the command on real Kafka, its checks and output. */
+function stepCard(run, s, upNext, tx) {
+  const card = el('article', {
+    class: 'lesson-step' + (upNext ? ' up-next' : ''),
+    'data-testid': upNext ? 'lesson-upnext' : 'lesson-current',
+    'data-index': s.index,
+    'data-status': s.status,
+  });
+  const heading = (upNext ? t('lesson.ui.upNext') + ' · ' : '') + t('lesson.ui.stepOf', { n: s.index + 1, total: run.steps.length }) + ' — ' + tx(s.title);
+  card.append(el('h3', {}, heading));
+  card.append(el('p', { class: 'narration', 'data-testid': upNext ? 'lesson-next-narration' : 'lesson-narration' }, tx(s.narration)));
+  card.append(el('h4', {}, t('lesson.ui.command')));
+  card.append(el('pre', { class: 'command', 'data-testid': upNext ? 'lesson-next-command' : 'lesson-command', lang: 'en' }, s.command));
+  if (s.expectations.length) {
+    card.append(el('h4', {}, t('lesson.ui.checks')));
+    const list = el('ul', { class: 'lesson-checks', 'data-testid': upNext ? 'lesson-next-checks' : 'lesson-checks' });
+    for (const c of s.expectations) list.append(checkRow(c, s.status === 'done', tx));
+    card.append(list);
+  }
+  if (s.error) card.append(el('p', { class: 'error', 'data-testid': 'lesson-step-error' }, s.error));
+  if (!upNext && s.output.length) {
+    // A consumer's effects are the point of their step: show them open.
+    card.append(el('details', { class: 'output', open: s.action === 'apply-payments' },
+      el('summary', {}, t('lesson.ui.output')),
+      el('pre', { 'data-testid': 'lesson-output', lang: 'en' }, s.output.join('\n'))));
+  }
+  return card;
+}
+
+/** checkRow is one check of a step: what it expects and, once checked, what it observed. */
+function checkRow(c, checked, tx) {
+  const state = checked ? (c.ok ? 'true' : 'false') : 'pending';
+  const mark = state === 'true' ? '✓' : state === 'false' ? '✗' : '…';
+  const word = state === 'true' ? t('lesson.ui.holds') : state === 'false' ? t('lesson.ui.fails') : t('lesson.ui.notYet');
+  const row = el('li', { 'data-testid': 'lesson-check', 'data-ok': state, 'data-fact': c.fact },
+    el('span', { class: 'mark', 'aria-hidden': 'true' }, mark),
+    el('span', { class: 'sr-only' }, word + ': '),
+    el('span', { class: 'what' }, tx(c.text)),
+    el('span', { class: 'values' },
+      t('lesson.ui.expected') + ' ', el('strong', { 'data-testid': 'check-expected' }, value(c.expected)),
+      checked ? ' — ' + t('lesson.ui.observed') + ' ' : '',
+      checked ? el('strong', { 'data-testid': 'check-observed' }, value(c.observed)) : ''));
+  if (c.note) row.append(el('span', { class: 'check-note', 'data-testid': 'check-note' }, tx(c.note)));
+  return row;
+}
+
+/** namesList is the run's actual topic and group names behind the lesson's logical ones. */
+function namesList(run) {
+  const names = Object.entries(run.names || {});
+  if (!names.length) return '';
+  const dl = el('dl', { class: 'facts lesson-names', lang: 'en' });
+  for (const [logical, actual] of names) dl.append(el('dt', {}, logical), el('dd', {}, el('code', {}, actual)));
+  return el('details', { class: 'output' }, el('summary', {}, t('lesson.ui.names')), dl);
+}
+
+/**
+ * setupLessons wires the lessons panel.
+ * @param {object} app
+ * @param {() => {topic: string, partition: number, hasTopic: boolean}} app.current
+ * @param {(topic: string, partition: number, offsets?: number[]) => Promise<void>} app.show
+ * @param {{show: (name: string) => void}} app.dock
+ */
+export function setupLessons(app) {
+  const panel = $('lessons-panel');
+  if (!panel) return;
+  const picker = $('lesson-select');
+  const buttons = { start: $('lesson-start'), next: $('lesson-next'), finish: $('lesson-finish'), reset: $('lesson-reset'), cleanup: $('lesson-cleanup') };
+  const out = $('lesson-run');
+  const bar = $('lesson-bar');
+  const error = $('lesson-error');
+  const status = $('lesson-status');
+  const unavailable = $('lesson-unavailable');
+  // A student's page (classroom mode) has no buttons: it shows the run the
+  // teacher drives, which classroom.js passes on as an event.
+  const student = $('app')?.dataset.role === 'student';
+  let run = null;
+  let busy = false;
+  let shown = '';
+
+  // One language for the whole page: i18n.js remembers it and tells this
+  // panel when the masthead's switch changes it.
+  let lang = initialLanguage();
+
+  /** tx picks the current language of a {en, ko} text from the API. */
+  const tx = (text) => (text ? text[lang] || text.en || '' : '');
+
+  function setLang(l) {
+    lang = l;
+    panel.lang = l;
+    for (const o of picker.options) o.textContent = o.dataset[l] || o.dataset.en;
+    showAvailability();
+    draw();
+  }
+  onLanguage((l) => setLang(LANGS.includes(l) ? l : 'en'));
+
+  function showAvailability() {
+    const o = picker.selectedOptions[0];
+    const why = o && o.dataset.available === 'false' ? o.dataset['unavailable' + (lang === 'ko' ? 'Ko' : 'En')] : '';
+    unavailable.textContent = why || '';
+    unavailable.hidden = !why;
+    enable();
+  }
+  picker.addEventListener('change', showAvailability);
+
+  function enable() {
+    if (student) return;
+    const o = picker.selectedOptions[0];
+    buttons.start.disabled = busy || !o || o.dataset.available === 'false';
+    const ready = !!run && run.status === 'ready';
+    buttons.next.disabled = busy || !ready;
+    buttons.finish.disabled = busy || !ready;
+    buttons.reset.disabled = busy || !run;
+    buttons.cleanup.disabled = busy;
+  }
+
+  function showError(err) {
+    error.textContent = err ? errorText(err) : '';
+    error.hidden = !err;
+  }
+
+  /** call sends one lesson request, keeping the panel busy meanwhile. */
+  async function call(method, path, keep) {
+    busy = true;
+    panel.setAttribute('aria-busy', 'true');
+    out.dataset.busy = 'true';
+    enable();
+    showError(null);
+    try {
+      const st = await api(method, path);
+      if (!keep) setRun(st);
+      return st;
+    } catch (err) {
+      showError(err);
+      if (err.status === 404 && run && path.includes(run.id)) setRun(null);
+      return null;
+    } finally {
+      busy = false;
+      panel.removeAttribute('aria-busy');
+      delete out.dataset.busy;
+      enable();
+    }
+  }
+
+  function setRun(st) {
+    run = st;
+    shown = st ? JSON.stringify(st) : '';
+    if (st && [...picker.options].some((o) => o.value === st.lesson)) picker.value = st.lesson;
+    draw();
+    enable();
+  }
+
+  /**
+   * openStep shows the log a finished step concerns — or, once the lesson
+   * is over, the log that carries its point (the run's focus).
+   */
+  async function openStep(st) {
+    if (st.status === 'finished' && st.focus) {
+      await app.show(st.focus.topic, st.focus.partition);
+      return;
+    }
+    const done = st.steps.filter((s) => s.status !== 'pending' && s.status !== 'running');
+    const last = done[done.length - 1];
+    if (!last || !last.topic) return;
+    await app.show(last.topic, last.partition);
+  }
+
+  $('lesson-form').addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    if (student) return;
+    const st = await call('POST', `/api/lessons/${encodeURIComponent(picker.value)}/runs`);
+    if (st) buttons.next.focus();
+  });
+  if (student) {
+    document.addEventListener('offsetlab:lesson-run', (ev) => setRun(ev.detail));
+  } else {
+    buttons.next.addEventListener('click', async () => {
+      app.dock.show('lesson', { remember: false });
+      const st = await call('POST', `/api/lessons/runs/${run.id}/next`);
+      if (st) await openStep(st);
+      if (st && st.status === 'ready') buttons.next.focus({ preventScroll: true });
+    });
+    buttons.finish.addEventListener('click', async () => {
+      const st = await call('POST', `/api/lessons/runs/${run.id}/finish`);
+      if (st) await openStep(st);
+    });
+    buttons.reset.addEventListener('click', async () => {
+      // Starting over leaves nothing behind: cleanup deletes the run's
+      // topics, ends its transactions and resets it under fresh names.
+      const st = await call('POST', `/api/lessons/runs/${run.id}/cleanup`);
+      if (st) tr(status, 'lesson.ui.resetCleaned');
+      else plain(status, '');
+      if (st) app.refreshTopics();
+    });
+    buttons.cleanup.addEventListener('click', async () => {
+      const res = await call('POST', '/api/lessons/cleanup', true);
+      if (!res) return;
+      const deleted = res.deleted || [];
+      if (deleted.length) tr(status, 'lesson.ui.cleaned', { count: deleted.length, topics: deleted.join(', ') });
+      else tr(status, 'lesson.ui.cleanedNone');
+      app.refreshTopics();
+    });
+  }
+
+  // ---- drawing ----------------------------------------------------------------
+
+  function draw() {
+    if (!run) {
+      bar.replaceChildren();
+      out.replaceChildren(el('p', { class: 'hint' }, t(student ? 'lesson.ui.notStartedStudent' : 'lesson.ui.notStarted')));
+      delete out.dataset.status;
+      delete out.dataset.run;
+      return;
+    }
+    out.dataset.run = run.id;
+    out.dataset.status = run.status;
+    out.dataset.cursor = String(run.cursor);
+    out.dataset.passed = String(run.passed);
+    out.dataset.checked = String(run.checked);
+    const total = run.steps.length;
+    bar.replaceChildren(
+      el('p', { class: 'lesson-progress', 'data-testid': 'lesson-progress', title: tx(run.title) },
+        t('lesson.ui.stepOf', { n: Math.min(run.cursor + 1, total), total }),
+        run.checked ? ' · ' + t('lesson.ui.passed', { passed: run.passed, checked: run.checked }) : ''),
+      stepList(run, tx));
+    // The lesson's summary opens and closes it; in between, the cards of
+    // the step just done and the one up next have the room.
+    const parts = [];
+    if (run.cursor === 0 || run.status === 'finished') parts.push(el('p', { class: 'lesson-summary', 'data-testid': 'lesson-summary' }, tx(run.summary)));
+    const shownSteps = run.steps.filter((s) => s.status === 'done' || s.status === 'failed');
+    const last = shownSteps[shownSteps.length - 1];
+    if (run.status === 'finished') parts.unshift(el('p', { class: 'status lesson-end', 'data-testid': 'lesson-end', role: 'status' }, t('lesson.ui.finished')));
+    if (run.status === 'failed') parts.unshift(el('p', { class: 'error', 'data-testid': 'lesson-failed' }, t('lesson.ui.failed')));
+    if (last) parts.push(stepCard(run, last, false, tx));
+    const next = run.steps[run.cursor];
+    if (next && run.status !== 'failed') parts.push(stepCard(run, next, true, tx));
+    parts.push(namesList(run));
+    out.replaceChildren(...parts);
+  }
+
+  // ---- boot -------------------------------------------------------------------
+
+  setLang(lang);
+  /** resume shows the run the server has (started or stepped last, in any tab). */
+  async function resume() {
+    if (busy || document.hidden) return;
+    try {
+      const { current } = await api('GET', '/api/lessons');
+      if (!current) {
+        if (run && !busy) setRun(null);
+        return;
+      }
+      const st = await api('GET', `/api/lessons/runs/${encodeURIComponent(current)}`);
+      if (busy || JSON.stringify(st) === shown) return;
+      setRun(st);
+    } catch {
+      // The banner tells an unreachable server; the panel keeps what it shows.
+    }
+  }
+  if (!student) {
+    resume().finally(() => { panel.dataset.ready = 'true'; });
+    setInterval(resume, POLL_MS);
+  } else {
+    panel.dataset.ready = 'true';
+  }
+}

@@ -1,0 +1,122 @@
+// loggeometry.js: the log view's arithmetic, with no page around it. The
+// log is a grid of slots, one per offset from the log start to the high
+// watermark (the slot after the last offset is where the next one lands),
+// cols to a row, rowH pixels a row, of which viewH pixels show from
+// scrollY on; the minimap spreads the same slots over its height. A
+// geometry g is {start, hw, cols, rowH, viewH, scrollY} (a LogView is one).
+
+/** slotCount is how many slots the log has: its offsets and the next one's. */
+export function slotCount(g) {
+  return Math.max(1, g.hw - g.start + 1);
+}
+
+/** rowCount is how many rows the slots take. */
+export function rowCount(g) {
+  return g.cols ? Math.ceil(slotCount(g) / g.cols) : 0;
+}
+
+/** fullRows is how many whole rows fit in the view. */
+export function fullRows(g) {
+  return Math.max(1, Math.floor(g.viewH / g.rowH));
+}
+
+/** maxScroll lets the last row end the view with whole rows above it: no row is cut at the top when following. */
+export function maxScroll(g) {
+  return Math.max(0, (rowCount(g) - fullRows(g)) * g.rowH);
+}
+
+/** rowOf is the row holding offset. */
+export function rowOf(g, offset) {
+  return Math.floor((offset - g.start) / g.cols);
+}
+
+/** visibleRowRange is the first and last row on screen, [r0, r1] (r1 < r0 when there are none). */
+export function visibleRowRange(g) {
+  const r0 = Math.max(0, Math.floor(g.scrollY / g.rowH));
+  const r1 = Math.min(rowCount(g) - 1, Math.floor((g.scrollY + g.viewH - 1) / g.rowH));
+  return [r0, r1];
+}
+
+/** firstVisibleOffset is the offset of the first slot on screen. */
+export function firstVisibleOffset(g) {
+  return g.start + Math.floor(g.scrollY / g.rowH) * g.cols;
+}
+
+/** lastVisibleOffset is the last written offset on screen, null when none. */
+export function lastVisibleOffset(g) {
+  const first = firstVisibleOffset(g);
+  const r1 = Math.floor((g.scrollY + g.viewH - 1) / g.rowH);
+  const last = Math.min(g.hw - 1, g.start + (r1 + 1) * g.cols - 1);
+  return last >= first ? last : null;
+}
+
+/** columnCount is how many slots of at least slotMin pixels fit beside the gutter. */
+export function columnCount(width, gutter, slotMin) {
+  return Math.max(1, Math.floor((width - gutter) / slotMin));
+}
+
+/** clampScroll keeps a scroll position within the log. */
+export function clampScroll(g, y) {
+  return Math.max(0, Math.min(maxScroll(g), y));
+}
+
+/**
+ * scrollToShow is the scroll position that brings offset's row into view
+ * (at the top with align 'top', else by the least movement); null when it
+ * is in view already.
+ */
+export function scrollToShow(g, offset, align) {
+  const top = rowOf(g, offset) * g.rowH;
+  if (align === 'top' || top < g.scrollY) return top;
+  if (top + g.rowH > g.scrollY + g.viewH) return top + g.rowH - g.viewH;
+  return null;
+}
+
+/** centredScroll is the scroll position that puts offset's row in the middle of the view. */
+export function centredScroll(g, offset) {
+  return rowOf(g, offset) * g.rowH - (g.viewH - g.rowH) / 2;
+}
+
+/**
+ * minimapScale maps offsets to the minimap's height and back: the slots
+ * from the log start to the high watermark (the next offset to be written)
+ * spread evenly over h pixels. The log view's thumb and pointer marks and
+ * the heat strip use it alike, so they line up.
+ */
+export function minimapScale(start, hw, h) {
+  const span = Math.max(1, hw - start + 1);
+  return {
+    y: (offset) => ((offset - start) / span) * h,
+    offset: (y) => Math.max(start, Math.min(hw, start + Math.floor((y / Math.max(1, h)) * span))),
+  };
+}
+
+/**
+ * minimapThumb is where the thumb sits on a minimap h pixels high: over
+ * the rows on screen, at least 24 px, at the bottom while following the
+ * end. null when the whole log fits the view (the thumb fills the minimap).
+ */
+export function minimapThumb(g, h, follow) {
+  if (!h || rowCount(g) * g.rowH <= g.viewH) return null;
+  const s = minimapScale(g.start, g.hw, h);
+  const first = firstVisibleOffset(g);
+  const last = Math.min(g.hw, first + fullRows(g) * g.cols - 1);
+  const height = Math.min(h, Math.max(24, s.y(last + 1) - s.y(first)));
+  const top = follow ? h - height : Math.max(0, Math.min(h - height, s.y(first)));
+  return { top, height };
+}
+
+/**
+ * pageRange is the cache pages (of size page) the rows r0…r1 show, and
+ * for each the offsets of it on screen: [{page, from, to}].
+ */
+export function pageRange(g, r0, r1, page) {
+  const first = Math.max(g.start, g.start + r0 * g.cols);
+  const last = Math.min(g.hw - 1, g.start + (r1 + 1) * g.cols - 1);
+  const out = [];
+  if (last < first) return out;
+  for (let p = Math.floor(first / page); p <= Math.floor(last / page); p++) {
+    out.push({ page: p, from: Math.max(p * page, g.start, first), to: Math.min((p + 1) * page, g.hw, last + 1) });
+  }
+  return out;
+}
