@@ -15,6 +15,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"github.com/offsetlab/offsetlab/internal/testenv"
 )
 
 // chromiumEnv names the Chromium (or Chrome) binary the browser tests drive;
@@ -33,7 +35,7 @@ func chromiumPath(t *testing.T) string {
 	if _, err := os.Stat("/usr/bin/chromium"); err == nil {
 		return "/usr/bin/chromium"
 	}
-	t.Skipf("browser tests skipped: no Chromium found; install it (apt-get install chromium) or set %s=/path/to/chromium (scripts/test.sh does both)", chromiumEnv)
+	testenv.MissingSetup(t, "browser tests skipped: no Chromium found; install it (apt-get install chromium) or set %s=/path/to/chromium (scripts/test.sh does both)", chromiumEnv)
 	return ""
 }
 

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -149,4 +150,62 @@ func hasHangul(s string) bool {
 		}
 	}
 	return false
+}
+
+// TestBrowserLessonTamperedAndCleanup: the panel shows what the runner
+// decided. A lesson 3 run with an extra record written before its offsets
+// step shows that check with ✗, the observed offsets beside the expected
+// ones, the step marked ✗ in the step bar and fewer checks passed than
+// checked. Then "Clean up lab topics" lists the topics of the earlier run
+// — not a team's look-alike orders-202612 — and deletes them only once
+// the teacher confirms that list.
+func TestBrowserLessonTamperedAndCleanup(t *testing.T) {
+	t.Parallel()
+	chromium := chromiumPath(t)
+	a := startApp(t, embedded)
+	const lookalike = "orders-202612"
+	a.createTopic(lookalike)
+	earlier := a.runLesson("6d", true)
+	st := a.tamperedLesson3()
+
+	p := openPage(t, a, chromium, 1280, 900)
+	p.open("/")
+	p.wait("the tampered run on the panel", fmt.Sprintf(`byTestID('lessons-panel')?.dataset.ready === 'true' && byTestID('lesson-run').dataset.run === %q && byTestID('lesson-current')?.dataset.index === '4'`, st.ID), 15*time.Second)
+	checks := p.currentChecks()
+	if len(checks) != 2 || checks[0].OK != "false" || checks[0].Mark != "✗" || checks[0].Expected != "0, 2, 4, 6" || checks[0].Observed != "0, 2, 4, 6, 8" ||
+		checks[1].OK != "true" || checks[1].Mark != "✓" {
+		t.Fatalf("the tampered step's checks on the page: %+v; want ✗ expected 0, 2, 4, 6 — observed 0, 2, 4, 6, 8, then ✓", checks)
+	}
+	var bar struct{ Mark, Passed, Checked string }
+	p.eval(`({Mark: document.querySelectorAll('[data-testid="lesson-steps"] li')[4].querySelector('.mark').textContent,
+		Passed: byTestID('lesson-run').dataset.passed, Checked: byTestID('lesson-run').dataset.checked})`, &bar)
+	if bar.Mark != "✗" || bar.Passed == bar.Checked {
+		t.Fatalf("step bar and progress: %+v; want ✗ on step 5 and passed < checked", bar)
+	}
+	if got, want := p.text("lesson-progress"), fmt.Sprintf("%d of %d checks hold", st.Passed, st.Check); !strings.Contains(got, want) {
+		t.Errorf("progress reads %q, want %q", got, want)
+	}
+	p.eval(`byTestID('lesson-current').scrollIntoView()`, nil)
+	p.screenshot("lessons-tampered-lesson3", 1280, 900, false)
+
+	p.click("lesson-cleanup")
+	p.wait("the list of topics to clean up", `!byTestID('lesson-cleanup-confirm').hidden`, 10*time.Second)
+	var listed []string
+	p.eval(`[...byTestID('lesson-cleanup-list').querySelectorAll('li')].map(li => li.textContent)`, &listed)
+	equal(t, "topics listed for cleanup", listed, earlier.Topics)
+	for _, topic := range earlier.Topics {
+		a.do("GET", "/api/topics/"+topic, nil, http.StatusOK, nil) // listing deletes nothing
+	}
+	p.eval(`byTestID('lesson-cleanup-confirm').scrollIntoView()`, nil)
+	p.screenshot("lessons-cleanup-confirm", 1280, 900, false)
+	p.click("lesson-cleanup-go")
+	p.wait("the cleanup to be done", `byTestID('lesson-status').textContent.startsWith('Deleted ')`, 30*time.Second)
+	for _, topic := range earlier.Topics {
+		if !a.topicGone(topic) {
+			t.Errorf("%s is still there after the confirmed cleanup", topic)
+		}
+	}
+	for _, topic := range append([]string{lookalike}, st.Topics...) {
+		a.do("GET", "/api/topics/"+topic, nil, http.StatusOK, nil)
+	}
 }

@@ -582,12 +582,17 @@ func TestBrowserStageDetails(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	doc := `{"order":"O-1","lines":[{"sku":"A-100","qty":2,"price":15000}],"note":"a long JSON value that would wrap in a narrow column"}`
-	if err := client.ProduceSync(ctx, kgo.StringRecord(doc), &kgo.Record{Value: []byte{0xde, 0xad, 0xbe, 0xef, 0x00, 0x41}}).FirstErr(); err != nil {
+	// A record of 1,000 headers: the entry shows the first 64.
+	many := make([]kgo.RecordHeader, 1000)
+	for i := range many {
+		many[i] = kgo.RecordHeader{Key: fmt.Sprintf("h%d", i), Value: []byte("v")}
+	}
+	if err := client.ProduceSync(ctx, kgo.StringRecord(doc), &kgo.Record{Value: []byte{0xde, 0xad, 0xbe, 0xef, 0x00, 0x41}}, &kgo.Record{Value: []byte("headers"), Headers: many}).FirstErr(); err != nil {
 		t.Fatal(err)
 	}
 	p := openPage(t, a, chromium, 1280, 720)
 	p.open("/topics/" + topic + "/partitions/0")
-	p.wait("two cells", `cell(1)?.dataset.kind === 'data'`, 15*time.Second)
+	p.wait("three cells", `cell(2)?.dataset.kind === 'data'`, 15*time.Second)
 
 	p.do("click offset 0", chromedp.Click(chromedp.CSS(`[data-testid="log-cell"][data-offset="0"]`)))
 	p.wait("the details of offset 0 in the Details tab", `!byTestID('dock-details').hidden && byTestID('details').dataset.offset === '0'`, 5*time.Second)
@@ -609,4 +614,14 @@ func TestBrowserStageDetails(t *testing.T) {
 		t.Errorf("the binary value is not a hex dump:\n%s", value)
 	}
 	p.screenshot("stage-details-binary-1280x720", 1280, 720, false)
+
+	p.do("click offset 2", chromedp.Click(chromedp.CSS(`[data-testid="log-cell"][data-offset="2"]`)))
+	p.wait("the details of offset 2", `byTestID('details').dataset.offset === '2'`, 5*time.Second)
+	var headers string
+	p.eval(`document.querySelector('#details-list [data-field="Headers"]').textContent`, &headers)
+	if !strings.Contains(headers, "h63=v") || strings.Contains(headers, "h64=v") || !strings.Contains(headers, "the first 64 of 1000 headers") {
+		t.Errorf("the headers of a record of 1,000 headers read %.200q … %q", headers, headers[max(0, len(headers)-80):])
+	}
+	p.do("show the headers", chromedp.ScrollIntoView(`#details-list [data-field="Headers"]`))
+	p.screenshot("stage-details-headers-cut-1280x720", 1280, 720, false)
 }

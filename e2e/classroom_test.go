@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/go-chi/chi/v5"
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/web"
@@ -153,36 +154,72 @@ func (cl *client) post(path, body string) (int, string) {
 	return status, raw
 }
 
-// stateChanging lists every state-changing request the API offers (and a
-// few it does not, which must be refused the same way): a student gets 403
-// for each, before anything reaches the broker.
-func stateChanging(topic string) []struct{ method, path, body string } {
-	return []struct{ method, path, body string }{
-		{"POST", "/api/topics", `{"name":"student-made","partitions":1}`},
-		{"POST", "/api/produce", fmt.Sprintf(`{"topic":%q,"values":["from a student"]}`, topic)},
-		{"POST", "/api/produce", fmt.Sprintf(`{"topic":%q,"values":["x"],"fault":"lose-ack"}`, topic)},
-		{"POST", "/api/produce", fmt.Sprintf(`{"topic":%q,"values":["x"],"fault":"double-send"}`, topic)},
-		{"POST", "/api/processor/runs", fmt.Sprintf(`{"mode":"tx","input":%q,"output":%q,"group":"g","transactionalId":"t","crashAt":"O-2"}`, topic, topic)},
-		{"POST", "/api/processor/runs", fmt.Sprintf(`{"mode":"plain","input":%q,"output":%q,"group":"g"}`, topic, topic)},
-		{"POST", "/api/transactions/student-tx/begin", ""},
-		{"POST", "/api/transactions/student-tx/send", fmt.Sprintf(`{"topic":%q,"values":["x"]}`, topic)},
-		{"POST", "/api/transactions/student-tx/commit", ""},
-		{"POST", "/api/transactions/student-tx/abort", ""},
-		{"POST", "/api/transactions/student-tx/crash", ""},
+// stateChanging lists every state-changing request the API offers — each
+// non-GET route of the server's router, found by walking it (chi.Walk), so
+// a route added later is on the list without anyone writing it — with the
+// bodies that matter (faults, crashes), and a few requests it does not
+// offer, which must be refused the same way: a student gets 403 for each,
+// before anything reaches the broker.
+func stateChanging(t *testing.T, h http.Handler, topic string) []struct{ method, path, body string } {
+	t.Helper()
+	bodies := map[string][]string{
+		"/api/topics":              {`{"name":"student-made","partitions":1}`},
+		"/api/produce":             {fmt.Sprintf(`{"topic":%q,"values":["from a student"]}`, topic), fmt.Sprintf(`{"topic":%q,"values":["x"],"fault":"lose-ack"}`, topic), fmt.Sprintf(`{"topic":%q,"values":["x"],"fault":"double-send"}`, topic)},
+		"/api/processor/runs":      {fmt.Sprintf(`{"mode":"tx","input":%q,"output":%q,"group":"g","transactionalId":"t","crashAt":"O-2"}`, topic, topic), fmt.Sprintf(`{"mode":"plain","input":%q,"output":%q,"group":"g"}`, topic, topic)},
+		"/api/transactions/x/send": {fmt.Sprintf(`{"topic":%q,"values":["x"]}`, topic)},
+		"/api/lessons/cleanup":     {"", `{"confirm":["` + topic + `"]}`},
+	}
+	// Each parameter takes the values worth trying: every step and action.
+	params := map[string][]string{
+		"{topic}": {topic}, "{partition}": {"0"}, "{start}": {"0"}, "{transactionalID}": {"student-tx"},
+		"{step}": {"begin", "send", "commit", "abort", "crash"}, "{id}": {"1"}, "{action}": {"stop", "start", "next", "finish", "reset", "cleanup"},
+		"{lesson}": {"2"}, "{run}": {"x"},
+	}
+	var out []struct{ method, path, body string }
+	err := chi.Walk(h.(chi.Routes), func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
+		if method == http.MethodGet || method == http.MethodHead {
+			return nil
+		}
+		paths := []string{route}
+		for name, values := range params {
+			var next []string
+			for _, p := range paths {
+				if !strings.Contains(p, name) {
+					next = append(next, p)
+					continue
+				}
+				for _, v := range values {
+					next = append(next, strings.ReplaceAll(p, name, v))
+				}
+			}
+			paths = next
+		}
+		for _, p := range paths {
+			key := strings.Replace(p, "/student-tx/", "/x/", 1)
+			bs := bodies[key]
+			if bs == nil {
+				bs = []string{""}
+			}
+			for _, b := range bs {
+				out = append(out, struct{ method, path, body string }{method, p, b})
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) < 20 {
+		t.Fatalf("the router's walk found %d state-changing requests: %v", len(out), out)
+	}
+	return append(out, []struct{ method, path, body string }{
 		{"POST", "/api/brokers", `{"brokers":["10.0.0.1:9092"]}`},
-		{"POST", "/api/brokers/1/stop", ""},
-		{"POST", "/api/brokers/1/start", ""},
-		{"POST", "/api/lessons/2/runs", ""},
-		{"POST", "/api/lessons/runs/x/next", ""},
-		{"POST", "/api/lessons/runs/x/finish", ""},
-		{"POST", "/api/lessons/runs/x/reset", ""},
 		{"PUT", "/api/topics/" + topic, `{}`},
-		{"DELETE", "/api/topics/" + topic, ""},
 		{"PATCH", "/api/topics/" + topic, `{}`},
 		{"POST", "/", ""},
 		{"POST", "/topics/" + topic + "/partitions/0", ""},
 		{"POST", "/teacher/login?token=x", ""},
-	}
+	}...)
 }
 
 // TestClassroomStudentIsReadOnly: in classroom mode a browser without the
@@ -208,7 +245,7 @@ func TestClassroomStudentIsReadOnly(t *testing.T) {
 	u, _ := url.Parse(c.url)
 	forged.http.Jar.SetCookies(u, []*http.Cookie{{Name: "offsetlab_teacher", Value: "forged"}})
 	for name, student := range map[string]*client{"student": c.student(), "forged cookie": forged} {
-		for _, req := range stateChanging(topic) {
+		for _, req := range stateChanging(t, c.srv.Handler(), topic) {
 			status, body, _ := student.send(req.method, req.path, req.body, nil)
 			if status != http.StatusForbidden || !strings.Contains(body, `"error":"This is the student view`) {
 				t.Errorf("%s: %s %s: %d %s; want 403 with the student-view sentence", name, req.method, req.path, status, body)

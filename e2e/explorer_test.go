@@ -20,6 +20,7 @@ import (
 	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/internal/inspect"
 	"github.com/offsetlab/offsetlab/internal/problem"
+	"github.com/offsetlab/offsetlab/internal/testenv"
 )
 
 // The explorer's domain reads (internal/cluster and internal/inspect
@@ -44,7 +45,7 @@ func newExplorer(t *testing.T, kind brokerKind) *explorer {
 	case realKafka:
 		brokers := os.Getenv(brokersEnv)
 		if brokers == "" {
-			t.Skipf("real Kafka tests skipped: set %s=host:port", brokersEnv)
+			testenv.MissingSetup(t, "real Kafka tests skipped: set %s=host:port", brokersEnv)
 		}
 		kafka, err = cluster.ConnectExternal(cluster.ExternalConfig{Brokers: strings.Split(brokers, ",")})
 	}

@@ -132,9 +132,9 @@ func TestGuidedLessons(t *testing.T) {
 					}
 					for _, c := range s.Checks {
 						got = append(got, c.Fact+"="+c.Expected)
-						if !c.OK {
-							t.Errorf("%s: lesson %s step %d %q: %s: expected %q — observed %q\noutput:\n%s",
-								kind, l.ID, s.Index+1, s.Title["en"], c.Text["en"], c.Expected, c.Observed, strings.Join(s.Output, "\n"))
+						if !c.OK || c.Observed != c.Expected {
+							t.Errorf("%s: lesson %s step %d %q: %s: expected %q — observed %q (ok=%v)\noutput:\n%s",
+								kind, l.ID, s.Index+1, s.Title["en"], c.Text["en"], c.Expected, c.Observed, c.OK, strings.Join(s.Output, "\n"))
 						}
 						if c.Text["ko"] == "" || strings.HasPrefix(c.Text["ko"], "[") {
 							t.Errorf("lesson %s: check %q has no Korean text", l.ID, c.Text["en"])
@@ -289,9 +289,9 @@ func TestGuidedReplicationLesson(t *testing.T) {
 	for _, s := range st.Steps {
 		for _, c := range s.Checks {
 			got = append(got, c.Fact+"="+c.Expected)
-			if !c.OK {
-				t.Errorf("lesson 4 step %d %q: %s: expected %q — observed %q\noutput:\n%s",
-					s.Index+1, s.Title["en"], c.Text["en"], c.Expected, c.Observed, strings.Join(s.Output, "\n"))
+			if !c.OK || c.Observed != c.Expected {
+				t.Errorf("lesson 4 step %d %q: %s: expected %q — observed %q (ok=%v)\noutput:\n%s",
+					s.Index+1, s.Title["en"], c.Text["en"], c.Expected, c.Observed, c.OK, strings.Join(s.Output, "\n"))
 			}
 		}
 		t.Logf("step %d %s:\n  %s\n  %s", s.Index+1, s.Title["en"], s.Command, strings.Join(s.Output, "\n  "))
@@ -311,4 +311,56 @@ func TestGuidedReplicationLesson(t *testing.T) {
 			t.Errorf("node %d is down after the lesson", n.ID)
 		}
 	}
+}
+
+// TestGuidedLessonTampered: the checks compare what the broker answers
+// with what the lesson expects, so a run someone tampers with fails them.
+// An extra record written to lesson 3's output before the step that reads
+// its offsets makes that step observe one offset more: ✗ (ok=false), the
+// observed offsets beside the expected ones, fewer checks passed than
+// checked — and the run goes on.
+func TestGuidedLessonTampered(t *testing.T) {
+	t.Parallel()
+	a := startApp(t, embedded)
+	st := a.tamperedLesson3()
+	if st.Status != "ready" || st.Cursor != 5 {
+		t.Fatalf("after the tampered step the run is %s at %d, want ready at 5", st.Status, st.Cursor)
+	}
+	step := st.Steps[4]
+	type verdict struct {
+		Fact, Expected, Observed string
+		OK                       bool
+	}
+	var got []verdict
+	for _, c := range step.Checks {
+		got = append(got, verdict{c.Fact, c.Expected, c.Observed, c.OK})
+	}
+	want := []verdict{{"offsets", "0, 2, 4, 6", "0, 2, 4, 6, 8", false}, {"count", "2", "2", true}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("the tampered step's checks: %+v, want %+v", got, want)
+	}
+	if st.Passed != st.Check-1 {
+		t.Fatalf("%d of %d checks hold, want all but one", st.Passed, st.Check)
+	}
+	a.do("POST", "/api/lessons/runs/"+st.ID+"/finish", nil, http.StatusOK, &st)
+	if st.Status != "finished" || st.Passed >= st.Check {
+		t.Fatalf("the tampered run finished as %s with %d of %d checks holding", st.Status, st.Passed, st.Check)
+	}
+}
+
+// tamperedLesson3 steps lesson 3 up to its read_uncommitted step, writes
+// one extra record to its output first, then does that step.
+func (a *app) tamperedLesson3() lessonRun {
+	a.t.Helper()
+	var st lessonRun
+	a.do("POST", "/api/lessons/3/runs", nil, http.StatusCreated, &st)
+	for range 4 {
+		a.do("POST", "/api/lessons/runs/"+st.ID+"/next", nil, http.StatusOK, &st)
+	}
+	if st.Cursor != 4 || st.Steps[4].Checks[0].Fact != "offsets" {
+		a.t.Fatalf("lesson 3 at step %d: %+v", st.Cursor+1, st.Steps[st.Cursor])
+	}
+	a.do("POST", "/api/produce", map[string]any{"topic": st.Names["order-totals-tx"], "values": []string{"tampered"}}, http.StatusOK, nil)
+	a.do("POST", "/api/lessons/runs/"+st.ID+"/next", nil, http.StatusOK, &st)
+	return st
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/offsetlab/offsetlab/internal/lab"
 	"github.com/offsetlab/offsetlab/internal/lessons"
 	"github.com/offsetlab/offsetlab/internal/localkafka"
+	"github.com/offsetlab/offsetlab/internal/testenv"
 	"github.com/offsetlab/offsetlab/web"
 )
 
@@ -91,7 +92,7 @@ func connectKafka(t *testing.T, kind brokerKind) *cluster.Cluster {
 	case realKafka:
 		brokers := os.Getenv(brokersEnv)
 		if brokers == "" {
-			t.Skipf("real Kafka tests skipped: set %s=host:port (scripts/test.sh starts Apache Kafka 4.3.1 and sets it)", brokersEnv)
+			testenv.MissingSetup(t, "real Kafka tests skipped: set %s=host:port (scripts/test.sh starts Apache Kafka 4.3.1 and sets it)", brokersEnv)
 		}
 		kafka, err = cluster.ConnectExternal(cluster.ExternalConfig{Brokers: strings.Split(brokers, ",")})
 	}

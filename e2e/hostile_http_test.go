@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -141,8 +142,13 @@ func TestHostileHTTP(t *testing.T) {
 					codes <- 0
 					return
 				}
-				io.Copy(io.Discard, resp.Body)
+				_, err = io.Copy(io.Discard, resp.Body)
 				resp.Body.Close()
+				if err != nil {
+					t.Logf("a %d answer was cut: %v", resp.StatusCode, err)
+					codes <- -1
+					return
+				}
 				codes <- resp.StatusCode
 			})
 		}
@@ -152,6 +158,9 @@ func TestHostileHTTP(t *testing.T) {
 		for c := range codes {
 			seen[c]++
 		}
+		// 0 (no answer) and -1 (an answer cut short) are failures too:
+		// these clients read what they are sent, however busy the
+		// machine, and the response timeout is for those that do not.
 		t.Logf("answers: %v", seen)
 		for c := range seen {
 			if c != http.StatusOK && c != http.StatusTooManyRequests && c != http.StatusServiceUnavailable {
@@ -162,6 +171,23 @@ func TestHostileHTTP(t *testing.T) {
 			t.Error("no read was served")
 		}
 		checkHealthy(t, p, "the records flood", bound)
+	})
+
+	t.Run("100 held records reads run 8 at a time", func(t *testing.T) {
+		// Each client reads the answer's headers, then stops reading,
+		// with a small receive buffer: the server's handler stays in
+		// its write, holding its read slot and its memory, until the
+		// response timeout (3 s) cuts it. The global limit of 8 reads
+		// at once lets 8 through, then 8 more when those are cut; the
+		// rest wait out the queue (5 s) and get 503. Without the
+		// limiter all 100 would be answered at once, each holding a
+		// 5,000-record answer.
+		held := heldReads(t, p, "/api/topics/"+big+"/partitions/0/records?isolation=read_uncommitted&limit=5000", 100)
+		t.Logf("answers while held: %v", held)
+		if held[http.StatusOK] == 0 || held[http.StatusOK] > 2*8 || held[http.StatusServiceUnavailable] == 0 || held[http.StatusOK]+held[http.StatusServiceUnavailable] != 100 {
+			t.Errorf("answers to 100 held reads %v; want at most 16 (two turns of 8 reads at once) answered, the rest 503", held)
+		}
+		checkHealthy(t, p, "100 held reads", bound)
 	})
 
 	t.Run("200 clients that ask for a big log and never read", func(t *testing.T) {
@@ -337,6 +363,56 @@ func TestWatchedPartitionsCapped(t *testing.T) {
 	if _, msg, err := open[0].Read(ctx); err != nil || !strings.Contains(string(msg), `"snapshot"`) {
 		t.Errorf("the first viewer's stream: %s %v", msg, err)
 	}
+}
+
+// heldReads sends n GETs of path at once, each on its own connection with
+// a 16 KiB receive buffer, reads each answer's status and headers only
+// and keeps the connection without reading further until every answer
+// has come; it counts the statuses (0: no answer).
+func heldReads(t *testing.T, p *serverProcess, path string, n int) map[int]int {
+	t.Helper()
+	host := strings.TrimPrefix(p.url, "http://")
+	dialer := net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
+		var err error
+		if cerr := c.Control(func(fd uintptr) {
+			err = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 16<<10)
+		}); cerr != nil {
+			return cerr
+		}
+		return err
+	}}
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		seen  = map[int]int{}
+		conns []net.Conn
+	)
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	for range n {
+		c, err := dialer.Dial("tcp", host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+		wg.Go(func() {
+			status := 0
+			_ = c.SetReadDeadline(time.Now().Add(time.Minute))
+			if _, err := fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", path, host); err == nil {
+				if resp, err := http.ReadResponse(bufio.NewReaderSize(c, 4096), nil); err == nil {
+					status = resp.StatusCode
+				}
+			}
+			mu.Lock()
+			seen[status]++
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	return seen
 }
 
 // errorAnswer is the API's error answer.

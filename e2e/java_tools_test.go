@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/offsetlab/offsetlab/internal/localkafka"
+	"github.com/offsetlab/offsetlab/internal/testenv"
 )
 
 // javaTools runs the command-line tools of Apache Kafka 4.3.1 (the classes
@@ -40,11 +41,11 @@ func requireJavaTools(t *testing.T) javaTools {
 		java, err = filepath.Join(home, "bin", "java"), nil
 	}
 	if err != nil {
-		requireOrSkip(t, "Kafka tools tests skipped: java is not installed (Java 17+ runs Apache Kafka %s's tools)", localkafka.KafkaVersion)
+		testenv.MissingSetup(t, "Kafka tools tests skipped: java is not installed (Java 17+ runs Apache Kafka %s's tools)", localkafka.KafkaVersion)
 	}
 	libs := localkafka.DefaultLibs(os.Getenv, repoRoot(t))
 	if _, err := os.Stat(filepath.Join(libs, "kafka-tools-"+localkafka.KafkaVersion+".jar")); err != nil {
-		requireOrSkip(t, "Kafka tools tests skipped: the Apache Kafka %s jars are not in %s (`go run ./cmd/offsetlab-kafka fetch` downloads them; OFFSETLAB_CACHE or OFFSETLAB_KAFKA_LIBS says where)", localkafka.KafkaVersion, libs)
+		testenv.MissingSetup(t, "Kafka tools tests skipped: the Apache Kafka %s jars are not in %s (`go run ./cmd/offsetlab-kafka fetch` downloads them; OFFSETLAB_CACHE or OFFSETLAB_KAFKA_LIBS says where)", localkafka.KafkaVersion, libs)
 	}
 	return javaTools{java: java, classpath: filepath.Join(libs, "*")}
 }

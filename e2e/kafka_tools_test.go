@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/offsetlab/offsetlab/internal/testenv"
 )
 
 // Apache Kafka 4.3.1's own tools against the embedded broker's Kafka port
@@ -57,9 +59,9 @@ func TestKafkaTools(t *testing.T) {
 				bootstrap = p.kafkaAddr
 			case realKafka:
 				if bootstrap == "" {
-					t.Skipf("real Kafka tools tests skipped: set %s=host:port (scripts/test.sh starts Apache Kafka 4.3.1 and sets it)", brokersEnv)
+					testenv.MissingSetup(t, "real Kafka tools tests skipped: set %s=host:port (scripts/test.sh starts Apache Kafka 4.3.1 and sets it)", brokersEnv)
 				}
-				p = startServerProcess(t, "--brokers", bootstrap, "--allow-writes")
+				p = startServerProcess(t, "--brokers", bootstrap, "--allow-writes", "--data-dir", t.TempDir())
 			}
 			a := p.app(randomSuffix(t))
 			a.kind = kind

@@ -55,23 +55,49 @@ func TestLessonCleanup(t *testing.T) {
 			earlier := a.runLesson("1", true)
 			own := a.name("teacher")
 			a.createTopic(own)
+			// A team's topics named like lesson topics: a lesson name, a
+			// dash and six hex digits. No run created them.
+			lookalikes := []string{"orders-202612", "order-totals-c0ffee", "payments-decade", "inventory-decade"}
+			for _, name := range lookalikes {
+				a.createTopic(name)
+			}
 			current := a.runLesson("6d", true)
+			var plan struct {
+				Topics []string `json:"topics"`
+			}
+			a.do("GET", "/api/lessons/cleanup", nil, http.StatusOK, &plan)
+			if want := slices.Sorted(slices.Values(earlier.Topics)); !slices.Equal(slices.Sorted(slices.Values(plan.Topics)), want) {
+				t.Fatalf("GET /api/lessons/cleanup = %v, want the earlier run's topics %v", plan.Topics, want)
+			}
+			status, body := a.request("POST", "/api/lessons/cleanup", map[string]any{"confirm": append(slices.Clone(plan.Topics), lookalikes[0])})
+			if status != http.StatusConflict {
+				t.Fatalf("confirming a look-alike topic: %d %s, want 409", status, body)
+			}
 			var answer struct {
 				Deleted []string `json:"deleted"`
 			}
-			a.do("POST", "/api/lessons/cleanup", nil, http.StatusOK, &answer)
+			a.do("POST", "/api/lessons/cleanup", map[string]any{"confirm": plan.Topics}, http.StatusOK, &answer)
 			for _, topic := range earlier.Topics {
 				if !slices.Contains(answer.Deleted, topic) || !a.topicGone(topic) {
 					t.Fatalf("cleanup of every run answered %v; want %s deleted", answer.Deleted, topic)
 				}
 			}
-			for _, topic := range append([]string{own}, current.Topics...) {
+			// Without a body (the first form of the API) it deletes what
+			// is left to clean up: nothing, the look-alikes least of all.
+			var again struct {
+				Deleted []string `json:"deleted"`
+			}
+			a.do("POST", "/api/lessons/cleanup", nil, http.StatusOK, &again)
+			if len(again.Deleted) != 0 {
+				t.Fatalf("cleaning up again deleted %v", again.Deleted)
+			}
+			for _, topic := range append(append([]string{own}, lookalikes...), current.Topics...) {
 				if slices.Contains(answer.Deleted, topic) {
 					t.Fatalf("cleanup of every run deleted %s", topic)
 				}
 				a.do("GET", "/api/topics/"+topic, nil, http.StatusOK, nil)
 			}
-			status, _ := a.request("GET", "/api/lessons/runs/"+earlier.ID, nil)
+			status, _ = a.request("GET", "/api/lessons/runs/"+earlier.ID, nil)
 			if status != http.StatusNotFound {
 				t.Fatalf("the earlier run after cleaning up every run: %d, want 404", status)
 			}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/offsetlab/offsetlab/internal/testenv"
 )
 
 // pythonEnv names a Python interpreter that has confluent-kafka installed
@@ -24,7 +26,7 @@ func (a *app) seedClient(out any, args ...string) {
 	a.t.Helper()
 	python := os.Getenv(pythonEnv)
 	if python == "" {
-		a.t.Skipf("cross-client tests skipped: set %s to a python with confluent-kafka (scripts/test.sh does)", pythonEnv)
+		testenv.MissingSetup(a.t, "cross-client tests skipped: set %s to a python with confluent-kafka (scripts/test.sh does)", pythonEnv)
 	}
 	_, here, _, _ := runtime.Caller(0)
 	script := filepath.Join(filepath.Dir(here), "..", "scripts", "py", "seedclient.py")

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/offsetlab/offsetlab/internal/testenv"
 )
 
 // TestSecureDashboard runs the dashboard against the secure shape's SASL_SSL
@@ -156,7 +158,7 @@ func TestSecureDashboard(t *testing.T) {
 		got := pythonReadProperties(t, python, filepath.Join(dir, "reader.librdkafka.properties"), topic, 3)
 		equal(t, "confluent-kafka's read_committed", got, []string{"O-1 total=30000", "O-2 total=42000", "O-3 total=27000"})
 	} else {
-		requireOrSkip(t, "the confluent-kafka check skipped: set %s", pythonEnv)
+		testenv.MissingSetup(t, "the confluent-kafka check skipped: set %s", pythonEnv)
 	}
 
 	// A wrong password, a wrong CA, a missing ACL: each its own sentence.

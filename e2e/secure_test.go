@@ -22,20 +22,11 @@ import (
 	"time"
 
 	"github.com/offsetlab/offsetlab/internal/kafkaconfig"
+	"github.com/offsetlab/offsetlab/internal/testenv"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
-
-// requireOrSkip skips the test with why, or fails it under CI=true, where
-// every real-Kafka test must run.
-func requireOrSkip(t *testing.T, format string, args ...any) {
-	t.Helper()
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("CI=true: "+format, args...)
-	}
-	t.Skipf(format, args...)
-}
 
 // startSecure starts `offsetlab-kafka start secure` in a fresh directory
 // (a single Apache Kafka 4.3.1 node with SASL_SSL, SCRAM-SHA-512 and
@@ -45,10 +36,10 @@ func requireOrSkip(t *testing.T, format string, args ...any) {
 func startSecure(t *testing.T) string {
 	t.Helper()
 	if _, err := exec.LookPath("java"); err != nil {
-		requireOrSkip(t, "secure Kafka tests skipped: java is not installed (Java 17+ runs the brokers)")
+		testenv.MissingSetup(t, "secure Kafka tests skipped: java is not installed (Java 17+ runs the brokers)")
 	}
 	if _, err := runHarness(t, "fetch"); err != nil {
-		requireOrSkip(t, "secure Kafka tests skipped: the Apache Kafka 4.3.1 jars are missing and `go run ./cmd/offsetlab-kafka fetch` failed (%v)", err)
+		testenv.MissingSetup(t, "secure Kafka tests skipped: the Apache Kafka 4.3.1 jars are missing and `go run ./cmd/offsetlab-kafka fetch` failed (%v)", err)
 	}
 	dir := t.TempDir()
 	begin := time.Now()
@@ -248,7 +239,7 @@ func TestSecureCluster(t *testing.T) {
 	t.Run("confluent-kafka reads with the librdkafka file", func(t *testing.T) {
 		python := os.Getenv(pythonEnv)
 		if python == "" {
-			requireOrSkip(t, "confluent-kafka check skipped: set %s to a python with confluent-kafka (scripts/test.sh does)", pythonEnv)
+			testenv.MissingSetup(t, "confluent-kafka check skipped: set %s to a python with confluent-kafka (scripts/test.sh does)", pythonEnv)
 		}
 		got := pythonReadProperties(t, python, filepath.Join(dir, "reader.librdkafka.properties"), topic, len(want))
 		if !slices.Equal(got, want) {

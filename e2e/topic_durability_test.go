@@ -13,6 +13,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/offsetlab/offsetlab/internal/testenv"
 )
 
 // TestKillNineKeepsEveryTopic creates a topic on the server binary in each
@@ -152,7 +154,7 @@ func produceWithKcat(t *testing.T, addr, topic string, n int) []string {
 	t.Helper()
 	kcat, err := exec.LookPath("kcat")
 	if err != nil {
-		requireOrSkip(t, "kcat is not installed: %v", err)
+		testenv.MissingSetup(t, "kcat is not installed: %v", err)
 	}
 	values := make([]string, n)
 	for i := range values {

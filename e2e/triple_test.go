@@ -15,6 +15,7 @@ import (
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/internal/localkafka"
+	"github.com/offsetlab/offsetlab/internal/testenv"
 )
 
 // tripleEnv asks for the tests that start their own three-broker Apache
@@ -81,7 +82,7 @@ var kafkaRunner struct {
 func startTriple(t *testing.T) (*app, string) {
 	t.Helper()
 	if os.Getenv(tripleEnv) == "" {
-		t.Skipf("three-broker tests skipped: set %s=1 to let them start Apache Kafka 4.3.1 with cmd/offsetlab-kafka (scripts/test.sh does)", tripleEnv)
+		testenv.MissingSetup(t, "three-broker tests skipped: set %s=1 to let them start Apache Kafka 4.3.1 with cmd/offsetlab-kafka (scripts/test.sh does)", tripleEnv)
 	}
 	dir := t.TempDir()
 	out := harness(t, "start", "triple", dir)
@@ -101,7 +102,7 @@ func startTriple(t *testing.T) (*app, string) {
 func startManagedTriple(t *testing.T) (*app, *localkafka.Cluster) {
 	t.Helper()
 	if os.Getenv(tripleEnv) == "" {
-		t.Skipf("three-broker tests skipped: set %s=1 to let them start Apache Kafka 4.3.1 with internal/localkafka (scripts/test.sh does)", tripleEnv)
+		testenv.MissingSetup(t, "three-broker tests skipped: set %s=1 to let them start Apache Kafka 4.3.1 with internal/localkafka (scripts/test.sh does)", tripleEnv)
 	}
 	local, err := localkafka.Start(t.Context(), localkafka.Config{
 		Shape: localkafka.Triple, Dir: t.TempDir(),

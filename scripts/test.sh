@@ -56,20 +56,21 @@ else
 	echo "node is missing, so the JavaScript unit tests are skipped (install nodejs to run them)." >&2
 fi
 
-step "Chromium (the browser tests)"
-if [[ -z "${OFFSETLAB_CHROMIUM:-}" ]]; then
-	# fonts-nanum draws the Korean lesson texts in the screenshots.
-	if [[ ! -x /usr/bin/chromium ]] || ! dpkg -s fonts-nanum >/dev/null 2>&1; then
+step "Chromium (the browser tests) and kcat (an outside Kafka client)"
+if [[ -z "${OFFSETLAB_CHROMIUM:-}" ]] || ! command -v kcat >/dev/null; then
+	# fonts-nanum draws the Korean lesson texts in the screenshots; kcat is
+	# one of the clients nobody here wrote that the e2e suites drive.
+	if [[ ! -x /usr/bin/chromium ]] || ! dpkg -s fonts-nanum >/dev/null 2>&1 || ! command -v kcat >/dev/null; then
 		if [[ "$(id -u)" -eq 0 ]] && command -v apt-get >/dev/null; then
 			apt-get update -qq
-			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core fonts-nanum >/dev/null
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core fonts-nanum kcat >/dev/null
 		else
-			echo "Chromium is missing, so the browser tests will be skipped. Install it with" >&2
-			echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends chromium fonts-dejavu-core fonts-nanum" >&2
+			echo "Chromium or kcat is missing, so the browser and kcat tests will be skipped. Install them with" >&2
+			echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends chromium fonts-dejavu-core fonts-nanum kcat" >&2
 			echo "or point OFFSETLAB_CHROMIUM at a Chromium or Chrome binary." >&2
 		fi
 	fi
-	if [[ -x /usr/bin/chromium ]]; then
+	if [[ -z "${OFFSETLAB_CHROMIUM:-}" && -x /usr/bin/chromium ]]; then
 		export OFFSETLAB_CHROMIUM=/usr/bin/chromium
 	fi
 fi

@@ -3,10 +3,12 @@ package web
 import (
 	"net"
 	"net/http"
+	"runtime"
 	"strconv"
 	"sync"
 	"time"
 
+	"github.com/offsetlab/offsetlab/internal/live"
 	"github.com/offsetlab/offsetlab/internal/problem"
 	"github.com/offsetlab/offsetlab/web/httpx"
 )
@@ -23,10 +25,24 @@ type Limits struct {
 	ReadsPerClient int
 	// ReadQueueWait is how long an expensive read waits for its turn.
 	ReadQueueWait time.Duration
+	// Scans is how many scans of a partition (search, map, jump, seek
+	// by time, the page's download reads) run at once, in a line of
+	// their own, and ScansPerClient how many of those one client address
+	// may run: a scan reads and decodes up to hundreds of MiB, so a flood
+	// of them must not keep the window reads above from a core. They
+	// wait in line up to ReadQueueWait as reads do.
+	Scans          int
+	ScansPerClient int
 	// Viewers is how many live views (websockets) the server keeps
 	// open; ViewersPerClient how many one client address may open.
 	Viewers          int
 	ViewersPerClient int
+	// TeacherViewers of the Viewers are the teacher's in classroom
+	// mode: students together open at most Viewers-TeacherViewers, so
+	// the teacher's views open whatever the class holds. The teacher is
+	// counted as one client of its own, whatever its address, that may
+	// open the larger of ViewersPerClient and TeacherViewers.
+	TeacherViewers int
 	// IdleTimeout closes a keep-alive connection idle this long.
 	// ResponseTimeout cuts a log or records answer not written within it
 	// (a client that stopped reading), so its memory returns.
@@ -34,18 +50,29 @@ type Limits struct {
 	ResponseTimeout time.Duration
 }
 
-// Default limits. A read of 5,000 offsets holds ~10 MB while it is decoded
-// and written, so 8 at once bound that memory to ~80 MB; a classroom of a
+// Default limits. A read holds at most the inspector's answer budget (8 MiB
+// of entries, whatever the records hold) and its encoding while it is
+// decoded and written, so 8 at once bound that memory to ~100 MB; a
+// scan holds one fetch and one decompressed batch; a classroom of a
 // hundred students with two tabs each needs 200 viewers (each ~50–130 KiB).
 const (
 	DefaultReads            = 8
 	DefaultReadsPerClient   = 4
 	DefaultReadQueueWait    = 5 * time.Second
+	DefaultScansPerClient   = 4
 	DefaultViewers          = 500
 	DefaultViewersPerClient = 50
+	DefaultTeacherViewers   = 50
 	DefaultIdleTimeout      = 60 * time.Second
 	DefaultResponseTimeout  = 20 * time.Second
 )
+
+// DefaultScans is half the cores Go may use (at least one): scans are
+// CPU-bound (decompressing, decoding, and the embedded broker serving
+// their fetches), so however many students search at once, the other
+// half stays free for the window reads every open page makes, whose
+// latency then stays near what it is on an idle server.
+func DefaultScans() int { return max(1, runtime.GOMAXPROCS(0)/2) }
 
 func (l Limits) withDefaults() Limits {
 	if l.Reads <= 0 {
@@ -53,6 +80,12 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.ReadsPerClient <= 0 {
 		l.ReadsPerClient = DefaultReadsPerClient
+	}
+	if l.Scans <= 0 {
+		l.Scans = DefaultScans()
+	}
+	if l.ScansPerClient <= 0 {
+		l.ScansPerClient = DefaultScansPerClient
 	}
 	if l.ReadQueueWait <= 0 {
 		l.ReadQueueWait = DefaultReadQueueWait
@@ -63,6 +96,10 @@ func (l Limits) withDefaults() Limits {
 	if l.ViewersPerClient <= 0 {
 		l.ViewersPerClient = DefaultViewersPerClient
 	}
+	if l.TeacherViewers <= 0 {
+		l.TeacherViewers = DefaultTeacherViewers
+	}
+	l.TeacherViewers = min(l.TeacherViewers, l.Viewers)
 	if l.IdleTimeout <= 0 {
 		l.IdleTimeout = DefaultIdleTimeout
 	}
@@ -150,26 +187,51 @@ func (p *perClient) give(client string) {
 }
 
 // readLimiter runs at most Limits.Reads expensive reads at once, and
-// Limits.ReadsPerClient per client. A read keeps its turn until its
-// response is written, so a client that stops reading holds one turn (for
-// at most Limits.ResponseTimeout), never the server's memory.
+// Limits.ReadsPerClient per client (or, for scans, Limits.Scans and
+// Limits.ScansPerClient, in a line of their own). A read keeps its turn
+// until its response is written, so a client that stops reading holds one
+// turn (for at most Limits.ResponseTimeout), never the server's memory.
 type readLimiter struct {
-	limits  Limits
-	slots   chan struct{}
-	clients perClient
+	limits    Limits
+	perClient int
+	slots     chan struct{}
+	clients   perClient
+	// busyKey and perClientKey are the catalogue sentences of the 503
+	// (every turn taken) and of the 429 (this client's turns taken).
+	busyKey, perClientKey string
 }
 
 func newReadLimiter(l Limits) *readLimiter {
-	return &readLimiter{limits: l, slots: make(chan struct{}, l.Reads)}
+	return &readLimiter{limits: l, perClient: l.ReadsPerClient, slots: make(chan struct{}, l.Reads),
+		busyKey: "error.readsBusy", perClientKey: "error.readsPerClient"}
+}
+
+func newScanLimiter(l Limits) *readLimiter {
+	return &readLimiter{limits: l, perClient: l.ScansPerClient, slots: make(chan struct{}, l.Scans),
+		busyKey: "error.scansBusy", perClientKey: "error.scansPerClient"}
+}
+
+// scanOrRead sends a request that says it is part of a scan (the page's
+// download reads a partition window after window, …/log?scan=1) to scans'
+// line, any other to reads'.
+func (s *Server) scanOrRead(next http.Handler) http.Handler {
+	reads, scans := s.reads.limit(next), s.scans.limit(next)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("scan") == "1" {
+			scans.ServeHTTP(w, r)
+			return
+		}
+		reads.ServeHTTP(w, r)
+	})
 }
 
 // limit is the middleware of the expensive read routes.
 func (rl *readLimiter) limit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		client := clientAddr(r)
-		if ok, _ := rl.clients.take(client, rl.limits.ReadsPerClient, 0); !ok {
+		if ok, _ := rl.clients.take(client, rl.perClient, 0); !ok {
 			w.Header().Set("Retry-After", "1")
-			httpx.Refuse(w, problem.TooFast, "error.readsPerClient", "max", strconv.Itoa(rl.limits.ReadsPerClient))
+			httpx.Refuse(w, problem.TooFast, rl.perClientKey, "max", strconv.Itoa(rl.perClient))
 			return
 		}
 		defer rl.clients.give(client)
@@ -181,14 +243,46 @@ func (rl *readLimiter) limit(next http.Handler) http.Handler {
 			return
 		case <-wait.C:
 			w.Header().Set("Retry-After", "2")
-			httpx.Refuse(w, problem.Busy, "error.readsBusy", "max", strconv.Itoa(rl.limits.Reads))
+			httpx.Refuse(w, problem.Busy, rl.busyKey, "max", strconv.Itoa(cap(rl.slots)))
 			return
 		}
 		defer func() { <-rl.slots }()
-		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(rl.limits.ResponseTimeout))
-		next.ServeHTTP(w, r)
+		next.ServeHTTP(&cutSlowReader{ResponseWriter: w, timeout: rl.limits.ResponseTimeout}, r)
 	})
 }
+
+// cutSlowReader sets the connection's write deadline, ResponseTimeout
+// ahead, when the answer starts: the time a client has to read it. The
+// time the server took to read the broker and encode (slow on a busy
+// machine, bounded by the API's request timeout) is not the client's, and
+// a deadline set before it cut answers to clients that did read.
+type cutSlowReader struct {
+	http.ResponseWriter
+	timeout time.Duration
+	armed   bool
+}
+
+func (c *cutSlowReader) arm() {
+	if !c.armed {
+		c.armed = true
+		_ = http.NewResponseController(c.ResponseWriter).SetWriteDeadline(time.Now().Add(c.timeout))
+	}
+}
+
+// WriteHeader implements http.ResponseWriter.
+func (c *cutSlowReader) WriteHeader(code int) {
+	c.arm()
+	c.ResponseWriter.WriteHeader(code)
+}
+
+// Write implements http.ResponseWriter.
+func (c *cutSlowReader) Write(p []byte) (int, error) {
+	c.arm()
+	return c.ResponseWriter.Write(p)
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (c *cutSlowReader) Unwrap() http.ResponseWriter { return c.ResponseWriter }
 
 // viewerLimiter caps the open live views, in all and per client.
 type viewerLimiter struct {
@@ -196,21 +290,44 @@ type viewerLimiter struct {
 	clients perClient
 }
 
-// admit counts a viewer of r, or answers 503 and reports false. The caller
-// calls the returned release when the viewer leaves.
-func (vl *viewerLimiter) admit(w http.ResponseWriter, r *http.Request) (release func(), ok bool) {
-	client := clientAddr(r)
-	ok, clientFull := vl.clients.take(client, vl.limits.ViewersPerClient, vl.limits.Viewers)
+// admit counts viewer, or answers 503 and reports false. A student may
+// not take the teacher's views (Limits.TeacherViewers). The caller calls
+// the returned release when the viewer leaves.
+func (vl *viewerLimiter) admit(w http.ResponseWriter, viewer live.Viewer) (release func(), ok bool) {
+	client, total, perClient := viewer.Client, vl.limits.Viewers, vl.limits.ViewersPerClient
+	if viewer.Teacher {
+		perClient = max(perClient, vl.limits.TeacherViewers)
+	} else {
+		total -= vl.limits.TeacherViewers
+	}
+	ok, clientFull := vl.clients.take(client, perClient, total)
 	if !ok {
 		w.Header().Set("Retry-After", "10")
 		if clientFull {
-			httpx.Refuse(w, problem.Busy, "error.viewersPerClient", "max", strconv.Itoa(vl.limits.ViewersPerClient))
+			httpx.Refuse(w, problem.Busy, "error.viewersPerClient", "max", strconv.Itoa(perClient))
 		} else {
-			httpx.Refuse(w, problem.Busy, "error.viewersFull", "max", strconv.Itoa(vl.limits.Viewers))
+			httpx.Refuse(w, problem.Busy, "error.viewersFull", "max", strconv.Itoa(total))
 		}
 		return nil, false
 	}
 	return func() { vl.clients.give(client) }, true
+}
+
+// teacherClient is the client name the teacher's views are counted
+// under in classroom mode: not an address, so that no student shares it.
+const teacherClient = "teacher"
+
+// viewerOf is who opens a live view with r: in classroom mode the
+// teacher (the session cookie) is one client of its own and may use the
+// views and watched partitions reserved for it; students are counted by
+// address. Without classroom mode everyone is the teacher, counted by
+// address (every client is this machine).
+func (s *Server) viewerOf(r *http.Request) live.Viewer {
+	teacher := httpx.RoleOf(r) == httpx.Teacher
+	if teacher && s.access.Classroom {
+		return live.Viewer{Client: teacherClient, Teacher: true}
+	}
+	return live.Viewer{Client: clientAddr(r), Teacher: teacher}
 }
 
 // clearDeadlines lifts the server's read and write timeouts for a

@@ -15,6 +15,7 @@ import (
 	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/internal/inspect"
 	"github.com/offsetlab/offsetlab/internal/problem"
+	"github.com/offsetlab/offsetlab/internal/producer"
 	"github.com/offsetlab/offsetlab/web/httpx"
 	"github.com/offsetlab/offsetlab/web/static"
 )
@@ -79,22 +80,31 @@ func TestPages(t *testing.T) {
 	}
 	lastWrite := map[string]time.Time{"__consumer_offsets": now, "old": now.Add(-time.Hour), "recent": now.Add(-time.Minute)}
 	tests := []struct {
-		name     string
-		topics   []cluster.TopicInfo
-		down     bool
-		path     string
-		status   int
-		location string
-		contains []string
+		name   string
+		topics []cluster.TopicInfo
+		down   bool
+		// teacherAt and teacherWrote are what the teacher watched and
+		// wrote last, if anything.
+		teacherAt, teacherWrote *choiceRef
+		path                    string
+		status                  int
+		location                string
+		contains                []string
 	}{
 		{name: "home without topics invites to set up seed 000", path: "/", status: http.StatusOK,
 			contains: []string{`data-testid="empty-state"`, `Set up seed 000`, `data-has-topic="false"`}},
-		{name: "home opens the partition written last", topics: topics, path: "/", status: http.StatusFound,
-			location: "/topics/recent/partitions/1"},
-		{name: "home keeps the view's query", topics: topics, path: "/?at=5&sel=6", status: http.StatusFound,
+		// A client of the Kafka port wrote "recent" last: / must not
+		// open it on every laptop, only what the teacher chose.
+		{name: "home does not follow the partition any client wrote last", topics: topics, path: "/", status: http.StatusOK,
+			contains: []string{`data-testid="empty-state"`, `Pick a partition above`, `data-has-topic="false"`}},
+		{name: "home opens the partition the teacher watches", topics: topics, teacherAt: &choiceRef{"old", 0}, teacherWrote: &choiceRef{"recent", 1},
+			path: "/", status: http.StatusFound, location: "/topics/old/partitions/0"},
+		{name: "home opens the partition the teacher wrote last", topics: topics, teacherWrote: &choiceRef{"recent", 0},
+			path: "/", status: http.StatusFound, location: "/topics/recent/partitions/0"},
+		{name: "home skips a choice whose topic is gone", topics: topics, teacherAt: &choiceRef{"deleted", 0}, teacherWrote: &choiceRef{"old", 0},
+			path: "/", status: http.StatusFound, location: "/topics/old/partitions/0"},
+		{name: "home keeps the view's query", topics: topics, teacherAt: &choiceRef{"recent", 1}, path: "/?at=5&sel=6", status: http.StatusFound,
 			location: "/topics/recent/partitions/1?at=5&sel=6"},
-		{name: "home opens an empty topic when nothing was written", topics: []cluster.TopicInfo{topicWith("empty", 0)}, path: "/",
-			status: http.StatusFound, location: "/topics/empty/partitions/0"},
 		{name: "a partition's page", topics: topics, path: "/topics/recent/partitions/1", status: http.StatusOK,
 			contains: []string{`data-topic="recent"`, `data-partition="1"`, `data-has-topic="true"`, `<title>recent-1 · Offset Lab</title>`,
 				`value="recent/1" selected`, `data-testid="txn-crash"`, `data-testid="processor-crash"`, `data-testid="seed-setup"`,
@@ -115,7 +125,15 @@ func TestPages(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := New(Deps{Lab: &pageLab{topics: tt.topics, down: tt.down, lastWrite: lastWrite}}, nil)
+			srv := New(Deps{Lab: &produceLab{pageLab{topics: tt.topics, down: tt.down, lastWrite: lastWrite}}}, nil)
+			if c := tt.teacherWrote; c != nil {
+				if code := produceTo(srv.Handler(), c.topic, c.partition); code != http.StatusOK {
+					t.Fatalf("the teacher's produce: %d", code)
+				}
+			}
+			if c := tt.teacherAt; c != nil {
+				srv.api.Watching(httptest.NewRequest("GET", "/", nil), c.topic, c.partition)
+			}
 			rec := httptest.NewRecorder()
 			srv.Handler().ServeHTTP(rec, httptest.NewRequest("GET", tt.path, nil))
 			if rec.Code != tt.status {
@@ -203,5 +221,70 @@ func TestStaticAssets(t *testing.T) {
 	}
 	if len(v) != 12 {
 		t.Errorf("asset version %q, want 12 hex digits", v)
+	}
+}
+
+// choiceRef names a partition the teacher watched or wrote to.
+type choiceRef struct {
+	topic     string
+	partition int32
+}
+
+// produceLab is pageLab that takes writes, each to the partition asked
+// for, else to partition 1.
+type produceLab struct{ pageLab }
+
+func (c *produceLab) Produce(_ context.Context, req producer.Request) (*producer.Outcome, error) {
+	out := &producer.Outcome{}
+	for range req.Values {
+		p := int32(1)
+		if req.Partition != nil {
+			p = *req.Partition
+		}
+		out.Results = append(out.Results, producer.Result{Partition: p})
+	}
+	return out, nil
+}
+
+// produceTo POSTs one record to topic/partition through h.
+func produceTo(h http.Handler, topic string, partition int32) int {
+	body := fmt.Sprintf(`{"topic":%q,"partition":%d,"values":["v"],"acks":"all"}`, topic, partition)
+	req := httptest.NewRequest("POST", "/api/produce", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec.Code
+}
+
+// TestHomeFollowsTheTeachersWrites: a write through the dashboard by the
+// teacher makes / open its partition; in classroom mode a student's write
+// is refused and changes nothing.
+func TestHomeFollowsTheTeachersWrites(t *testing.T) {
+	t.Parallel()
+	topics := []cluster.TopicInfo{topicWith("a", 1), topicWith("b", 1, 1)}
+	home := func(h http.Handler) string {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
+		return rec.Header().Get("Location")
+	}
+	produce := func(h http.Handler, topic string) int { return produceTo(h, topic, 1) }
+
+	single := New(Deps{Lab: &produceLab{pageLab{topics: topics}}}, nil).Handler()
+	if got := home(single); got != "" {
+		t.Fatalf("before any write / redirects to %q", got)
+	}
+	if code := produce(single, "b"); code != http.StatusOK {
+		t.Fatalf("produce: %d", code)
+	}
+	if got, want := home(single), "/topics/b/partitions/1"; got != want {
+		t.Errorf("after the teacher's write / redirects to %q, want %q", got, want)
+	}
+
+	class := New(Deps{Lab: &produceLab{pageLab{topics: topics}}}, nil, WithAccess(Access{Classroom: true})).Handler()
+	if code := produce(class, "b"); code != http.StatusForbidden {
+		t.Fatalf("a student's produce: %d, want 403", code)
+	}
+	if got := home(class); got != "" {
+		t.Errorf("after a student's write / redirects to %q", got)
 	}
 }

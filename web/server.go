@@ -66,6 +66,7 @@ type Server struct {
 	// oneWrite is a one-slot semaphore: one state change at a time.
 	oneWrite chan struct{}
 	reads    *readLimiter
+	scans    *readLimiter
 	viewers  *viewerLimiter
 }
 
@@ -87,11 +88,24 @@ func New(deps Deps, log *slog.Logger, opts ...Option) *Server {
 	s.auth = newTeacherAuth()
 	s.oneWrite = make(chan struct{}, 1)
 	s.api = api.New(deps, log, api.Options{Classroom: s.access.Classroom, JoinURL: s.joinURL})
-	s.pages = pages.New(deps, log, pages.Options{Classroom: s.access.Classroom, JoinURL: s.joinURL})
+	s.pages = pages.New(deps, log, pages.Options{Classroom: s.access.Classroom, JoinURL: s.joinURL,
+		TeacherWatches: choice(s.api.TeacherWatches), TeacherWrote: choice(s.api.TeacherWrote)})
 	s.limits = s.limits.withDefaults()
 	s.reads = newReadLimiter(s.limits)
+	s.scans = newScanLimiter(s.limits)
 	s.viewers = &viewerLimiter{limits: s.limits}
 	return s
+}
+
+// choice adapts one of the API's records of what the teacher chose to
+// what the pages ask for it.
+func choice(f func() (string, int32, bool)) func() *pages.Choice {
+	return func() *pages.Choice {
+		if topic, partition, ok := f(); ok {
+			return &pages.Choice{Topic: topic, Partition: partition}
+		}
+		return nil
+	}
 }
 
 // Handler returns the router. Every route is registered here.
@@ -103,7 +117,7 @@ func (s *Server) Handler() http.Handler {
 	r.Get("/", s.pages.Home)
 	r.Get("/teacher/login", s.teacherLogin)
 	r.Get("/classroom/join.svg", s.joinQR)
-	r.Get("/topics", s.pages.Topics)
+	r.With(s.reads.limit).Get("/topics", s.pages.Topics)
 	r.Get("/topics/{topic}", s.pages.Topic)
 	r.Get("/topics/{topic}/partitions/{partition}", s.pages.Partition)
 	r.Get("/groups", s.pages.Groups)
@@ -119,17 +133,17 @@ func (s *Server) Handler() http.Handler {
 		r.Get("/cluster", s.api.GetCluster)
 		r.Get("/classroom", s.api.GetClassroom)
 		r.Get("/events", s.api.GetEvents)
-		r.Get("/topics", s.api.ListTopics)
+		r.With(s.reads.limit).Get("/topics", s.api.ListTopics)
 		r.Post("/topics", s.api.CreateTopic)
 		r.Get("/topics/{topic}", s.api.GetTopic)
 		r.Delete("/topics/{topic}", s.api.DeleteTopic)
 		r.Route("/topics/{topic}/partitions/{partition}", func(r chi.Router) {
-			r.With(s.reads.limit).Get("/log", s.api.GetLog)
+			r.With(s.scanOrRead).Get("/log", s.api.GetLog)
 			r.With(s.reads.limit).Get("/records", s.api.GetRecords)
-			r.With(s.reads.limit).Get("/map", s.api.GetMap)
-			r.With(s.reads.limit).Get("/search", s.api.GetSearch)
-			r.With(s.reads.limit).Get("/jump", s.api.GetJump)
-			r.Get("/offset", s.api.GetOffsetForTime)
+			r.With(s.scans.limit).Get("/map", s.api.GetMap)
+			r.With(s.scans.limit).Get("/search", s.api.GetSearch)
+			r.With(s.scans.limit).Get("/jump", s.api.GetJump)
+			r.With(s.scans.limit).Get("/offset", s.api.GetOffsetForTime)
 			r.Get("/producers", s.api.GetProducers)
 			r.Get("/history", s.api.GetHistory)
 			r.Post("/transactions/{start}/abort", s.api.AbortTransaction)
@@ -142,6 +156,7 @@ func (s *Server) Handler() http.Handler {
 		r.Get("/transactions/{transactionalID}", s.api.GetTransaction)
 		r.Post("/transactions/{transactionalID}/{step}", s.api.TransactionStep)
 		r.Get("/lessons", s.api.ListLessons)
+		r.Get("/lessons/cleanup", s.api.ListLessonCleanup)
 		r.Post("/lessons/cleanup", s.api.CleanupLessons)
 		r.Post("/lessons/{lesson}/runs", s.api.StartLesson)
 		r.Get("/lessons/runs/{run}", s.api.GetLessonRun)

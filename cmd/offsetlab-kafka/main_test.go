@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/offsetlab/offsetlab/internal/localkafka"
+	"github.com/offsetlab/offsetlab/internal/testenv"
 	"github.com/offsetlab/offsetlab/internal/wait"
 )
 
@@ -63,10 +64,7 @@ func realKafka(t *testing.T) {
 	cwd, _ := os.Getwd()
 	libs := localkafka.DefaultLibs(os.Getenv, filepath.Join(cwd, "..", ".."))
 	if _, err := exec.LookPath(localkafka.DefaultJava(os.Getenv)); err != nil || localkafka.FetchJars(t.Context(), libs, nil, nil) != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true: Java or the Kafka jars (%s) are missing", libs)
-		}
-		t.Skipf("real Kafka skipped: Java or the Kafka jars (%s) are missing (go run ./cmd/offsetlab-kafka fetch)", libs)
+		testenv.MissingSetup(t, "real Kafka skipped: Java or the Kafka jars (%s) are missing (go run ./cmd/offsetlab-kafka fetch)", libs)
 	}
 	t.Setenv(helperEnv, "1")
 	t.Setenv("OFFSETLAB_KAFKA_LIBS", libs)

@@ -28,7 +28,9 @@ import (
 	"github.com/offsetlab/offsetlab/internal/kafkaconfig"
 	"github.com/offsetlab/offsetlab/internal/lab"
 	"github.com/offsetlab/offsetlab/internal/lessons"
+	"github.com/offsetlab/offsetlab/internal/live"
 	"github.com/offsetlab/offsetlab/internal/localkafka"
+	"github.com/offsetlab/offsetlab/internal/wait"
 	"github.com/offsetlab/offsetlab/web"
 )
 
@@ -52,6 +54,9 @@ type config struct {
 	joinURL      string
 	localKafka   string
 	limits       web.Limits
+	// watched bounds the partitions watched live: per student client,
+	// and the feeds reserved for the teacher (live.Config).
+	watchedPerClient, teacherWatched int
 	// memoryLimit is the Go runtime's soft memory limit in bytes (0:
 	// leave it to GOMEMLIMIT).
 	memoryLimit int64
@@ -60,6 +65,7 @@ type config struct {
 	// allowWrites lets the dashboard change a cluster it did not start.
 	allowWrites bool
 	kafkaLimits cluster.PortLimits
+	topicLimits cluster.TopicLimits
 	kafkaLibs   string
 	java        string
 }
@@ -95,7 +101,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 		return config{}, fmt.Errorf("OFFSETLAB_ALLOW_WRITES=%q: use 1 or 0", getenv("OFFSETLAB_ALLOW_WRITES"))
 	}
 	fs.BoolVar(&c.allowWrites, "allow-writes", allowWrites, "with --brokers or --command-config: let the dashboard produce, run the processor, drive transactions and lessons, create topics on that cluster (read-only without it) [OFFSETLAB_ALLOW_WRITES=1]")
-	if err := limitFlags(fs, env, &c.limits); err != nil {
+	if err := limitFlags(fs, env, &c); err != nil {
 		return config{}, err
 	}
 	memoryMiB := fs.Int64("memory-limit", 512, "the server's soft memory limit in MiB: past it the Go runtime collects garbage harder (a burst of reads cannot swell the process); GOMEMLIMIT, if set, decides instead")
@@ -144,7 +150,8 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 
 // limitFlags declares the flags of the server's limits (web.Limits), each
 // defaulting to its environment variable, else web's default.
-func limitFlags(fs *flag.FlagSet, env func(key, def string) string, l *web.Limits) error {
+func limitFlags(fs *flag.FlagSet, env func(key, def string) string, c *config) error {
+	l := &c.limits
 	var bad []string
 	num := func(p *int, name, key string, def int, usage string) {
 		d, err := strconv.Atoi(env(key, strconv.Itoa(def)))
@@ -162,8 +169,15 @@ func limitFlags(fs *flag.FlagSet, env func(key, def string) string, l *web.Limit
 	}
 	num(&l.Viewers, "max-viewers", "OFFSETLAB_MAX_VIEWERS", web.DefaultViewers, "live views (websockets) open at once")
 	num(&l.ViewersPerClient, "max-viewers-per-client", "OFFSETLAB_MAX_VIEWERS_PER_CLIENT", web.DefaultViewersPerClient, "live views one client address may open")
+	num(&l.TeacherViewers, "teacher-viewers", "OFFSETLAB_TEACHER_VIEWERS", web.DefaultTeacherViewers, "classroom mode: live views of --max-viewers kept for the teacher, which students cannot take")
+	num(&c.watchedPerClient, "max-watched-per-client", "OFFSETLAB_MAX_WATCHED_PER_CLIENT", live.DefaultMaxFeedsPerClient, "partitions one student client may watch live at once")
+	num(&c.teacherWatched, "teacher-watched", "OFFSETLAB_TEACHER_WATCHED", live.DefaultTeacherFeeds, "partitions watched live (of the server's 64) kept for the teacher, which students cannot take")
+	num(&c.topicLimits.MaxTopics, "embedded-max-topics", "OFFSETLAB_EMBEDDED_MAX_TOPICS", cluster.DefaultMaxTopics, "embedded broker: topics it holds at most; past it CreateTopics and auto-creation are refused POLICY_VIOLATION")
+	num(&c.topicLimits.MaxPartitions, "embedded-max-partitions", "OFFSETLAB_EMBEDDED_MAX_PARTITIONS", cluster.DefaultMaxPartitions, "embedded broker: partitions, over all topics, it holds at most (refused as --embedded-max-topics is)")
 	num(&l.Reads, "max-reads", "OFFSETLAB_MAX_READS", web.DefaultReads, "log and records reads running at once (more wait up to 5 s, then 503)")
 	num(&l.ReadsPerClient, "max-reads-per-client", "OFFSETLAB_MAX_READS_PER_CLIENT", web.DefaultReadsPerClient, "log and records reads one client address may run at once (more get 429)")
+	num(&l.Scans, "max-scans", "OFFSETLAB_MAX_SCANS", web.DefaultScans(), "searches, maps, jumps, seeks and download reads running at once, in a line apart from log reads (default: half the cores)")
+	num(&l.ScansPerClient, "max-scans-per-client", "OFFSETLAB_MAX_SCANS_PER_CLIENT", web.DefaultScansPerClient, "of those, how many one client address may run at once (more get 429)")
 	dur(&l.IdleTimeout, "http-idle-timeout", "OFFSETLAB_HTTP_IDLE_TIMEOUT", web.DefaultIdleTimeout, "close keep-alive connections idle this long")
 	dur(&l.ResponseTimeout, "http-response-timeout", "OFFSETLAB_HTTP_RESPONSE_TIMEOUT", web.DefaultResponseTimeout, "cut a log or records answer a client has not read within this")
 	if len(bad) > 0 {
@@ -236,6 +250,20 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		debug.SetMemoryLimit(cfg.memoryLimit)
 	}
 
+	// Bind the ports before loading anything: a port in use fails now,
+	// with a sentence, not after the data directory is read.
+	ln, err := bind(ctx, "dashboard", cfg.addr, "--addr")
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	var kafkaLn net.Listener
+	if cfg.brokers == "" && cfg.localKafka == "" {
+		if kafkaLn, err = bind(ctx, "embedded broker's Kafka port", cfg.kafkaAddr, "--kafka-addr"); err != nil {
+			return err
+		}
+	}
+
 	var local *localkafka.Cluster
 	if cfg.localKafka != "" {
 		if local, err = startLocalKafka(ctx, cfg, log); err != nil {
@@ -246,7 +274,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	var kafka *cluster.Cluster
 	if cfg.brokers == "" {
-		kafka, err = cluster.StartEmbedded(cluster.EmbeddedConfig{KafkaAddr: cfg.kafkaAddr, DataDir: cfg.dataDir, Logger: log, Limits: cfg.kafkaLimits})
+		kafka, err = cluster.StartEmbedded(cluster.EmbeddedConfig{Listener: kafkaLn, DataDir: cfg.dataDir, Logger: log, Limits: cfg.kafkaLimits, Topics: cfg.topicLimits})
 		if err != nil {
 			return err
 		}
@@ -271,18 +299,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	readOnly := cfg.brokers != "" && local == nil && !cfg.allowWrites
 	labCfg := lab.Config{Cluster: kafka, Logger: log, ReadOnly: readOnly}
 	labCfg.Live.HistoryDir = historyDir(cfg.dataDir, cfg.brokers)
+	labCfg.Live.MaxFeedsPerClient, labCfg.Live.TeacherFeeds = cfg.watchedPerClient, cfg.teacherWatched
 	if local != nil {
 		labCfg.Brokers = local // only a running cluster may become the interface value
 	}
 	l := lab.New(labCfg)
 	defer l.Close()
-	runner := lessons.New(l)
+	runner, err := lessons.Open(l, lessonTopicsRecord(cfg.dataDir, cfg.brokers))
+	if err != nil {
+		return err
+	}
 	defer runner.Close() // before the lab: it ends its processes through it
 
-	ln, err := net.Listen("tcp", cfg.addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", cfg.addr, err)
-	}
 	srv := web.New(web.Deps{Lab: l, Lessons: runner}, log, web.WithAccess(web.Access{
 		Classroom: cfg.classroom, ListenAddr: ln.Addr().String(), AllowedHosts: cfg.allowedHosts, JoinURL: cfg.joinURL,
 	}), web.WithLimits(cfg.limits))
@@ -309,6 +337,20 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	return nil
 }
 
+// bind listens on addr for what, retrying briefly while a server killed
+// a moment ago still holds the port (wait.Listen), and says which flag
+// moves it when another program holds it.
+func bind(ctx context.Context, what, addr, flag string) (net.Listener, error) {
+	ln, err := wait.Listen(ctx, addr)
+	switch {
+	case errors.Is(err, wait.ErrAddressInUse):
+		return nil, fmt.Errorf("cannot listen on %s for the %s: %w; stop it, or choose another address with %s", addr, what, err, flag)
+	case err != nil:
+		return nil, fmt.Errorf("cannot listen on %s for the %s: %w", addr, what, err)
+	}
+	return ln, nil
+}
+
 // startLocalKafka starts --local-kafka's cluster under the data directory.
 // Its JVMs are this process's children and die with it.
 func startLocalKafka(ctx context.Context, cfg config, log *slog.Logger) (*localkafka.Cluster, error) {
@@ -325,9 +367,24 @@ func startLocalKafka(ctx context.Context, cfg config, log *slog.Logger) (*localk
 // under the data directory, one directory per cluster (the embedded one,
 // or the brokers given).
 func historyDir(dataDir, brokers string) string {
+	return filepath.Join(dataDir, "history", clusterDirName(brokers))
+}
+
+// lessonTopicsRecord is the file that records the topics lesson runs
+// created on this cluster, the only ones "Clean up lab topics" deletes:
+// under the data directory, one file per cluster as for the history. A
+// fresh data directory records none, so cleanup leaves the topics of
+// earlier servers' runs alone (delete them by name on the topic page).
+func lessonTopicsRecord(dataDir, brokers string) string {
+	return filepath.Join(dataDir, "lessons", clusterDirName(brokers), "created-topics.json")
+}
+
+// clusterDirName names a cluster's directory: "embedded", or one per list
+// of brokers given.
+func clusterDirName(brokers string) string {
 	if brokers == "" {
-		return filepath.Join(dataDir, "history", "embedded")
+		return "embedded"
 	}
 	sum := sha256.Sum256([]byte(brokers))
-	return filepath.Join(dataDir, "history", "cluster-"+hex.EncodeToString(sum[:6]))
+	return "cluster-" + hex.EncodeToString(sum[:6])
 }

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // keyUses finds the catalogue keys the code uses: data-i18n="key",
@@ -185,6 +186,48 @@ func TestRenderCases(t *testing.T) {
 	for _, tt := range c.Keys {
 		if got := Text(tt.Lang, tt.Key, tt.Args); got != tt.Want {
 			t.Errorf("Text(%s, %q, %v) = %q, want %q", tt.Lang, tt.Key, tt.Args, got, tt.Want)
+		}
+	}
+}
+
+// latinInKorean are the Korean values that rightly hold no Hangul: what
+// Kafka itself prints (the marker names, read_committed's RC/RU column
+// heads, in the log and in the seeds' tables), symbols, and punctuation
+// the page joins sentences with. Anything else without Hangul is a value
+// left in English.
+var latinInKorean = map[string]string{
+	"seed.sep":               "a separator between sentences",
+	"count.end":              "a full stop",
+	"narration.lesson":       "a whole sentence filled in by the caller, in its own language",
+	"timeline.commit":        "the marker's name, as kafka-dump-log.sh prints it",
+	"timeline.abort":         "the marker's name, as kafka-dump-log.sh prints it",
+	"table.out.commitMarker": "the marker's name, as kafka-dump-log.sh prints it",
+	"table.out.abortMarker":  "the marker's name, as kafka-dump-log.sh prints it",
+	"strip.commitMarkers":    "the marker's name and a count",
+	"strip.abortMarkers":     "the marker's name and a count",
+	"table.col.rc":           "a column head: read_committed, as the API and the lanes name it",
+	"table.col.ru":           "a column head: read_uncommitted, as the API and the lanes name it",
+	"cell.sameAs":            "a symbol and an offset",
+	"cell.retryOf":           "a symbol and an offset",
+}
+
+// TestKoreanIsKorean: every Korean value holds Hangul, unless it is on
+// latinInKorean — so a sentence copied from en.json and never translated
+// fails. The list itself names only keys that exist and hold no Hangul.
+func TestKoreanIsKorean(t *testing.T) {
+	ko := loaded()[Korean]
+	for k, v := range ko {
+		_, latin := latinInKorean[k]
+		switch hangul := strings.ContainsFunc(v, func(r rune) bool { return unicode.Is(unicode.Hangul, r) }); {
+		case !hangul && !latin:
+			t.Errorf("ko.json %q = %q holds no Hangul: translate it, or add it to latinInKorean with the reason", k, v)
+		case hangul && latin:
+			t.Errorf("ko.json %q = %q holds Hangul; take it off latinInKorean", k, v)
+		}
+	}
+	for k := range latinInKorean {
+		if _, ok := ko[k]; !ok {
+			t.Errorf("latinInKorean names %q, which ko.json does not have", k)
 		}
 	}
 }

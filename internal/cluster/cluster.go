@@ -48,6 +48,7 @@ type Cluster struct {
 	fake     *kfake.Cluster
 	port     *guardListener // the embedded broker's guarded Kafka port
 	dataDir  string         // the embedded broker's data directory; empty in memory
+	topics   TopicLimits    // the embedded broker's caps; zero for a real cluster
 	closing  sync.Once
 	client   *kgo.Client
 	admin    *kadm.Client
@@ -58,6 +59,11 @@ type EmbeddedConfig struct {
 	// KafkaAddr is the host:port where the broker accepts Kafka clients.
 	// Port 0 picks a free port; Brokers reports the bound address.
 	KafkaAddr string
+	// Listener, when set, is the Kafka port already bound (cmd/server
+	// binds its ports before loading anything, so that a port in use
+	// fails at once); KafkaAddr is then ignored. StartEmbedded takes it
+	// over and closes it with the cluster, or on failure.
+	Listener net.Listener
 	// DataDir is where the broker persists topics, records, markers,
 	// group offsets and producer state. Empty means in memory only.
 	DataDir string
@@ -68,6 +74,16 @@ type EmbeddedConfig struct {
 	// size, queued request bytes, request and idle timeouts, connections.
 	// Zero fields take Apache Kafka's defaults (see PortLimits).
 	Limits PortLimits
+	// Topics caps the topics and partitions the broker holds; zero
+	// fields take the defaults (see TopicLimits).
+	Topics TopicLimits
+}
+
+// closeListener closes a Listener given to StartEmbedded, if any.
+func closeListener(ln net.Listener) {
+	if ln != nil {
+		ln.Close()
+	}
 }
 
 // StartEmbedded starts an in-process Kafka-protocol broker listening on
@@ -83,13 +99,22 @@ func StartEmbedded(cfg EmbeddedConfig) (*Cluster, error) {
 	}
 	limits, err := cfg.Limits.withDefaults()
 	if err != nil {
+		closeListener(cfg.Listener)
+		return nil, err
+	}
+	topicLimits, err := cfg.Topics.withDefaults()
+	if err != nil {
+		closeListener(cfg.Listener)
 		return nil, err
 	}
 	var guard *guardListener
 	listen := func(network, _ string) (net.Listener, error) {
-		ln, err := net.Listen(network, addr)
-		if err != nil {
-			return nil, fmt.Errorf("embedded broker cannot listen on %s: %w", addr, err)
+		ln := cfg.Listener
+		if ln == nil {
+			var err error
+			if ln, err = net.Listen(network, addr); err != nil {
+				return nil, fmt.Errorf("embedded broker cannot listen on %s: %w", addr, err)
+			}
 		}
 		guard = newGuardListener(ln, limits, cfg.Logger)
 		return guard, nil
@@ -100,6 +125,7 @@ func StartEmbedded(cfg EmbeddedConfig) (*Cluster, error) {
 		kfake.ClusterID("offset-lab-embedded"),
 		kfake.DefaultNumPartitions(1),
 		kfake.AllowAutoTopicCreation(),
+		kfake.TopicLimits(topicLimits.MaxTopics, topicLimits.MaxPartitions),
 		// Kafka's own defaults, so lessons show the timeouts a real
 		// broker would apply.
 		kfake.BrokerConfigs(map[string]string{
@@ -115,6 +141,7 @@ func StartEmbedded(cfg EmbeddedConfig) (*Cluster, error) {
 	}
 	if cfg.DataDir != "" {
 		if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+			closeListener(cfg.Listener)
 			return nil, fmt.Errorf("cluster: create data dir %s: %w", cfg.DataDir, err)
 		}
 		opts = append(opts, kfake.DataDir(cfg.DataDir))
@@ -122,11 +149,13 @@ func StartEmbedded(cfg EmbeddedConfig) (*Cluster, error) {
 	unclean := false
 	if cfg.DataDir != "" {
 		if unclean, err = markRunning(cfg.DataDir); err != nil {
+			closeListener(cfg.Listener)
 			return nil, err
 		}
 	}
 	fake, err := kfake.NewCluster(opts...)
 	if err != nil {
+		closeListener(cfg.Listener) // a second Close of it only errs
 		if !unclean && cfg.DataDir != "" {
 			unmarkRunning(cfg.DataDir)
 		}
@@ -146,7 +175,7 @@ func StartEmbedded(cfg EmbeddedConfig) (*Cluster, error) {
 		fake.Close()
 		return nil, err
 	}
-	c.fake, c.port, c.dataDir = fake, guard, cfg.DataDir
+	c.fake, c.port, c.dataDir, c.topics = fake, guard, cfg.DataDir, topicLimits
 	if unclean {
 		log := cfg.Logger
 		if log == nil {

@@ -776,3 +776,52 @@ func TestQueuedRequestBytes(t *testing.T) {
 	waitInUse(0)
 	mustPing(t, c)
 }
+
+// TestFrameOverMaxRequestBytesClosedAtOnce streams a request frame over
+// MaxRequestBytes (under QueuedMaxRequestBytes), its bytes still coming, under a request
+// timeout of ten minutes: the size prefix alone must close the
+// connection, long before the request timeout could (a guard that only
+// waited for the frame, or for room in QueuedMaxRequestBytes, would hold
+// it for those ten minutes), and the log names the limit.
+func TestFrameOverMaxRequestBytesClosedAtOnce(t *testing.T) {
+	t.Parallel()
+	const limit = 1 << 20
+	for _, size := range []int32{8 << 20, 64 << 20} {
+		c, logs := startGuarded(t, PortLimits{MaxRequestBytes: limit, QueuedMaxRequestBytes: 256 << 20, RequestTimeout: 10 * time.Minute})
+		conn := dialPort(t, c)
+		frame := binary.BigEndian.AppendUint32(nil, uint32(size))
+		frame = append(frame, 0, 0, 0, 10, 0, 3, 0, 1) // a Metadata header's start
+		if _, err := conn.Write(frame); err != nil {
+			t.Fatal(err)
+		}
+		stop := make(chan struct{})
+		streamed := make(chan struct{})
+		// The frame's bytes come at about 800 KB/s, as from a slow
+		// client: a guard that read them would take over a second per
+		// MiB, and the first prefix must be enough to close.
+		go func() {
+			defer close(streamed)
+			tick := time.NewTicker(5 * time.Millisecond)
+			defer tick.Stop()
+			chunk := make([]byte, 4096)
+			for {
+				select {
+				case <-stop:
+					return
+				case <-tick.C:
+				}
+				if _, err := conn.Write(chunk); err != nil {
+					return
+				}
+			}
+		}()
+		waitClosed(t, conn, 5*time.Second)
+		close(stop)
+		conn.Close()
+		<-streamed
+		if !strings.Contains(logs.String(), "above MaxRequestBytes") {
+			t.Errorf("a %d-byte frame: the log does not name MaxRequestBytes:\n%s", size, logs.String())
+		}
+		mustPing(t, c)
+	}
+}

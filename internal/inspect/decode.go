@@ -139,7 +139,27 @@ type rawRecord struct {
 	OffsetDelta    int32
 	Key            []byte
 	Value          []byte
-	Headers        []rawHeader
+	// Headers are the record's first MaxHeaders headers; HeaderCount is
+	// how many it has. A record of a few kilobytes on the wire can hold
+	// millions of empty headers (two bytes each, less once compressed):
+	// decoding keeps a bounded number, whatever the record claims.
+	Headers     []rawHeader
+	HeaderCount int
+	// headerSrc is the encoding of all HeaderCount headers, checked by
+	// next, for eachHeader.
+	headerSrc []byte
+}
+
+// eachHeader calls fn with every header of rec, in order, until fn
+// returns false. It allocates nothing.
+func (rec *rawRecord) eachHeader(fn func(key, value []byte) bool) {
+	r := &recordReader{src: rec.headerSrc}
+	for range rec.HeaderCount {
+		k, v := r.bytes(), r.bytes()
+		if r.err != nil || !fn(k, v) {
+			return
+		}
+	}
 }
 
 type rawHeader struct {
@@ -221,11 +241,14 @@ func (r *recordReader) next() (rawRecord, error) {
 	if nh < 0 || int(nh) > len(body.src)/2 {
 		return rec, fmt.Errorf("%d headers in %d bytes", nh, len(body.src))
 	}
+	rec.HeaderCount, rec.headerSrc = int(nh), body.src
 	if nh > 0 {
-		rec.Headers = make([]rawHeader, nh)
-		for i := range rec.Headers {
-			rec.Headers[i].Key = body.bytes()
-			rec.Headers[i].Value = body.bytes()
+		rec.Headers = make([]rawHeader, 0, min(int(nh), MaxHeaders))
+		for i := range int(nh) {
+			k, v := body.bytes(), body.bytes()
+			if i < MaxHeaders {
+				rec.Headers = append(rec.Headers, rawHeader{Key: k, Value: v})
+			}
 		}
 	}
 	return rec, body.err

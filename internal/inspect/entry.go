@@ -84,17 +84,27 @@ type Pointers struct {
 // Log is a window of a partition: one Entry per offset in
 // [from, min(from+limit, HighWatermark)), with the partition's pointers as
 // they were when the window was read.
+//
+// A window is also bounded by its decoded size (Inspector.AnswerBytes):
+// when the next entry would pass that budget the window ends before it,
+// Truncated is set and Next is the offset to ask for next.
 type Log struct {
 	Topic     string `json:"topic"`
 	Partition int32  `json:"partition"`
 	Pointers
 	Entries []Entry `json:"entries"`
+	// Truncated and Next are set only when the byte budget ended the
+	// window before from+limit (and before the high watermark).
+	Truncated bool   `json:"truncated,omitempty"`
+	Next      *int64 `json:"next,omitempty"`
 }
 
 // Header is a record header. Value follows the same text-or-base64 rule as
 // record values; a null header value is "" with ValueEncoding "null".
 type Header struct {
+	// Key is cut at MaxHeaderKeyBytes, with KeyTruncated set.
 	Key            string `json:"key"`
+	KeyTruncated   bool   `json:"keyTruncated,omitempty"`
 	Value          string `json:"value"`
 	ValueEncoding  string `json:"valueEncoding,omitempty"`
 	ValueTruncated bool   `json:"valueTruncated,omitempty"`
@@ -151,6 +161,11 @@ type Entry struct {
 	ValueEncoding  string   `json:"valueEncoding,omitempty"`
 	ValueTruncated bool     `json:"valueTruncated,omitempty"`
 	Headers        []Header `json:"headers"`
+	// HeadersTruncated is set when the record has more than MaxHeaders
+	// headers: Headers holds the first MaxHeaders, and HeaderCount (set
+	// only then) how many the record has.
+	HeadersTruncated bool `json:"headersTruncated,omitempty"`
+	HeaderCount      int  `json:"headerCount,omitempty"`
 	// DuplicateOf is the offset of the nearest earlier data record of the
 	// same window with the same key and value (neither cut): the copy a
 	// retry without idempotence or an application's double send leaves.

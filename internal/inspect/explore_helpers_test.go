@@ -11,6 +11,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/offsetlab/offsetlab/internal/testenv"
 )
 
 // brokersEnv names a running Apache Kafka cluster for the real-broker
@@ -49,7 +51,7 @@ func newFixture(t testing.TB, kind string, configs map[string]string) *fixture {
 	case "kafka":
 		brokers := os.Getenv(brokersEnv)
 		if brokers == "" {
-			t.Skipf("real Kafka cases skipped: set %s=host:port", brokersEnv)
+			testenv.MissingSetup(t, "real Kafka cases skipped: set %s=host:port", brokersEnv)
 		}
 		f.seeds = strings.Split(brokers, ",")
 	}

@@ -111,7 +111,7 @@ func decodeWith(c *codecs, raw []byte, from int64, limit int, ptrs Pointers, com
 	if from >= end {
 		return []Entry{}, nil
 	}
-	w := newWindow(from, end, ptrs, c)
+	w := newWindow(from, end, ptrs, c, 0)
 	if _, _, err := w.feed(raw, from, committed, aborted); err != nil {
 		return nil, err
 	}

@@ -16,7 +16,9 @@
 // resolved inside it, one DescribeProducers request settles those still
 // ongoing, and the rest are resolved by reading on, batch headers only, for
 // at most Inspector.ScanBudget bytes. Memory grows with the window, never
-// with the partition.
+// with the partition, and both are bounded in bytes: a record shows at
+// most MaxHeaders headers, each key and value cut, and an answer holds at
+// most Inspector.AnswerBytes of entries (see budget.go).
 //
 // The explorer's reads look at a whole partition, or a large part of it,
 // with one scanner that walks record batches by their headers and resolves
@@ -82,6 +84,10 @@ type Inspector struct {
 	// request's cost bounded when a transaction is left hanging in a
 	// large partition.
 	ScanBudget int64
+	// AnswerBytes caps the decoded size (as JSON, see EncodedSize) of
+	// what one ReadLog, ReadRecords or Search call returns (default
+	// DefaultAnswerBytes); each says when it stopped early for it.
+	AnswerBytes int64
 }
 
 // New returns an Inspector that sends raw requests through client.
@@ -102,6 +108,7 @@ func New(client *kgo.Client, consumerOpts ...kgo.Opt) *Inspector {
 		codecs:       newCodecs(DefaultMaxDecompressedBytes),
 		FetchBytes:   DefaultFetchBytes,
 		ScanBudget:   DefaultScanBudget,
+		AnswerBytes:  DefaultAnswerBytes,
 	}
 }
 

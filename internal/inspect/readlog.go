@@ -33,6 +33,10 @@ const firstFetchBytes = 16 << 10
 // window, and what is still unknown is "open". ReadCommitted and
 // ReadUncommitted then follow from the outcome and the Log's pointers.
 //
+// The window also ends before the first record that would take its
+// entries past AnswerBytes of JSON (never before its first entry): the Log
+// then says Truncated, and Next is the from of the next window.
+//
 // Errors are problem errors: an unknown topic or partition, an unreachable
 // broker, or a batch it cannot decode (ErrCorruptBatch, as a Kafka error).
 func (i *Inspector) ReadLog(ctx context.Context, topic string, partition int32, from int64, limit int) (*Log, error) {
@@ -52,12 +56,16 @@ func (i *Inspector) ReadLog(ctx context.Context, topic string, partition int32, 
 	if from >= end {
 		return log, nil
 	}
-	w := newWindow(from, end, ptrs, i.codecs)
+	w := newWindow(from, end, ptrs, i.codecs, i.AnswerBytes)
 	if err := i.fill(ctx, &ref, w); err != nil {
 		return nil, asProblem(err)
 	}
 	log.Entries = w.finish()
 	i.settleGapReasons(ctx, topic, log.Entries)
+	if w.cut {
+		next := w.end
+		log.Truncated, log.Next = true, &next
+	}
 	return log, nil
 }
 

@@ -32,8 +32,13 @@ const (
 // receives from offset from (the log start offset when from is lower) up
 // to the partition's end when the call starts — the last stable offset for
 // read_committed, the high watermark for read_uncommitted — at most limit
-// records (clamped like ReadLog's limit). Values longer than MaxValueBytes
-// are truncated and flagged.
+// records (clamped like ReadLog's limit), and no more than AnswerBytes of
+// them as JSON (ReadRecordsPage says when that cut the read). Values
+// longer than MaxValueBytes are truncated and flagged.
+//
+// The consumer decompresses with the Inspector's bounded codecs and drops
+// the headers of a batch whose records carry more than MaxHeaders (see
+// headerDropper): a Record shows none.
 //
 // Each call starts a fresh consumer client (the Inspector's consumer
 // options plus ConsumePartitions, FetchIsolationLevel and
@@ -57,6 +62,26 @@ const (
 // Otherwise it waits until ctx ends (DefaultReadRecordsTimeout when ctx has
 // no deadline) and fails.
 func (i *Inspector) ReadRecords(ctx context.Context, topic string, partition int32, iso Isolation, from int64, limit int) ([]Record, error) {
+	page, err := i.ReadRecordsPage(ctx, topic, partition, iso, from, limit)
+	if err != nil {
+		return nil, err
+	}
+	return page.Records, nil
+}
+
+// RecordsPage is what ReadRecordsPage returns: the records, and, when the
+// answer's byte budget ended the read before limit records or the end,
+// Truncated and the offset to read on from.
+type RecordsPage struct {
+	Records   []Record
+	Truncated bool
+	Next      *int64
+}
+
+// ReadRecordsPage is ReadRecords that also stops before the first record
+// that would take the records past AnswerBytes of JSON (never before the
+// first), and says so.
+func (i *Inspector) ReadRecordsPage(ctx context.Context, topic string, partition int32, iso Isolation, from int64, limit int) (*RecordsPage, error) {
 	if !iso.Valid() {
 		return nil, problem.New(problem.Invalid, "error.isolationInvalid", "isolation", string(iso))
 	}
@@ -70,10 +95,11 @@ func (i *Inspector) ReadRecords(ctx context.Context, topic string, partition int
 		end, level = ptrs.LastStableOffset, kgo.ReadCommitted()
 	}
 	from = max(from, ptrs.LogStartOffset)
-	out := []Record{}
+	page := &RecordsPage{Records: []Record{}}
 	if from >= end {
-		return out, nil
+		return page, nil
 	}
+	out, budget := page.Records, newAnswerBudget(i.AnswerBytes)
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, DefaultReadRecordsTimeout)
@@ -93,6 +119,7 @@ func (i *Inspector) ReadRecords(ctx context.Context, topic string, partition int
 		kgo.FetchMaxBytes(consumerFetchBytes),
 		kgo.FetchMaxPartitionBytes(consumerFetchBytes),
 		kgo.WithHooks(watch),
+		kgo.WithDecompressor(headerDropper{i.codecs}),
 	)
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
@@ -107,7 +134,7 @@ func (i *Inspector) ReadRecords(ctx context.Context, topic string, partition int
 		idle     int   // polls in a row in which the consumer read no batch
 		read     int64 // record bytes the consumer had read at the last poll
 	)
-	for len(out) < limit && position < end {
+	for len(out) < limit && position < end && !page.Truncated {
 		probe, cancel := context.WithTimeout(ctx, pollProbe)
 		fetches := cl.PollFetches(probe)
 		cancel()
@@ -127,10 +154,16 @@ func (i *Inspector) ReadRecords(ctx context.Context, topic string, partition int
 			}
 			progressed = true
 			position = r.Offset + 1
-			if r.Offset >= end || r.Attrs.IsControl() || len(out) >= limit {
+			if r.Offset >= end || r.Attrs.IsControl() || len(out) >= limit || page.Truncated {
 				return
 			}
-			out = append(out, consumedRecord(r))
+			rec := consumedRecord(r)
+			if !budget.take(recordSize(&rec)) {
+				next := r.Offset
+				page.Truncated, page.Next = true, &next
+				return
+			}
+			out = append(out, rec)
 		})
 		now := watch.read.Load()
 		if now != read {
@@ -159,7 +192,8 @@ func (i *Inspector) ReadRecords(ctx context.Context, topic string, partition int
 		}
 		ready = position > plan.lastMust && read >= plan.recordBytes
 	}
-	return out, nil
+	page.Records = out
+	return page, nil
 }
 
 // fetchWatch sums the record bytes of the batches a consumer client reads

@@ -82,6 +82,9 @@ type SearchResult struct {
 	// the limit or the byte budget ended the call before the range did,
 	// null when the range is done.
 	Next *int64 `json:"next"`
+	// Truncated is set when it was the answer's byte budget
+	// (Inspector.AnswerBytes of matches) that ended the call.
+	Truncated bool `json:"truncated,omitempty"`
 }
 
 // Search finds the records of [req.From, req.To) whose key, value or
@@ -95,9 +98,10 @@ type SearchResult struct {
 // Every record of the range is decompressed and decoded, one batch at a
 // time; control records never match. A call stops at req.Limit matches or
 // after req.MaxBytes of record batches, whichever comes first, and says
-// where to go on (Next). Cost: one metadata request, three ListOffsets, the
-// fetches, and at most one DescribeProducers and ScanBudget bytes to
-// resolve open matches. Memory: one fetch, one decompressed batch and the
+// where to go on (Next), or when its matches would pass AnswerBytes of
+// JSON (Truncated, Next at the match left out). Cost: one metadata
+// request, three ListOffsets, the fetches, and at most one
+// DescribeProducers and ScanBudget bytes to resolve open matches. Memory: one fetch, one decompressed batch and the
 // matches (values truncated at MaxValueBytes). It honours ctx.
 //
 // A query that cannot run (empty, longer than MaxQueryBytes, an unknown In
@@ -115,7 +119,7 @@ func (i *Inspector) Search(ctx context.Context, topic string, partition int32, r
 	if err != nil {
 		return nil, err
 	}
-	sink := &searchSink{match: match, limit: limit, codecs: i.codecs, matches: []Entry{}, open: map[int64][]int{}}
+	sink := &searchSink{match: match, limit: limit, codecs: i.codecs, matches: []Entry{}, open: map[int64][]int{}, budget: newAnswerBudget(i.AnswerBytes)}
 	s := newScanner(i, &ref, ptrs, from, to, sink)
 	sink.s, s.maxBytes = s, budget
 	if req.Progress != nil {
@@ -140,6 +144,7 @@ func (i *Inspector) Search(ctx context.Context, topic string, partition int32, r
 	}
 	if s.end < to {
 		res.Next = &res.ScannedTo
+		res.Truncated = sink.cut
 	}
 	return res, nil
 }
@@ -203,14 +208,14 @@ func (m *recordMatcher) matches(rec *rawRecord) bool {
 	if m.key && bytes.Contains(rec.Key, m.query) || m.value && bytes.Contains(rec.Value, m.query) {
 		return true
 	}
+	found := false
 	if m.headers {
-		for _, h := range rec.Headers {
-			if bytes.Contains(h.Key, m.query) || bytes.Contains(h.Value, m.query) {
-				return true
-			}
-		}
+		rec.eachHeader(func(k, v []byte) bool {
+			found = bytes.Contains(k, m.query) || bytes.Contains(v, m.query)
+			return !found
+		})
 	}
-	return false
+	return found
 }
 
 // searchSink decodes the data batches of a scan and keeps the records that
@@ -222,6 +227,8 @@ type searchSink struct {
 	codecs  *codecs
 	matches []Entry
 	open    map[int64][]int // producer id -> indexes of its open matches
+	budget  answerBudget    // the matches' decoded bytes
+	cut     bool            // the budget ended the range
 }
 
 func (*searchSink) gap(int64, int64, class)          {}
@@ -258,14 +265,25 @@ func (k *searchSink) data(b *rawBatch, lo, hi int64, txn string) (first, last in
 		if o > hi {
 			break
 		}
+		if !k.match.matches(&rec) {
+			if first < 0 {
+				first = o
+			}
+			last = o
+			continue
+		}
+		e := recordEntry(b, &rec, o, txn)
+		if !k.budget.take(EncodedSize(&e)) {
+			// The answer is full: end the range before this match.
+			k.cut = true
+			k.s.stopAt(o)
+			break
+		}
 		if first < 0 {
 			first = o
 		}
 		last = o
-		if !k.match.matches(&rec) {
-			continue
-		}
-		k.matches = append(k.matches, recordEntry(b, &rec, o, txn))
+		k.matches = append(k.matches, e)
 		if txn == TxnOpen {
 			k.open[b.ProducerID] = append(k.open[b.ProducerID], len(k.matches)-1)
 		}

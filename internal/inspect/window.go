@@ -24,23 +24,30 @@ import (
 //     and only control batches of pending producers are decoded.
 //
 // Memory is bounded by the window: the entries, and the pending indexes
-// per producer.
+// per producer. The entries are bounded by their decoded size too
+// (budget): when the next record would pass it, the window ends before
+// that record (cut).
 type window struct {
 	from, end int64
 	ptrs      Pointers
 	codecs    *codecs
+	budget    answerBudget
+	cut       bool // the budget ended the window at end
 
 	entries []Entry
 	next    int64             // every offset in [from, next) has an entry
 	pending map[int64][]int32 // producer id -> entries awaiting a marker
 }
 
-func newWindow(from, end int64, ptrs Pointers, c *codecs) *window {
+// newWindow is a window of [from, end) holding at most maxBytes of
+// entries (DefaultAnswerBytes when 0).
+func newWindow(from, end int64, ptrs Pointers, c *codecs, maxBytes int64) *window {
 	return &window{
 		from:    from,
 		end:     end,
 		ptrs:    ptrs,
 		codecs:  c,
+		budget:  newAnswerBudget(maxBytes),
 		entries: make([]Entry, 0, end-from),
 		next:    from,
 		pending: make(map[int64][]int32),
@@ -62,6 +69,9 @@ func (w *window) gapsTo(o int64, why string) {
 	o = min(o, w.end)
 	for ; w.next < o; w.next++ {
 		w.entries = append(w.entries, gapEntry(w.next, why))
+		// Gaps are counted, never refused: MaxLimit of them fit in
+		// a few MiB.
+		w.budget.used += entryOverhead
 	}
 }
 
@@ -264,7 +274,12 @@ func (w *window) addRecords(b *rawBatch, txn string) error {
 			break
 		}
 		w.gapsTo(o, GapCompacted) // a hole inside the batch's range
-		w.entries = append(w.entries, recordEntry(b, &rec, o, txn))
+		e := recordEntry(b, &rec, o, txn)
+		if !w.budget.take(EncodedSize(&e)) {
+			w.end, w.cut = o, true
+			break
+		}
+		w.entries = append(w.entries, e)
 		w.next = o + 1
 		if txn == TxnOpen {
 			w.pending[b.ProducerID] = append(w.pending[b.ProducerID], int32(len(w.entries)-1))
@@ -309,13 +324,16 @@ func recordEntry(b *rawBatch, rec *rawRecord, o int64, txn string) Entry {
 	if len(rec.Headers) > 0 {
 		e.Headers = make([]Header, len(rec.Headers))
 		for i, h := range rec.Headers {
-			e.Headers[i].Key = string(h.Key)
+			e.Headers[i].Key, e.Headers[i].KeyTruncated = cutText(h.Key, MaxHeaderKeyBytes)
 			v, enc, cut := encodeBytes(h.Value, MaxValueBytes)
 			if v == nil {
 				v, enc = new(string), EncodingNull
 			}
 			e.Headers[i].Value, e.Headers[i].ValueEncoding, e.Headers[i].ValueTruncated = *v, enc, cut
 		}
+	}
+	if rec.HeaderCount > len(rec.Headers) {
+		e.HeadersTruncated, e.HeaderCount = true, rec.HeaderCount
 	}
 	return e
 }

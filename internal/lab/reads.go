@@ -128,6 +128,13 @@ func (l *Lab) Records(ctx context.Context, topic string, partition int32, iso in
 	return recs, l.notAllowed(err, "READ", "topic", topic)
 }
 
+// RecordsPage is Records that says when the answer's byte budget ended it
+// early (see inspect.Inspector.ReadRecordsPage).
+func (l *Lab) RecordsPage(ctx context.Context, topic string, partition int32, iso inspect.Isolation, from int64, limit int) (*inspect.RecordsPage, error) {
+	page, err := l.inspector.ReadRecordsPage(ctx, topic, partition, iso, from, limit)
+	return page, l.notAllowed(err, "READ", "topic", topic)
+}
+
 // Pointers are a partition's log start offset, LSO and high watermark.
 func (l *Lab) Pointers(ctx context.Context, topic string, partition int32) (inspect.Pointers, error) {
 	p, err := l.inspector.Pointers(ctx, topic, partition)
@@ -137,12 +144,13 @@ func (l *Lab) Pointers(ctx context.Context, topic string, partition int32) (insp
 // Watch subscribes to a partition's live view: a snapshot, then entries,
 // pointer moves, group offsets and narration. The caller closes the
 // subscription. A partition that does not exist is refused, and so is one
-// more partition than the hub polls at once.
-func (l *Lab) Watch(ctx context.Context, topic string, partition int32) (*live.Subscription, error) {
+// more partition than the hub polls at once, or than viewer's share (see
+// live.Viewer).
+func (l *Lab) Watch(ctx context.Context, topic string, partition int32, viewer live.Viewer) (*live.Subscription, error) {
 	if _, err := l.partition(ctx, topic, partition); err != nil {
 		return nil, err
 	}
-	return l.hub.Subscribe(topic, partition)
+	return l.hub.SubscribeAs(topic, partition, viewer)
 }
 
 // Group describes a consumer group: state, committed offsets and lag.

@@ -38,6 +38,11 @@ func (a CreateTopics) run(sc *stepContext) (*observation, error) {
 		if obs == nil {
 			obs = newObservation(name, 0)
 		}
+		// Recorded first: cleanup deletes what was recorded, and a topic
+		// that exists unrecorded would never be cleaned up.
+		if err := sc.run.runner.created.add(name); err != nil {
+			return obs, err
+		}
 		_, err := sc.lab.CreateTopic(sc, cluster.TopicSpec{
 			Name: name, Partitions: spec.Partitions, ReplicationFactor: spec.ReplicationFactor, Configs: spec.Configs,
 		})

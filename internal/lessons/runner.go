@@ -50,19 +50,42 @@ type Runner struct {
 	// java reports whether Java is installed, for the reason lesson 4
 	// gives on the embedded broker.
 	java bool
+	// created records the topics runs created: the only ones cleanup
+	// deletes.
+	created *topicRecord
 
 	mu      sync.Mutex
 	runs    map[string]*run
 	current string // the run started or stepped last
 }
 
-// New returns a Runner over lab with the Builtin lessons.
+// New returns a Runner over lab with the Builtin lessons. It records the
+// topics its runs create in memory only: cleanup deletes those of its own
+// runs and nothing else (see Open for a record that outlives it).
 func New(lab Lab) *Runner { return NewWith(lab, Builtin()) }
 
-// NewWith returns a Runner over lab with the given lessons.
+// NewWith returns a Runner over lab with the given lessons, its record of
+// created topics in memory (as New).
 func NewWith(lab Lab, lessons []Lesson) *Runner {
 	_, err := exec.LookPath("java")
-	return &Runner{lab: lab, lessons: lessons, java: err == nil, runs: make(map[string]*run)}
+	return &Runner{lab: lab, lessons: lessons, java: err == nil, created: &topicRecord{}, runs: make(map[string]*run)}
+}
+
+// Open returns a Runner over lab with the Builtin lessons that keeps the
+// record of the topics its runs create in the file at recordPath (created
+// when the first topic is), and reads the record an earlier Runner left
+// there: cleanup then also deletes the topics of an earlier server's runs.
+// Give each cluster its own file. A fresh path knows no earlier runs:
+// their topics stay until someone deletes them by name. It fails when the
+// file exists but cannot be read.
+func Open(lab Lab, recordPath string) (*Runner, error) {
+	created, err := loadTopicRecord(recordPath)
+	if err != nil {
+		return nil, err
+	}
+	r := New(lab)
+	r.created = created
+	return r, nil
 }
 
 // Summary describes a lesson for a picker.

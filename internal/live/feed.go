@@ -28,6 +28,8 @@ type feed struct {
 	havePointers bool
 	pointers     inspect.Pointers
 	tail         map[int64]inspect.Entry // the last offsets, for snapshots and diffs
+	sizes        map[int64]int           // each tail entry's inspect.EncodedSize
+	tailCut      bool                    // the byte bound left older tail offsets out
 	groups       []cluster.PartitionGroupOffset
 	unreachable  bool
 	problem      *Event        // why the partition cannot be read, if it cannot
@@ -45,7 +47,7 @@ func newFeed(h *Hub, key feedKey) *feed {
 	return &feed{
 		hub: h, key: key, done: make(chan struct{}), kick: make(chan struct{}, 1), polled: make(chan struct{}),
 		subs: make(map[*Subscription]struct{}),
-		tail: make(map[int64]inspect.Entry),
+		tail: make(map[int64]inspect.Entry), sizes: make(map[int64]int),
 	}
 }
 
@@ -60,7 +62,7 @@ func (f *feed) subscribe(recent []Event) *Subscription {
 		p := f.pointers
 		snap.Pointers = &p
 	}
-	snap.Entries = f.sortedTail()
+	snap.Entries, snap.Truncated = f.sortedTail(), f.tailCut
 	reachable := !f.unreachable
 	snap.Reachable = &reachable
 	snap.Problem = f.problem
@@ -214,7 +216,10 @@ func (f *feed) poll(ctx context.Context, withGroups bool) {
 	prev, had, wasDown, reread, shortFrom := f.pointers, f.havePointers, f.unreachable, f.rereads > 0, f.shortFrom
 	f.mu.Unlock()
 
-	var changed []inspect.Entry
+	var (
+		changed []inspect.Entry
+		cut     bool // the read left older offsets out (MessageBytes)
+	)
 	if !had || ptrs != prev || wasDown || reread {
 		// Everything below the previous LSO is final, so only
 		// [previous LSO, HW) can have changed; of that, viewers are
@@ -228,14 +233,14 @@ func (f *feed) poll(ctx context.Context, withGroups bool) {
 			from = max(min(from, shortFrom), ptrs.LogStartOffset)
 		}
 		if n := ptrs.HighWatermark - from; n > 0 {
-			l, err := f.hub.src.ReadLog(pollCtx, f.key.topic, f.key.partition, from, int(n))
+			l, tailCut, err := f.readTail(pollCtx, from, n)
 			if err != nil {
 				if ctx.Err() == nil {
 					f.failed(err)
 				}
 				return
 			}
-			ptrs = l.Pointers
+			ptrs, cut = l.Pointers, tailCut
 			changed = f.diff(l.Entries)
 			f.checkComplete(from, l, ptrs)
 		}
@@ -268,16 +273,19 @@ func (f *feed) poll(ctx context.Context, withGroups bool) {
 	}
 	for _, e := range changed {
 		f.tail[e.Offset] = e
+		f.sizes[e.Offset] = inspect.EncodedSize(&e)
 	}
 	f.pruneLocked(ptrs)
 	if groupsChanged {
 		f.groups = groups
 	}
 	if !had {
-		f.hub.history.started(f.key, ptrs, f.sortedTail(), f.groups)
+		f.hub.history.started(f.key, ptrs, f.sortedTail(), f.tailCut, f.groups)
 	}
-	if len(changed) > 0 {
-		f.changedLocked(had, Message{Type: TypeEntries, Topic: f.key.topic, Partition: f.key.partition, Entries: changed})
+	// An update holds at most MessageBytes of entries: a larger change
+	// is sent as several, in offset order.
+	for i, chunk := range chunksWithin(changed, f.hub.cfg.MessageBytes) {
+		f.changedLocked(had, Message{Type: TypeEntries, Topic: f.key.topic, Partition: f.key.partition, Entries: chunk, Truncated: cut && i == 0})
 	}
 	if !f.havePointers || ptrs != f.pointers {
 		f.havePointers, f.pointers = true, ptrs
@@ -292,6 +300,31 @@ func (f *feed) poll(ctx context.Context, withGroups bool) {
 	for _, e := range events {
 		f.hub.Narrate(e)
 	}
+}
+
+// readTail reads the n offsets from from on, in as many windows as the
+// source's answer budget takes, and keeps the newest entries that fit in
+// MessageBytes — what the tail may hold, and so what one update sends —
+// reporting whether it left older ones out (the page reads those with
+// …/log). The Log has the first read's pointers.
+func (f *feed) readTail(ctx context.Context, from, n int64) (*inspect.Log, bool, error) {
+	l, err := f.hub.src.ReadLog(ctx, f.key.topic, f.key.partition, from, int(n))
+	if err != nil {
+		return nil, false, err
+	}
+	end, bound := from+n, f.hub.cfg.MessageBytes
+	entries, cut := newestWithin(l.Entries, bound)
+	for last := l; last.Truncated && last.Next != nil && *last.Next > from && *last.Next < end; {
+		from = *last.Next
+		if last, err = f.hub.src.ReadLog(ctx, f.key.topic, f.key.partition, from, int(end-from)); err != nil {
+			return nil, false, err
+		}
+		var more bool
+		entries, more = newestWithin(append(entries, last.Entries...), bound)
+		cut = cut || more
+	}
+	l.Entries, l.Truncated, l.Next = entries, false, nil
+	return l, cut, nil
 }
 
 // shortReads is how many more polls read the tail again when a read
@@ -404,14 +437,28 @@ func (f *feed) tailSnapshot() map[int64]inspect.Entry {
 	return maps.Clone(f.tail)
 }
 
-// pruneLocked keeps the last TailEntries offsets below the high watermark.
+// pruneLocked keeps the last TailEntries offsets below the high watermark,
+// and of those the newest that fit in MessageBytes; tailCut says whether
+// the tail then lacks some of those offsets.
 func (f *feed) pruneLocked(p inspect.Pointers) {
 	keepFrom := max(p.HighWatermark-int64(f.hub.cfg.TailEntries), p.LogStartOffset)
+	var used int64
 	for o := range f.tail {
 		if o < keepFrom || o >= p.HighWatermark {
 			delete(f.tail, o)
+			delete(f.sizes, o)
+			continue
 		}
+		used += int64(f.sizes[o])
 	}
+	offsets := slices.Sorted(maps.Keys(f.tail))
+	for len(offsets) > 1 && used > f.hub.cfg.MessageBytes {
+		used -= int64(f.sizes[offsets[0]])
+		delete(f.tail, offsets[0])
+		delete(f.sizes, offsets[0])
+		offsets = offsets[1:]
+	}
+	f.tailCut = len(offsets) > 0 && offsets[0] > keepFrom
 }
 
 // failed tells viewers why the poll failed: an unreachable broker (the

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"maps"
 	"os"
@@ -25,7 +26,9 @@ import (
 // a JSON-lines file under the history directory, so that the story
 // survives a reload and a restart; a file is bounded (its oldest steps are
 // folded into one snapshot) and so is the number of files (the least
-// recently written is dropped).
+// recently written is dropped). So is one step (stepBytes): a step whose
+// line would be longer keeps its newest entries only (Truncated), so that
+// a few kilobytes of headers cannot write a step of hundreds of MiB.
 
 // Step is one recorded moment of a partition's history: a Message (of
 // type snapshot, entries, pointers, groups or event) with its place in
@@ -60,6 +63,8 @@ type recorder struct {
 	maxSteps       int
 	maxBytes       int64
 	maxPartitions  int
+	stepBytes      int64 // the longest line one step may take
+	maxLine        int   // the longest line read back (maxLineBytes)
 	mu             sync.Mutex
 	stories        map[feedKey]*story
 	onWriteFailure func(error)
@@ -82,9 +87,22 @@ func newRecorder(cfg Config) *recorder {
 	return &recorder{
 		dir: cfg.HistoryDir, maxSteps: cfg.HistorySteps, maxBytes: cfg.HistoryBytes,
 		maxPartitions: cfg.HistoryPartitions, stories: make(map[feedKey]*story),
+		stepBytes: stepBytes(cfg), maxLine: maxLineBytes,
 		onWriteFailure: func(err error) { cfg.Logger.Warn("live: history not recorded", "err", err) },
 	}
 }
+
+// stepBytes is the longest line of one step: MessageBytes of entries
+// plus the step's envelope, and at most a quarter of the file's bound, so
+// that folding always leaves room.
+func stepBytes(cfg Config) int64 {
+	return max(min(cfg.MessageBytes, cfg.HistoryBytes/4), 1<<10) + messageOverhead
+}
+
+// maxLineBytes is the longest line readSteps parses: longer ones (from a
+// version that did not bound its steps) are skipped, and dropped by the
+// next fold, instead of ending the story there.
+const maxLineBytes = 16 << 20
 
 // path is where key's steps are kept. Kafka topic names are made of
 // [a-zA-Z0-9._-] and are never "." or "..", so they are safe file names.
@@ -98,7 +116,7 @@ func (r *recorder) load(key feedKey) *story {
 		return s
 	}
 	s := &story{}
-	steps, size, _ := readSteps(r.path(key))
+	steps, size, _ := readSteps(r.path(key), r.maxLine)
 	if fi, err := os.Stat(r.path(key)); err == nil && fi.Size() > size {
 		_ = os.Truncate(r.path(key), size) // a step cut short by a crash
 	}
@@ -117,7 +135,7 @@ func (r *recorder) load(key feedKey) *story {
 // last pointers are these (nothing happened while no one watched). A log
 // that went backwards (the topic was deleted and made again) starts a new
 // story.
-func (r *recorder) started(key feedKey, ptrs inspect.Pointers, entries []inspect.Entry, groups []cluster.PartitionGroupOffset) {
+func (r *recorder) started(key feedKey, ptrs inspect.Pointers, entries []inspect.Entry, cut bool, groups []cluster.PartitionGroupOffset) {
 	if r == nil {
 		return
 	}
@@ -132,7 +150,7 @@ func (r *recorder) started(key feedKey, ptrs inspect.Pointers, entries []inspect
 		*s = story{}
 	}
 	p := ptrs
-	r.appendLocked(key, s, Message{Type: TypeSnapshot, Topic: key.topic, Partition: key.partition, Pointers: &p, Entries: entries, Groups: groups})
+	r.appendLocked(key, s, Message{Type: TypeSnapshot, Topic: key.topic, Partition: key.partition, Pointers: &p, Entries: entries, Groups: groups, Truncated: cut})
 }
 
 // record appends one change to key's story.
@@ -154,12 +172,11 @@ func (r *recorder) appendLocked(key feedKey, s *story, m Message) {
 	if m.Event != nil {
 		st.Time = m.Event.Time
 	}
-	line, err := json.Marshal(st)
+	line, err := r.marshalStep(st)
 	if err != nil {
 		r.onWriteFailure(err)
 		return
 	}
-	line = append(line, '\n')
 	if err := appendFile(r.path(key), line); err != nil {
 		r.onWriteFailure(err)
 		return
@@ -174,25 +191,48 @@ func (r *recorder) appendLocked(key feedKey, s *story, m Message) {
 	}
 }
 
+// marshalStep is st's line, newline included, within stepBytes: a step
+// whose entries would make it longer keeps the newest of them that fit
+// and says Truncated; one that cannot fit (one entry alone past the
+// bound) is refused.
+func (r *recorder) marshalStep(st Step) ([]byte, error) {
+	line, err := json.Marshal(st)
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(line)) >= r.stepBytes && len(st.Entries) > 0 {
+		st.Entries, _ = newestWithin(st.Entries, r.stepBytes-messageOverhead)
+		st.Truncated = true
+		if line, err = json.Marshal(st); err != nil {
+			return nil, err
+		}
+	}
+	if int64(len(line)) >= r.stepBytes {
+		return nil, fmt.Errorf("live: history step %d of %s/%d is %d bytes, over the bound of %d", st.Seq, st.Topic, st.Partition, len(line), r.stepBytes)
+	}
+	return append(line, '\n'), nil
+}
+
 // foldLocked replaces the older half of key's steps with one snapshot of
-// the state they add up to.
+// the state they add up to, and drops lines too long to read.
 func (r *recorder) foldLocked(key feedKey, s *story) {
-	steps, _, err := readSteps(r.path(key))
-	if err != nil || len(steps) < 2 {
+	steps, _, skipped, err := readStepsSkipping(r.path(key), r.maxLine)
+	if err != nil || len(steps) < 2 && skipped == 0 {
 		return
 	}
-	cut := len(steps) / 2
-	folded := fold(steps[:cut])
-	steps = append([]Step{folded}, steps[cut:]...)
+	if len(steps) >= 2 {
+		cut := len(steps) / 2
+		folded := fold(steps[:cut], r.stepBytes-messageOverhead)
+		steps = append([]Step{folded}, steps[cut:]...)
+	}
 	var buf bytes.Buffer
 	for _, st := range steps {
-		line, err := json.Marshal(st)
+		line, err := r.marshalStep(st)
 		if err != nil {
 			r.onWriteFailure(err)
-			return
+			continue
 		}
 		buf.Write(line)
-		buf.WriteByte('\n')
 	}
 	tmp := r.path(key) + ".tmp"
 	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
@@ -208,8 +248,9 @@ func (r *recorder) foldLocked(key feedKey, s *story) {
 
 // fold is the snapshot that steps add up to, at the time and place of
 // the last of them: the latest version of each cell (the last
-// foldEntries offsets), the last pointers and group offsets.
-func fold(steps []Step) Step {
+// foldEntries offsets, and of those the newest within maxBytes), the last
+// pointers and group offsets.
+func fold(steps []Step, maxBytes int64) Step {
 	last := steps[len(steps)-1]
 	out := Step{Seq: last.Seq, Time: last.Time, Message: Message{Type: TypeSnapshot, Topic: last.Topic, Partition: last.Partition}}
 	cells := map[int64]inspect.Entry{}
@@ -232,6 +273,7 @@ func fold(steps []Step) Step {
 	for _, o := range offsets {
 		out.Entries = append(out.Entries, cells[o])
 	}
+	out.Entries, out.Truncated = newestWithin(out.Entries, maxBytes)
 	return out
 }
 
@@ -270,7 +312,7 @@ func (r *recorder) steps(key feedKey, from int) ([]Step, error) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	steps, _, err := readSteps(r.path(key))
+	steps, _, err := readSteps(r.path(key), r.maxLine)
 	if err != nil {
 		return nil, err
 	}
@@ -293,32 +335,71 @@ func (r *recorder) forget(topic string) {
 	}
 }
 
-// readSteps reads a story file; a missing file is an empty story, and a
-// line that does not parse (cut short by a crash) ends it.
-func readSteps(path string) ([]Step, int64, error) {
+// readSteps reads a story file; a missing file is an empty story, a line
+// longer than maxLine is skipped, and a line that does not parse (cut
+// short by a crash) ends it. size is the bytes of the lines read, skipped
+// ones included.
+func readSteps(path string, maxLine int) (steps []Step, size int64, err error) {
+	steps, size, _, err = readStepsSkipping(path, maxLine)
+	return steps, size, err
+}
+
+// readStepsSkipping is readSteps that also counts the lines it skipped.
+func readStepsSkipping(path string, maxLine int) (steps []Step, size int64, skipped int, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, 0, nil
+		return nil, 0, 0, nil
 	}
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
 	defer f.Close()
-	var (
-		steps []Step
-		size  int64
-	)
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
-	for sc.Scan() {
+	br := bufio.NewReaderSize(f, 64<<10)
+	for {
+		line, n, complete := readLine(br, maxLine)
+		if !complete {
+			break
+		}
+		if line == nil {
+			skipped++
+			size += n
+			continue
+		}
 		var st Step
-		if json.Unmarshal(sc.Bytes(), &st) != nil {
+		if json.Unmarshal(line, &st) != nil {
 			break
 		}
 		steps = append(steps, st)
-		size += int64(len(sc.Bytes())) + 1
+		size += n
 	}
-	return steps, size, nil
+	return steps, size, skipped, nil
+}
+
+// readLine reads one line of br, newline included in n (the bytes it
+// took). A line longer than max is read past and returned as nil; complete
+// is false at the end of the file or on a line the file ends inside.
+func readLine(br *bufio.Reader, max int) (line []byte, n int64, complete bool) {
+	var buf []byte
+	tooLong := false
+	for {
+		chunk, err := br.ReadSlice('\n')
+		n += int64(len(chunk))
+		if !tooLong {
+			if len(buf)+len(chunk) > max+1 {
+				tooLong, buf = true, nil
+			} else {
+				buf = append(buf, chunk...)
+			}
+		}
+		switch {
+		case err == nil && tooLong:
+			return nil, n, true
+		case err == nil:
+			return buf[:len(buf)-1], n, true
+		case !errors.Is(err, bufio.ErrBufferFull):
+			return nil, n, false
+		}
+	}
 }
 
 func appendFile(path string, b []byte) error {

@@ -46,6 +46,11 @@ type Message struct {
 	// Problem is why the partition cannot be read (TypeProblem, and in a
 	// snapshot while it lasts).
 	Problem *Event `json:"problem,omitempty"`
+	// Truncated says that older entries were left out to keep the
+	// message within its byte bound (Config.MessageBytes): a snapshot
+	// or a history step then holds the newest offsets of the tail only,
+	// and the page reads the others with …/log.
+	Truncated bool `json:"truncated,omitempty"`
 }
 
 // Event kinds, for the timeline's icons and labels.

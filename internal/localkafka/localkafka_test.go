@@ -22,6 +22,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/offsetlab/offsetlab/internal/problem"
+	"github.com/offsetlab/offsetlab/internal/testenv"
 	"github.com/offsetlab/offsetlab/internal/wait"
 )
 
@@ -77,10 +78,7 @@ func realKafka(t *testing.T) Config {
 		why = fmt.Sprintf("the Kafka jars are not in %s (%d of %d missing): run go run ./cmd/offsetlab-kafka fetch, or start the server once with --local-kafka", libs, len(missing), len(m.Jars))
 	}
 	if why != "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("real Kafka tests cannot run, and CI=true needs them: %s", why)
-		}
-		t.Skipf("real Kafka tests skipped: %s", why)
+		testenv.MissingSetup(t, "real Kafka tests skipped: %s", why)
 	}
 	return Config{Dir: t.TempDir(), Libs: libs, Java: java, Logger: slog.New(slog.NewTextHandler(t.Output(), nil))}
 }

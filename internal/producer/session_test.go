@@ -10,6 +10,7 @@ import (
 	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/internal/problem"
 	"github.com/offsetlab/offsetlab/internal/producer"
+	"github.com/offsetlab/offsetlab/internal/testenv"
 )
 
 // connect returns the embedded broker, or the real cluster named by
@@ -21,7 +22,7 @@ func connect(t *testing.T, realKafka bool) *cluster.Cluster {
 	if realKafka {
 		brokers := os.Getenv("OFFSETLAB_KAFKA_BROKERS")
 		if brokers == "" {
-			t.Skip("real Kafka tests skipped: set OFFSETLAB_KAFKA_BROKERS=host:port")
+			testenv.MissingSetup(t, "real Kafka tests skipped: set OFFSETLAB_KAFKA_BROKERS=host:port")
 		}
 		c, err = cluster.ConnectExternal(cluster.ExternalConfig{Brokers: strings.Split(brokers, ",")})
 	} else {

@@ -31,6 +31,8 @@ type cfg struct {
 	clusterID       string
 	allowAutoTopic  bool
 	defaultNumParts int
+	maxTopics       int // TopicLimits (Offset Lab patch)
+	maxPartitions   int
 	seedTopics      []seedTopics
 
 	minSessionTimeout time.Duration

@@ -22,7 +22,10 @@ type partitionRef struct {
 type classroom struct {
 	students  atomic.Int64
 	teacherAt atomic.Pointer[partitionRef]
-	present   presence
+	// teacherWrote is the partition the teacher last wrote to or created
+	// through the dashboard, which / opens when the teacher watches none.
+	teacherWrote atomic.Pointer[partitionRef]
+	present      presence
 }
 
 // Presence of student pages: a page names itself (a random id per tab)
@@ -112,6 +115,33 @@ func (s *Server) GetClassroom(w http.ResponseWriter, r *http.Request) {
 		v.LessonRun = s.deps.Lessons.Current()
 	}
 	httpx.WriteJSON(w, http.StatusOK, v)
+}
+
+// teacherWrites remembers, for /, the partition a teacher's request wrote
+// to or created (students' requests write nothing).
+func (s *Server) teacherWrites(r *http.Request, topic string, partition int32) {
+	if httpx.RoleOf(r) == httpx.Teacher && topic != "" && partition >= 0 {
+		s.class.teacherWrote.Store(&partitionRef{Topic: topic, Partition: partition})
+	}
+}
+
+// TeacherWatches is the partition a teacher's page watched last, which
+// the students' pages follow; ok is false when none did.
+func (s *Server) TeacherWatches() (topic string, partition int32, ok bool) {
+	return loadRef(&s.class.teacherAt)
+}
+
+// TeacherWrote is the partition the teacher last wrote to or created
+// through the API; ok is false when the teacher did neither.
+func (s *Server) TeacherWrote() (topic string, partition int32, ok bool) {
+	return loadRef(&s.class.teacherWrote)
+}
+
+func loadRef(p *atomic.Pointer[partitionRef]) (string, int32, bool) {
+	if ref := p.Load(); ref != nil {
+		return ref.Topic, ref.Partition, true
+	}
+	return "", 0, false
 }
 
 // Watching counts a websocket viewer by role while it is connected and

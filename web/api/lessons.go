@@ -81,13 +81,52 @@ func (s *Server) StepLessonRun(w http.ResponseWriter, r *http.Request) {
 	httpx.WriteJSON(w, http.StatusOK, st)
 }
 
-// CleanupLessons is POST /api/lessons/cleanup: deletes the topics every
-// lesson run but the current one made, and answers their names.
+// ListLessonCleanup is GET /api/lessons/cleanup: {"topics":[…]}, what
+// POST /api/lessons/cleanup would delete — the topics lesson runs of this
+// dashboard created, but the current run's — without deleting anything.
+func (s *Server) ListLessonCleanup(w http.ResponseWriter, r *http.Request) {
+	if !s.lessonsEnabled(w, r) {
+		return
+	}
+	topics, err := s.deps.Lessons.CleanupPlan(r.Context())
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if topics == nil {
+		topics = []string{}
+	}
+	httpx.WriteJSON(w, http.StatusOK, map[string]any{"topics": topics})
+}
+
+// cleanupRequest is POST /api/lessons/cleanup's optional body: the list
+// GET /api/lessons/cleanup answered, as the teacher confirmed it.
+type cleanupRequest struct {
+	Confirm []string `json:"confirm"`
+}
+
+// CleanupLessons is POST /api/lessons/cleanup: deletes the topics lesson
+// runs of this dashboard created, but the current run's, and answers their
+// names. With {"confirm":[…]} it deletes only those, each of which must be
+// on GET's list (409 otherwise, nothing deleted).
 func (s *Server) CleanupLessons(w http.ResponseWriter, r *http.Request) {
 	if !s.lessonsEnabled(w, r) {
 		return
 	}
-	deleted, err := s.deps.Lessons.CleanupAll(r.Context())
+	var (
+		deleted []string
+		err     error
+	)
+	if httpx.HasBody(r) {
+		var req cleanupRequest
+		if err := httpx.DecodeJSON(r, &req); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		deleted, err = s.deps.Lessons.CleanupConfirmed(r.Context(), req.Confirm)
+	} else {
+		deleted, err = s.deps.Lessons.CleanupAll(r.Context())
+	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -51,14 +51,16 @@ func (s *Server) GetRecords(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	recs, err := s.deps.Lab.Records(r.Context(), topic, partition, iso, from, limit)
+	page, err := s.deps.Lab.RecordsPage(r.Context(), topic, partition, iso, from, limit)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	httpx.WriteJSON(w, http.StatusOK, map[string]any{
-		"topic": topic, "partition": partition, "isolation": iso, "records": recs,
-	})
+	answer := map[string]any{"topic": topic, "partition": partition, "isolation": iso, "records": page.Records}
+	if page.Truncated {
+		answer["truncated"], answer["next"] = true, page.Next
+	}
+	httpx.WriteJSON(w, http.StatusOK, answer)
 }
 
 // GetHistory is GET …/history?from=N: the partition's recorded story from

@@ -51,6 +51,9 @@ func (s *Server) Produce(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	for _, res := range out.Results {
+		s.teacherWrites(r, req.Topic, res.Partition)
+	}
 	httpx.WriteJSON(w, http.StatusOK, out)
 }
 

@@ -24,8 +24,8 @@ type Lab interface {
 	Topic(ctx context.Context, name string) (cluster.TopicInfo, error)
 	CreateTopic(ctx context.Context, spec cluster.TopicSpec) (cluster.TopicInfo, error)
 	Log(ctx context.Context, topic string, partition int32, from int64, limit int) (*inspect.Log, error)
-	Records(ctx context.Context, topic string, partition int32, iso inspect.Isolation, from int64, limit int) ([]inspect.Record, error)
-	Watch(ctx context.Context, topic string, partition int32) (*live.Subscription, error)
+	RecordsPage(ctx context.Context, topic string, partition int32, iso inspect.Isolation, from int64, limit int) (*inspect.RecordsPage, error)
+	Watch(ctx context.Context, topic string, partition int32, viewer live.Viewer) (*live.Subscription, error)
 	Events(n int) []live.Event
 	History(ctx context.Context, topic string, partition int32, from int) (live.History, error)
 	Group(ctx context.Context, name string) (cluster.GroupInfo, error)
@@ -66,7 +66,9 @@ type Lessons interface {
 	Finish(ctx context.Context, id string) (lessons.RunState, error)
 	Reset(id string) (lessons.RunState, error)
 	Cleanup(ctx context.Context, id string) (lessons.RunState, error)
+	CleanupPlan(ctx context.Context) ([]string, error)
 	CleanupAll(ctx context.Context) ([]string, error)
+	CleanupConfirmed(ctx context.Context, confirm []string) ([]string, error)
 }
 
 // Deps are the services the web layer drives: the API and the pages

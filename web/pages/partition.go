@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,13 +19,12 @@ import (
 // Seed 000's names (docs/lessons.md): the forms start with them so that a
 // teacher can run lesson 2 without typing.
 const (
-	seedOrders      = "orders"
-	seedTotals      = "order-totals"
-	seedTotalsTx    = "order-totals-tx"
-	seedGroupTx     = "totals-tx"
-	seedGroupPlain  = "totals-plain"
-	seedTxnID       = "order-totals-app"
-	maxRecentProbes = 64
+	seedOrders     = "orders"
+	seedTotals     = "order-totals"
+	seedTotalsTx   = "order-totals-tx"
+	seedGroupTx    = "totals-tx"
+	seedGroupPlain = "totals-plain"
+	seedTxnID      = "order-totals-app"
 )
 
 // partitionView is what the partition page's template needs. The browser
@@ -90,13 +90,15 @@ func partitionPath(topic string, partition int32) string {
 	return "/topics/" + url.PathEscape(topic) + "/partitions/" + strconv.Itoa(int(partition))
 }
 
-// Home opens the partition written most recently, or shows the empty page
-// that invites the teacher to create a topic or set up seed 000.
+// Home opens what the teacher chose (see teacherChoice), or shows the
+// page that invites the teacher to pick a partition, create a topic or set
+// up seed 000. It never follows what a client of the Kafka port wrote
+// last: one student's write must not open that partition on every laptop.
 func (s *Server) Home(w http.ResponseWriter, r *http.Request) {
 	v := s.baseView(r)
 	if !v.Unreachable {
-		if topic, partition, ok := s.recentPartition(r.Context(), v.Topics); ok {
-			target := partitionPath(topic, partition)
+		if ref, ok := s.teacherChoice(v.Topics); ok {
+			target := partitionPath(ref.Topic, ref.Partition)
 			if r.URL.RawQuery != "" {
 				target += "?" + r.URL.RawQuery
 			}
@@ -172,32 +174,53 @@ func (s *Server) baseView(r *http.Request) partitionView {
 	return v
 }
 
-// recentPartition picks the partition whose last record is the newest, by
-// reading the last offset of each partition holding data (at most
-// maxRecentProbes of them). Without any data it picks
-// the first partition; without topics it reports false.
-func (s *Server) recentPartition(ctx context.Context, options []topicOption) (string, int32, bool) {
-	if len(options) == 0 {
-		return "", 0, false
+// teacherChoice is the partition the teacher chose, among options: the
+// one the teacher's page watches (in classroom mode, the one the students
+// follow), else the log the guided lesson driven last is about, else the
+// partition the teacher last wrote to or created through the dashboard.
+// In single-user mode every page is the teacher's.
+func (s *Server) teacherChoice(options []topicOption) (Choice, bool) {
+	listed := func(c *Choice) bool {
+		return c != nil && slices.ContainsFunc(options, func(o topicOption) bool {
+			return o.Topic == c.Topic && o.Partition == c.Partition
+		})
 	}
-	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-	defer cancel()
-	best, bestTime := options[0], time.Time{}
-	probes := 0
-	for _, o := range options {
-		if o.Offsets == 0 || probes >= maxRecentProbes {
-			continue
-		}
-		probes++
-		l, err := s.deps.Lab.Log(ctx, o.Topic, o.Partition, o.HighWatermark-1, 1)
-		if err != nil || len(l.Entries) == 0 {
-			continue
-		}
-		if ts := l.Entries[len(l.Entries)-1].Timestamp; ts.After(bestTime) {
-			best, bestTime = o, ts
+	for _, c := range []*Choice{call(s.access.TeacherWatches), s.lessonFocus(), call(s.access.TeacherWrote)} {
+		if listed(c) {
+			return *c, true
 		}
 	}
-	return best.Topic, best.Partition, true
+	return Choice{}, false
+}
+
+// call is f(), or nil when f is.
+func call(f func() *Choice) *Choice {
+	if f == nil {
+		return nil
+	}
+	return f()
+}
+
+// lessonFocus is the log of the lesson run driven last: its focus, else
+// its first topic's partition 0; nil without one.
+func (s *Server) lessonFocus() *Choice {
+	if s.deps.Lessons == nil {
+		return nil
+	}
+	id := s.deps.Lessons.Current()
+	if id == "" {
+		return nil
+	}
+	st, err := s.deps.Lessons.State(id)
+	switch {
+	case err != nil:
+		return nil
+	case st.Focus != nil:
+		return &Choice{Topic: st.Focus.Topic, Partition: st.Focus.Partition}
+	case len(st.Topics) > 0:
+		return &Choice{Topic: st.Topics[0]}
+	}
+	return nil
 }
 
 // renderPartition writes the partition page with status.

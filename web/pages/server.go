@@ -13,6 +13,16 @@ type Options struct {
 	Classroom bool
 	// JoinURL is the address students open in classroom mode.
 	JoinURL string
+	// TeacherWatches and TeacherWrote, when set, tell / what the
+	// teacher chose: the partition the teacher's page watches, and the
+	// one the teacher last wrote to or created; each nil when none.
+	TeacherWatches, TeacherWrote func() *Choice
+}
+
+// Choice names a partition the teacher chose (see Options).
+type Choice struct {
+	Topic     string
+	Partition int32
 }
 
 // Server renders the pages, one file per page with its view and handler

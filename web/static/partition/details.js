@@ -257,7 +257,8 @@ export function showDetails(offset, entry, pointers, transient, copyOf, epochRis
     }
     const headers = entry.headers || [];
     const text = (h) => (h.valueEncoding === 'null' ? 'null' : h.valueEncoding === 'base64' ? t('details.base64', { value: h.value }) : h.value);
-    row(dl, 'Headers', headers.length ? headers.map((h) => `${h.key}=${text(h)}`).join('; ') : t('details.none'));
+    const shown = headers.length ? headers.map((h) => `${h.key}${h.keyTruncated ? '…' : ''}=${text(h)}`).join('; ') : t('details.none');
+    row(dl, 'Headers', entry.headersTruncated ? shown + t('details.headersCut', { shown: headers.length, count: entry.headerCount }) : shown);
   }
   const rc = laneReason(entry, 'rc', pointers);
   const ru = laneReason(entry, 'ru', pointers);

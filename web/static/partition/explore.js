@@ -218,7 +218,7 @@ function setupSeek({ app, view, path, pointers, failed }) {
       return;
     }
     try {
-      const r = await api('GET', `${path()}/offset?timestamp=${ms}`);
+      const r = await patiently(() => api('GET', `${path()}/offset?timestamp=${ms}`));
       const p = pointers();
       const hw = p ? Math.max(p.highWatermark, r.offset) : r.offset;
       view.goTo(r.offset);
@@ -437,7 +437,7 @@ function setupDownload({ app, view, path, pointers, failed }) {
     try {
       while (at < to) {
         const limit = Math.min(LOG_PAGE, to - at);
-        const log = await patiently(() => api('GET', `${path()}/log?from=${at}&limit=${limit}`, undefined, signal), signal);
+        const log = await patiently(() => api('GET', `${path()}/log?from=${at}&limit=${limit}&scan=1`, undefined, signal), signal);
         const entries = (log.entries || []).filter((e) => e.offset >= at && e.offset < to);
         for (const e of entries) lines.push(JSON.stringify({ topic, partition, ...e }));
         if (!entries.length) break;

@@ -170,14 +170,14 @@ export function setupLessons(app) {
   }
 
   /** call sends one lesson request, keeping the panel busy meanwhile. */
-  async function call(method, path, keep) {
+  async function call(method, path, keep, body) {
     busy = true;
     panel.setAttribute('aria-busy', 'true');
     out.dataset.busy = 'true';
     enable();
     showError(null);
     try {
-      const st = await api(method, path);
+      const st = await api(method, path, body);
       if (!keep) setRun(st);
       return st;
     } catch (err) {
@@ -242,8 +242,39 @@ export function setupLessons(app) {
       else plain(status, '');
       if (st) app.refreshTopics();
     });
+    // Clean up lists first, as Delete asks for the name: the server
+    // answers the topics this dashboard's runs created, the teacher sees
+    // them, and only the list confirmed is deleted.
+    const confirmBox = $('lesson-cleanup-confirm');
+    const confirmList = $('lesson-cleanup-list');
+    let listed = [];
+    const hideConfirm = () => {
+      confirmBox.hidden = true;
+      listed = [];
+    };
     buttons.cleanup.addEventListener('click', async () => {
-      const res = await call('POST', '/api/lessons/cleanup', true);
+      hideConfirm();
+      plain(status, '');
+      const plan = await call('GET', '/api/lessons/cleanup', true);
+      if (!plan) return;
+      listed = plan.topics || [];
+      if (!listed.length) {
+        tr(status, 'lesson.ui.cleanedNone');
+        return;
+      }
+      tr($('lesson-cleanup-list-text'), 'lesson.ui.cleanupList', { count: listed.length });
+      confirmList.replaceChildren(...listed.map((name) => el('li', {}, el('code', {}, name))));
+      confirmBox.hidden = false;
+      $('lesson-cleanup-go').focus();
+    });
+    $('lesson-cleanup-cancel').addEventListener('click', () => {
+      hideConfirm();
+      buttons.cleanup.focus();
+    });
+    $('lesson-cleanup-go').addEventListener('click', async () => {
+      const confirm = listed;
+      hideConfirm();
+      const res = await call('POST', '/api/lessons/cleanup', true, { confirm });
       if (!res) return;
       const deleted = res.deleted || [];
       if (deleted.length) tr(status, 'lesson.ui.cleaned', { count: deleted.length, topics: deleted.join(', ') });

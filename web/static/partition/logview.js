@@ -94,6 +94,20 @@ export function describe(e) {
   return t('cell.describe', { what, value: valueText(e) });
 }
 
+// readWindow reads [from, from+limit) of a partition in as many …/log
+// answers as the server's byte budget takes: an answer that stopped early
+// says truncated, and next is where to read on.
+async function readWindow(url, from, limit, signal) {
+  const log = await api('GET', `${url}?from=${from}&limit=${limit}`, undefined, signal);
+  const end = from + limit;
+  for (let last = log, at = from; last.truncated && last.next > at && last.next < end;) {
+    at = last.next;
+    last = await api('GET', `${url}?from=${at}&limit=${end - at}`, undefined, signal);
+    log.entries.push(...last.entries);
+  }
+  return log;
+}
+
 export class LogView {
   /**
    * @param {object} opts
@@ -1004,7 +1018,7 @@ export class LogView {
     const from = Math.max(p * PAGE, this.start);
     const limit = (p + 1) * PAGE - from;
     try {
-      const log = await api('GET', `${apiPartition(this.topic, this.partition)}/log?from=${from}&limit=${limit}`, undefined, ctrl.signal);
+      const log = await readWindow(`${apiPartition(this.topic, this.partition)}/log`, from, limit, ctrl.signal);
       if (gen !== this.gen) return;
       this.failed.delete(p);
       seeProducers(log.entries);
