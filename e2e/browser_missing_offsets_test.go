@@ -47,7 +47,10 @@ func TestBrowserMissingOffsetLessons(t *testing.T) {
 					if s := st.Steps[i]; s.Topic != "" {
 						topic = s.Topic
 					}
-					if topic != "" && st.Status != "finished" {
+					// Once retention.ms is set (lesson 8, step 11) the log start
+					// moves whenever the broker's check runs: the next step
+					// waits for it, and its log is checked then.
+					if topic != "" && st.Status != "finished" && !(lesson == "8" && i == 10) {
 						p.logOnScreen(fmt.Sprintf("lesson %s step %d", lesson, i+1), topic)
 					}
 					switch {

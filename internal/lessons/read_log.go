@@ -46,7 +46,21 @@ func (a ReadLog) run(sc *stepContext) (*observation, error) {
 		return obs, err
 	}
 	observeLog(sc, obs, l)
+	if a.Partition == 0 {
+		sc.memory().sawHeld(topic, heldOffsets(l))
+	}
 	return obs, nil
+}
+
+// heldOffsets are the offsets of l that hold a record or a marker.
+func heldOffsets(l *inspect.Log) []int64 {
+	var out []int64
+	for _, e := range l.Entries {
+		if e.Kind != inspect.KindGap {
+			out = append(out, e.Offset)
+		}
+	}
+	return out
 }
 
 // observeLog prints a log as kafka-dump-log.sh would and sets ReadLog's
