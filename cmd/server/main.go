@@ -15,6 +15,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -25,6 +26,7 @@ import (
 	"time"
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
+	"github.com/offsetlab/offsetlab/internal/exercises"
 	"github.com/offsetlab/offsetlab/internal/kafkaconfig"
 	"github.com/offsetlab/offsetlab/internal/lab"
 	"github.com/offsetlab/offsetlab/internal/lessons"
@@ -65,6 +67,7 @@ type config struct {
 	// allowWrites lets the dashboard change a cluster it did not start.
 	allowWrites bool
 	kafkaLimits cluster.PortLimits
+	budget      cluster.DataBudget
 	topicLimits cluster.TopicLimits
 	kafkaLibs   string
 	java        string
@@ -95,6 +98,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.StringVar(&c.kafkaLibs, "kafka-libs", localkafka.DefaultLibs(getenv, "."), "where --local-kafka finds the Kafka jars, and downloads them to when missing: the test command fills the default; with OFFSETLAB_CACHE set, $OFFSETLAB_CACHE/kafka-4.3.1/libs [OFFSETLAB_KAFKA_LIBS]")
 	c.java = localkafka.DefaultJava(getenv)
 	limits := kafkaPortFlags(fs, env)
+	budget := budgetFlags(fs, env)
 	commandConfig := fs.String("command-config", env("OFFSETLAB_COMMAND_CONFIG", ""), "Kafka client properties (as kafka-*.sh --command-config takes them, Java or librdkafka spellings): TLS, SASL, and bootstrap.servers standing in for --brokers [OFFSETLAB_COMMAND_CONFIG]")
 	allowWrites, err := strconv.ParseBool(env("OFFSETLAB_ALLOW_WRITES", "false"))
 	if err != nil {
@@ -135,6 +139,9 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 		return config{}, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
 	if c.kafkaLimits, err = limits(); err != nil {
+		return config{}, err
+	}
+	if c.budget, err = budget(); err != nil {
 		return config{}, err
 	}
 	for _, h := range strings.Split(*hosts, ",") {
@@ -264,6 +271,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		}
 	}
 
+	joinURL := ""
+	if cfg.classroom {
+		joinURL = web.JoinURLFor(ln.Addr().String(), cfg.joinURL)
+	}
+
 	var local *localkafka.Cluster
 	if cfg.localKafka != "" {
 		if local, err = startLocalKafka(ctx, cfg, log); err != nil {
@@ -274,7 +286,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	var kafka *cluster.Cluster
 	if cfg.brokers == "" {
-		kafka, err = cluster.StartEmbedded(cluster.EmbeddedConfig{Listener: kafkaLn, DataDir: cfg.dataDir, Logger: log, Limits: cfg.kafkaLimits, Topics: cfg.topicLimits})
+		embedded := cluster.EmbeddedConfig{Listener: kafkaLn, DataDir: cfg.dataDir, Logger: log, Limits: cfg.kafkaLimits, Topics: cfg.topicLimits, Budget: cfg.budget}
+		if cfg.classroom {
+			// Students' clients reach the Kafka port from their laptops:
+			// it asks each for their SASL user and holds them to ACLs.
+			if embedded.Students, err = cluster.ClassroomAdmin(cfg.dataDir); err != nil {
+				return err
+			}
+			embedded.AdvertisedHost = advertisedHost(cfg.kafkaAddr, joinURL)
+		}
+		kafka, err = cluster.StartEmbedded(embedded)
 		if err != nil {
 			return err
 		}
@@ -311,8 +332,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	defer runner.Close() // before the lab: it ends its processes through it
 
-	srv := web.New(web.Deps{Lab: l, Lessons: runner}, log, web.WithAccess(web.Access{
-		Classroom: cfg.classroom, ListenAddr: ln.Addr().String(), AllowedHosts: cfg.allowedHosts, JoinURL: cfg.joinURL,
+	class := exercises.NewClass(classConfig(kafka, cfg, readOnly))
+	grader := exercises.NewGrader(l, class, exercises.GraderConfig{})
+	gradeCtx, stopGrading := context.WithCancel(ctx)
+	graded := make(chan struct{})
+	go func() { grader.Run(gradeCtx); close(graded) }()
+	defer func() { stopGrading(); <-graded }()
+
+	srv := web.New(web.Deps{Lab: l, Lessons: runner, Exercises: grader}, log, web.WithAccess(web.Access{
+		Classroom: cfg.classroom, ListenAddr: ln.Addr().String(), AllowedHosts: cfg.allowedHosts, JoinURL: joinURL,
 	}), web.WithLimits(cfg.limits))
 	httpServer := srv.HTTPServer()
 	log.Info("Offset Lab dashboard listening", "url", "http://"+ln.Addr().String())
@@ -335,6 +363,36 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil
+}
+
+// advertisedHost is the host the embedded broker names to clients: the
+// join URL's when the Kafka port listens on every interface (students
+// reach this machine by that name), else none (the bound address).
+func advertisedHost(kafkaAddr, joinURL string) string {
+	host, _, err := net.SplitHostPort(kafkaAddr)
+	if err != nil {
+		return ""
+	}
+	if ip := net.ParseIP(host); host != "" && (ip == nil || !ip.IsUnspecified()) {
+		return ""
+	}
+	u, err := url.Parse(joinURL)
+	if err != nil {
+		return ""
+	}
+	return u.Hostname()
+}
+
+// classConfig says how a class's students reach kafka: on the embedded
+// broker of a classroom and on a writable SASL cluster the server makes
+// their users and ACLs; elsewhere they get their names only.
+func classConfig(kafka *cluster.Cluster, cfg config, readOnly bool) exercises.ClassConfig {
+	sec := kafka.Security()
+	c := exercises.ClassConfig{Bootstrap: kafka.Brokers(), SecurityProtocol: sec.Protocol, Mechanism: sec.Mechanism, SharedTopics: []string{"orders"}}
+	if strings.HasPrefix(c.SecurityProtocol, "SASL") && !readOnly && (cfg.classroom || cfg.brokers != "") {
+		c.Users = kafka
+	}
+	return c
 }
 
 // bind listens on addr for what, retrying briefly while a server killed

@@ -47,6 +47,7 @@ type Cluster struct {
 	security Security
 	fake     *kfake.Cluster
 	port     *guardListener // the embedded broker's guarded Kafka port
+	budget   *dataBudget    // the embedded broker's data budget (budget.go)
 	dataDir  string         // the embedded broker's data directory; empty in memory
 	topics   TopicLimits    // the embedded broker's caps; zero for a real cluster
 	closing  sync.Once
@@ -74,9 +75,21 @@ type EmbeddedConfig struct {
 	// size, queued request bytes, request and idle timeouts, connections.
 	// Zero fields take Apache Kafka's defaults (see PortLimits).
 	Limits PortLimits
+	// Budget bounds what the broker stores (see DataBudget); zero
+	// fields take its defaults.
+	Budget DataBudget
 	// Topics caps the topics and partitions the broker holds; zero
 	// fields take the defaults (see TopicLimits).
 	Topics TopicLimits
+	// AdvertisedHost is the host the broker names in Metadata answers,
+	// with the port it bound: what clients on other machines must reach
+	// (a classroom's students dial the join URL's host). Empty advertises
+	// the bound address.
+	AdvertisedHost string
+	// Students, when set, makes the Kafka port a classroom's: every client
+	// authenticates with SASL and is held to ACLs (students.go), and the
+	// dashboard's own clients authenticate as Students.Admin, a super user.
+	Students *StudentAuth
 }
 
 // closeListener closes a Listener given to StartEmbedded, if any.
@@ -117,10 +130,15 @@ func StartEmbedded(cfg EmbeddedConfig) (*Cluster, error) {
 			}
 		}
 		guard = newGuardListener(ln, limits, cfg.Logger)
+		if cfg.AdvertisedHost != "" {
+			guard.advertise = advertisedAddr(ln.Addr(), cfg.AdvertisedHost)
+		}
 		return guard, nil
 	}
+	budget := newDataBudget(cfg.Budget.withDefaults(), newThrottledLog(cfg.Logger, logEvery))
 	opts := []kfake.Opt{
 		kfake.NumBrokers(1),
+		kfake.StorageHook(budget.hooks()),
 		kfake.ListenFn(listen),
 		kfake.ClusterID("offset-lab-embedded"),
 		kfake.DefaultNumPartitions(1),
@@ -138,6 +156,11 @@ func StartEmbedded(cfg EmbeddedConfig) (*Cluster, error) {
 	}
 	if cfg.Logger != nil {
 		opts = append(opts, kfake.WithLogger(slogLogger{cfg.Logger}))
+	}
+	var auth []kgo.Opt
+	if cfg.Students != nil {
+		opts = append(opts, cfg.Students.brokerOpts()...)
+		auth = cfg.Students.clientOpts()
 	}
 	if cfg.DataDir != "" {
 		if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
@@ -170,12 +193,12 @@ func StartEmbedded(cfg EmbeddedConfig) (*Cluster, error) {
 		return nil, fmt.Errorf("cluster: start embedded broker: %w", err)
 	}
 	guard.start(api)
-	c, err := newCluster(&Cluster{mode: Embedded, brokers: fake.ListenAddrs()})
+	c, err := newCluster(&Cluster{mode: Embedded, brokers: fake.ListenAddrs(), auth: auth, security: cfg.Students.security()})
 	if err != nil {
 		fake.Close()
 		return nil, err
 	}
-	c.fake, c.port, c.dataDir, c.topics = fake, guard, cfg.DataDir, topicLimits
+	c.fake, c.port, c.budget, c.dataDir, c.topics = fake, guard, budget, cfg.DataDir, topicLimits
 	if unclean {
 		log := cfg.Logger
 		if log == nil {
@@ -280,6 +303,15 @@ func (c *Cluster) Dial(ctx context.Context, network, host string) (net.Conn, err
 	}
 	var d net.Dialer
 	return d.DialContext(ctx, network, host)
+}
+
+// Budget is the embedded broker's data budget and what its stored data
+// costs now; false for a real cluster, which has none of ours.
+func (c *Cluster) Budget() (BudgetStatus, bool) {
+	if c.budget == nil {
+		return BudgetStatus{}, false
+	}
+	return c.budget.status(c.fake.StorageUsage()), true
 }
 
 // Security describes how the cluster is reached, without secrets.

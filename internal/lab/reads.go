@@ -24,6 +24,10 @@ type ClusterStatus struct {
 	// Security is how a secured cluster is reached (protocol, SASL
 	// mechanism, user, certificate subjects), never a secret.
 	Security *cluster.Security `json:"security,omitempty"`
+	// Budget is the embedded broker's data budget: what the stored
+	// data costs, the budget, each other host's share, and whether it
+	// is full. Absent for a real cluster.
+	Budget *cluster.BudgetStatus `json:"budget,omitempty"`
 }
 
 // Status reports the brokers and whether one answers now.
@@ -32,6 +36,9 @@ func (l *Lab) Status(ctx context.Context) ClusterStatus {
 	s := ClusterStatus{Mode: l.cluster.Mode(), Brokers: brokers, KafkaAddr: strings.Join(brokers, ","), Reachable: true, ReadOnly: l.readOnly}
 	if sec := l.cluster.Security(); sec.Protocol != "" {
 		s.Security = &sec
+	}
+	if b, ok := l.cluster.Budget(); ok {
+		s.Budget = &b
 	}
 	if err := l.cluster.Ping(ctx); err != nil {
 		s.Reachable, s.Error = false, err.Error()

@@ -56,6 +56,8 @@ type cfg struct {
 	dataDir    string
 	syncWrites bool
 
+	storageHooks StorageHooks // see storage_budget.go
+
 	// injectFS, if non-nil, overrides the filesystem used for
 	// persistence. This allows tests to share a memFS across
 	// cluster restarts without touching the real disk.
