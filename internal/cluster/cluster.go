@@ -148,6 +148,10 @@ func StartEmbedded(cfg EmbeddedConfig) (*Cluster, error) {
 		// broker would apply.
 		kfake.BrokerConfigs(map[string]string{
 			"transaction.max.timeout.ms": "900000",
+			// The cleaner and retention pass every second, as on the
+			// lab's real brokers (single.properties), so that lessons 7
+			// and 8 see them act within seconds.
+			"log.cleaner.backoff.ms": "1000",
 		}),
 	}
 	if cfg.Logger != nil {

@@ -110,7 +110,30 @@ func (l *Lab) partition(ctx context.Context, topic string, p int32) (cluster.Top
 // inspect.Inspector.ReadLog); from < 0 starts at the log start.
 func (l *Lab) Log(ctx context.Context, topic string, partition int32, from int64, limit int) (*inspect.Log, error) {
 	log, err := l.inspector.ReadLog(ctx, topic, partition, from, limit)
+	if err == nil {
+		l.dateDeletions(topic, partition, log)
+	}
 	return log, l.notAllowed(err, "READ", "topic", topic)
+}
+
+// dateDeletions tells each gap below the log start when the log start
+// moved past it, from the partition's recorded history (read only when
+// the window reaches below the log start).
+func (l *Lab) dateDeletions(topic string, partition int32, log *inspect.Log) {
+	if len(log.Entries) == 0 || log.Entries[0].Offset >= log.LogStartOffset {
+		return
+	}
+	h, err := l.hub.History(topic, partition, 0)
+	if err != nil {
+		return
+	}
+	moves := h.LogStartMoves()
+	for i := range log.Entries {
+		e := &log.Entries[i]
+		if e.Kind == inspect.KindGap && e.Reason == inspect.GapBeforeLogStart {
+			e.Deleted = live.MoveOf(moves, e.Offset)
+		}
+	}
 }
 
 // Records is what a consumer at isolation level iso receives from offset

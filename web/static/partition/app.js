@@ -190,6 +190,10 @@ function onMessage(m) {
       if (m.event) {
         heard(m.event);
         timeline.add(m.event);
+        if (m.event.key === 'narration.compacted' && m.event.topic === state.topic && m.event.partition === state.partition) {
+          view.cleaned();
+          heat.remap();
+        }
       }
       break;
     case 'broker':
