@@ -140,6 +140,13 @@ func TestHostileHTTP(t *testing.T) {
 	big := a.name("big")
 	a.createTopic(big)
 	fillPartition(t, p, big, 60000, 300)
+	// wide holds answers larger than the kernel may buffer for a client
+	// that stops reading (tcp_wmem's 4 MiB ceiling plus the client's
+	// small receive buffer): 5,000 values of 1,000 bytes are ~5.5 MB of
+	// JSON, so a held answer keeps its handler, and its read slot, busy.
+	wide := a.name("wide")
+	a.createTopic(wide)
+	fillPartition(t, p, wide, 5000, 1000)
 	base := settledRSSMiB(t, p)
 	// The bound: 8 reads of 5,000 offsets at ~10 MB each at most, plus
 	// the Go runtime's slack. Without the limits the same attacks took
@@ -198,7 +205,7 @@ func TestHostileHTTP(t *testing.T) {
 		// rest wait out the queue (5 s) and get 503. Without the
 		// limiter all 100 would be answered at once, each holding a
 		// 5,000-record answer.
-		held := heldReads(t, p, "/api/topics/"+big+"/partitions/0/records?isolation=read_uncommitted&limit=5000", 100)
+		held := heldReads(t, p, "/api/topics/"+wide+"/partitions/0/records?isolation=read_uncommitted&limit=5000", 100)
 		t.Logf("answers while held: %v", held)
 		if held[http.StatusOK] == 0 || held[http.StatusOK] > 2*8 || held[http.StatusServiceUnavailable] == 0 || held[http.StatusOK]+held[http.StatusServiceUnavailable] != 100 {
 			t.Errorf("answers to 100 held reads %v; want at most 16 (two turns of 8 reads at once) answered, the rest 503", held)
