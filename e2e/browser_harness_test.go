@@ -131,7 +131,9 @@ func (p *page) open(path string) {
 // eval evaluates a JavaScript expression into out.
 func (p *page) eval(expr string, out any) {
 	p.t.Helper()
-	ctx, cancel := context.WithTimeout(p.ctx, 10*time.Second)
+	// Generous: an expression returns at once unless the page's main
+	// thread is busy (a 10 MB query on a loaded two-core machine).
+	ctx, cancel := context.WithTimeout(p.ctx, 30*time.Second)
 	defer cancel()
 	raw, err := chromedp.Run(ctx, chromedp.Evaluate[[]byte](domHelpers+expr))
 	if err != nil {

@@ -173,12 +173,15 @@ func stateChanging(t *testing.T, h http.Handler, topic string) []struct{ method,
 	params := map[string][]string{
 		"{topic}": {topic}, "{partition}": {"0"}, "{start}": {"0"}, "{transactionalID}": {"student-tx"},
 		"{step}": {"begin", "send", "commit", "abort", "crash"}, "{id}": {"1"}, "{action}": {"stop", "start", "next", "finish", "reset", "cleanup"},
-		"{lesson}": {"2"}, "{run}": {"x"},
+		"{lesson}": {"2"}, "{run}": {"x"}, "{exercise}": {"commit"},
 	}
 	var out []struct{ method, path, body string }
 	err := chi.Walk(h.(chi.Routes), func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
 		if method == http.MethodGet || method == http.MethodHead {
 			return nil
+		}
+		if method == http.MethodPost && route == "/api/classroom/students" {
+			return nil // the one write a student may send: joining (TestHandsOnStudents)
 		}
 		paths := []string{route}
 		for name, values := range params {

@@ -120,6 +120,9 @@ func TestGuidedLessons(t *testing.T) {
 					// Lesson 4 needs three brokers: TestGuidedReplicationLesson.
 					continue
 				}
+				if l.ID == "7" || l.ID == "8" {
+					continue // TestMissingOffsetLessons, with their numbers
+				}
 				st := a.runLesson(l.ID, l.ID == "3")
 				ran[l.ID] = true
 				var got []string

@@ -21,6 +21,17 @@ func (s *Server) localAddr() string {
 	return net.JoinHostPort(host, port)
 }
 
+// JoinURLFor is the URL students open of a server listening on listen:
+// joinURL when given, else derived as classroom mode derives it. The
+// server's wiring calls it before the Server exists, to advertise the
+// embedded broker on the join URL's host.
+func JoinURLFor(listen, joinURL string) string {
+	if joinURL != "" {
+		return joinURL
+	}
+	return deriveJoinURL(listen)
+}
+
 // deriveJoinURL picks the URL students open: the listen address, or, when
 // the server listens on every interface, this machine's first private
 // network address (then any non-loopback one) with the port.

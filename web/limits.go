@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/offsetlab/offsetlab/internal/live"
 	"github.com/offsetlab/offsetlab/internal/problem"
 	"github.com/offsetlab/offsetlab/web/httpx"
 )
@@ -36,6 +37,12 @@ type Limits struct {
 	// open; ViewersPerClient how many one client address may open.
 	Viewers          int
 	ViewersPerClient int
+	// TeacherViewers of the Viewers are the teacher's in classroom
+	// mode: students together open at most Viewers-TeacherViewers, so
+	// the teacher's views open whatever the class holds. The teacher is
+	// counted as one client of its own, whatever its address, that may
+	// open the larger of ViewersPerClient and TeacherViewers.
+	TeacherViewers int
 	// IdleTimeout closes a keep-alive connection idle this long.
 	// ResponseTimeout cuts a log or records answer not written within it
 	// (a client that stopped reading), so its memory returns.
@@ -55,6 +62,7 @@ const (
 	DefaultScansPerClient   = 4
 	DefaultViewers          = 500
 	DefaultViewersPerClient = 50
+	DefaultTeacherViewers   = 50
 	DefaultIdleTimeout      = 60 * time.Second
 	DefaultResponseTimeout  = 20 * time.Second
 )
@@ -88,6 +96,10 @@ func (l Limits) withDefaults() Limits {
 	if l.ViewersPerClient <= 0 {
 		l.ViewersPerClient = DefaultViewersPerClient
 	}
+	if l.TeacherViewers <= 0 {
+		l.TeacherViewers = DefaultTeacherViewers
+	}
+	l.TeacherViewers = min(l.TeacherViewers, l.Viewers)
 	if l.IdleTimeout <= 0 {
 		l.IdleTimeout = DefaultIdleTimeout
 	}
@@ -278,21 +290,44 @@ type viewerLimiter struct {
 	clients perClient
 }
 
-// admit counts a viewer of r, or answers 503 and reports false. The caller
-// calls the returned release when the viewer leaves.
-func (vl *viewerLimiter) admit(w http.ResponseWriter, r *http.Request) (release func(), ok bool) {
-	client := clientAddr(r)
-	ok, clientFull := vl.clients.take(client, vl.limits.ViewersPerClient, vl.limits.Viewers)
+// admit counts viewer, or answers 503 and reports false. A student may
+// not take the teacher's views (Limits.TeacherViewers). The caller calls
+// the returned release when the viewer leaves.
+func (vl *viewerLimiter) admit(w http.ResponseWriter, viewer live.Viewer) (release func(), ok bool) {
+	client, total, perClient := viewer.Client, vl.limits.Viewers, vl.limits.ViewersPerClient
+	if viewer.Teacher {
+		perClient = max(perClient, vl.limits.TeacherViewers)
+	} else {
+		total -= vl.limits.TeacherViewers
+	}
+	ok, clientFull := vl.clients.take(client, perClient, total)
 	if !ok {
 		w.Header().Set("Retry-After", "10")
 		if clientFull {
-			httpx.Refuse(w, problem.Busy, "error.viewersPerClient", "max", strconv.Itoa(vl.limits.ViewersPerClient))
+			httpx.Refuse(w, problem.Busy, "error.viewersPerClient", "max", strconv.Itoa(perClient))
 		} else {
-			httpx.Refuse(w, problem.Busy, "error.viewersFull", "max", strconv.Itoa(vl.limits.Viewers))
+			httpx.Refuse(w, problem.Busy, "error.viewersFull", "max", strconv.Itoa(total))
 		}
 		return nil, false
 	}
 	return func() { vl.clients.give(client) }, true
+}
+
+// teacherClient is the client name the teacher's views are counted
+// under in classroom mode: not an address, so that no student shares it.
+const teacherClient = "teacher"
+
+// viewerOf is who opens a live view with r: in classroom mode the
+// teacher (the session cookie) is one client of its own and may use the
+// views and watched partitions reserved for it; students are counted by
+// address. Without classroom mode everyone is the teacher, counted by
+// address (every client is this machine).
+func (s *Server) viewerOf(r *http.Request) live.Viewer {
+	teacher := httpx.RoleOf(r) == httpx.Teacher
+	if teacher && s.access.Classroom {
+		return live.Viewer{Client: teacherClient, Teacher: true}
+	}
+	return live.Viewer{Client: clientAddr(r), Teacher: teacher}
 }
 
 // clearDeadlines lifts the server's read and write timeouts for a

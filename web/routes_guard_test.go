@@ -12,6 +12,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
+	"github.com/offsetlab/offsetlab/web/api"
 	"github.com/offsetlab/offsetlab/web/httpx"
 )
 
@@ -70,7 +71,9 @@ func stateChangingRoutes(t *testing.T, h http.Handler) []string {
 // has — found by walking it, not listed by hand — as a student in
 // classroom mode, and as the teacher on a read-only cluster: each answers
 // 403 with the guard's sentence, and none reaches the lab or the lesson
-// runner (which would answer 500 here).
+// runner (which would answer 500 here). The one exception is a student
+// joining the class (POST /api/classroom/students), which studentWrite
+// names and TestStudentWriteIsOnlyTheJoin pins.
 func TestEveryWriteRouteGuarded(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -98,6 +101,9 @@ func TestEveryWriteRouteGuarded(t *testing.T) {
 			}
 			for _, route := range routes {
 				method, path, _ := strings.Cut(route, " ")
+				if route == "POST "+api.JoinPath {
+					continue // the one write a student may send (studentWrite); it changes no topic
+				}
 				req := httptest.NewRequest(method, path, strings.NewReader(`{}`))
 				req.Header.Set("Content-Type", "application/json")
 				w := httptest.NewRecorder()
@@ -111,5 +117,22 @@ func TestEveryWriteRouteGuarded(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestStudentWriteIsOnlyTheJoin: of every state-changing route, the write
+// guard lets a student through on exactly one, joining the class.
+func TestStudentWriteIsOnlyTheJoin(t *testing.T) {
+	t.Parallel()
+	s := New(Deps{Lab: untouchableLab{}, Lessons: untouchableLessons{}}, nil, WithAccess(Access{Classroom: true}))
+	var exempt []string
+	for _, route := range stateChangingRoutes(t, s.Handler()) {
+		method, path, _ := strings.Cut(route, " ")
+		if studentWrite(httptest.NewRequest(method, path, nil)) {
+			exempt = append(exempt, route)
+		}
+	}
+	if want := []string{"POST /api/classroom/students"}; !slices.Equal(exempt, want) {
+		t.Errorf("student writes %q, want %q", exempt, want)
 	}
 }

@@ -29,14 +29,15 @@ func (s *Server) watchPartition(w http.ResponseWriter, r *http.Request) {
 		httpx.WriteError(s.log, w, r, err)
 		return
 	}
-	release, ok := s.viewers.admit(w, r)
+	viewer := s.viewerOf(r)
+	release, ok := s.viewers.admit(w, viewer)
 	if !ok {
 		return
 	}
 	defer release()
 	// The first subscription before the handshake, so that a refusal
 	// (too many partitions watched) is an ordinary error answer.
-	sub, err := s.deps.Lab.Watch(r.Context(), topic, partition)
+	sub, err := s.deps.Lab.Watch(r.Context(), topic, partition, viewer)
 	if err != nil {
 		httpx.WriteError(s.log, w, r, err)
 		return
@@ -55,7 +56,7 @@ func (s *Server) watchPartition(w http.ResponseWriter, r *http.Request) {
 
 	for range maxResnapshots + 1 {
 		if sub == nil {
-			if sub, err = s.deps.Lab.Watch(ctx, topic, partition); err != nil {
+			if sub, err = s.deps.Lab.Watch(ctx, topic, partition, viewer); err != nil {
 				conn.Close(websocket.StatusTryAgainLater, "the server cannot watch this partition now")
 				return
 			}

@@ -44,8 +44,8 @@ type watchCounter struct {
 	subs []*live.Subscription
 }
 
-func (w *watchCounter) Watch(ctx context.Context, topic string, partition int32) (*live.Subscription, error) {
-	sub, err := w.Lab.Watch(ctx, topic, partition)
+func (w *watchCounter) Watch(ctx context.Context, topic string, partition int32, viewer live.Viewer) (*live.Subscription, error) {
+	sub, err := w.Lab.Watch(ctx, topic, partition, viewer)
 	if err == nil {
 		w.mu.Lock()
 		w.subs = append(w.subs, sub)

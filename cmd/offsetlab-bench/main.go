@@ -110,7 +110,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 
 	var kafka *cluster.Cluster
 	if cfg.brokers == "" {
-		kafka, err = cluster.StartEmbedded(cluster.EmbeddedConfig{KafkaAddr: "127.0.0.1:0"})
+		// No data budget: the partition is as large as --offsets asks.
+		kafka, err = cluster.StartEmbedded(cluster.EmbeddedConfig{KafkaAddr: "127.0.0.1:0", Budget: cluster.DataBudget{MaxBytes: -1}})
 	} else {
 		kafka, err = cluster.ConnectExternal(cluster.ExternalConfig{Brokers: strings.Split(cfg.brokers, ",")})
 	}

@@ -15,6 +15,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -25,10 +26,13 @@ import (
 	"time"
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
+	"github.com/offsetlab/offsetlab/internal/exercises"
 	"github.com/offsetlab/offsetlab/internal/kafkaconfig"
 	"github.com/offsetlab/offsetlab/internal/lab"
 	"github.com/offsetlab/offsetlab/internal/lessons"
+	"github.com/offsetlab/offsetlab/internal/live"
 	"github.com/offsetlab/offsetlab/internal/localkafka"
+	"github.com/offsetlab/offsetlab/internal/wait"
 	"github.com/offsetlab/offsetlab/web"
 )
 
@@ -52,6 +56,9 @@ type config struct {
 	joinURL      string
 	localKafka   string
 	limits       web.Limits
+	// watched bounds the partitions watched live: per student client,
+	// and the feeds reserved for the teacher (live.Config).
+	watchedPerClient, teacherWatched int
 	// memoryLimit is the Go runtime's soft memory limit in bytes (0:
 	// leave it to GOMEMLIMIT).
 	memoryLimit int64
@@ -60,6 +67,8 @@ type config struct {
 	// allowWrites lets the dashboard change a cluster it did not start.
 	allowWrites bool
 	kafkaLimits cluster.PortLimits
+	budget      cluster.DataBudget
+	topicLimits cluster.TopicLimits
 	kafkaLibs   string
 	java        string
 }
@@ -89,13 +98,14 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.StringVar(&c.kafkaLibs, "kafka-libs", localkafka.DefaultLibs(getenv, "."), "where --local-kafka finds the Kafka jars, and downloads them to when missing: the test command fills the default; with OFFSETLAB_CACHE set, $OFFSETLAB_CACHE/kafka-4.3.1/libs [OFFSETLAB_KAFKA_LIBS]")
 	c.java = localkafka.DefaultJava(getenv)
 	limits := kafkaPortFlags(fs, env)
+	budget := budgetFlags(fs, env)
 	commandConfig := fs.String("command-config", env("OFFSETLAB_COMMAND_CONFIG", ""), "Kafka client properties (as kafka-*.sh --command-config takes them, Java or librdkafka spellings): TLS, SASL, and bootstrap.servers standing in for --brokers [OFFSETLAB_COMMAND_CONFIG]")
 	allowWrites, err := strconv.ParseBool(env("OFFSETLAB_ALLOW_WRITES", "false"))
 	if err != nil {
 		return config{}, fmt.Errorf("OFFSETLAB_ALLOW_WRITES=%q: use 1 or 0", getenv("OFFSETLAB_ALLOW_WRITES"))
 	}
 	fs.BoolVar(&c.allowWrites, "allow-writes", allowWrites, "with --brokers or --command-config: let the dashboard produce, run the processor, drive transactions and lessons, create topics on that cluster (read-only without it) [OFFSETLAB_ALLOW_WRITES=1]")
-	if err := limitFlags(fs, env, &c.limits); err != nil {
+	if err := limitFlags(fs, env, &c); err != nil {
 		return config{}, err
 	}
 	memoryMiB := fs.Int64("memory-limit", 512, "the server's soft memory limit in MiB: past it the Go runtime collects garbage harder (a burst of reads cannot swell the process); GOMEMLIMIT, if set, decides instead")
@@ -131,6 +141,9 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	if c.kafkaLimits, err = limits(); err != nil {
 		return config{}, err
 	}
+	if c.budget, err = budget(); err != nil {
+		return config{}, err
+	}
 	for _, h := range strings.Split(*hosts, ",") {
 		if h = strings.TrimSpace(h); h != "" {
 			c.allowedHosts = append(c.allowedHosts, h)
@@ -144,7 +157,8 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 
 // limitFlags declares the flags of the server's limits (web.Limits), each
 // defaulting to its environment variable, else web's default.
-func limitFlags(fs *flag.FlagSet, env func(key, def string) string, l *web.Limits) error {
+func limitFlags(fs *flag.FlagSet, env func(key, def string) string, c *config) error {
+	l := &c.limits
 	var bad []string
 	num := func(p *int, name, key string, def int, usage string) {
 		d, err := strconv.Atoi(env(key, strconv.Itoa(def)))
@@ -162,6 +176,11 @@ func limitFlags(fs *flag.FlagSet, env func(key, def string) string, l *web.Limit
 	}
 	num(&l.Viewers, "max-viewers", "OFFSETLAB_MAX_VIEWERS", web.DefaultViewers, "live views (websockets) open at once")
 	num(&l.ViewersPerClient, "max-viewers-per-client", "OFFSETLAB_MAX_VIEWERS_PER_CLIENT", web.DefaultViewersPerClient, "live views one client address may open")
+	num(&l.TeacherViewers, "teacher-viewers", "OFFSETLAB_TEACHER_VIEWERS", web.DefaultTeacherViewers, "classroom mode: live views of --max-viewers kept for the teacher, which students cannot take")
+	num(&c.watchedPerClient, "max-watched-per-client", "OFFSETLAB_MAX_WATCHED_PER_CLIENT", live.DefaultMaxFeedsPerClient, "partitions one student client may watch live at once")
+	num(&c.teacherWatched, "teacher-watched", "OFFSETLAB_TEACHER_WATCHED", live.DefaultTeacherFeeds, "partitions watched live (of the server's 64) kept for the teacher, which students cannot take")
+	num(&c.topicLimits.MaxTopics, "embedded-max-topics", "OFFSETLAB_EMBEDDED_MAX_TOPICS", cluster.DefaultMaxTopics, "embedded broker: topics it holds at most; past it CreateTopics and auto-creation are refused POLICY_VIOLATION")
+	num(&c.topicLimits.MaxPartitions, "embedded-max-partitions", "OFFSETLAB_EMBEDDED_MAX_PARTITIONS", cluster.DefaultMaxPartitions, "embedded broker: partitions, over all topics, it holds at most (refused as --embedded-max-topics is)")
 	num(&l.Reads, "max-reads", "OFFSETLAB_MAX_READS", web.DefaultReads, "log and records reads running at once (more wait up to 5 s, then 503)")
 	num(&l.ReadsPerClient, "max-reads-per-client", "OFFSETLAB_MAX_READS_PER_CLIENT", web.DefaultReadsPerClient, "log and records reads one client address may run at once (more get 429)")
 	num(&l.Scans, "max-scans", "OFFSETLAB_MAX_SCANS", web.DefaultScans(), "searches, maps, jumps, seeks and download reads running at once, in a line apart from log reads (default: half the cores)")
@@ -238,6 +257,25 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		debug.SetMemoryLimit(cfg.memoryLimit)
 	}
 
+	// Bind the ports before loading anything: a port in use fails now,
+	// with a sentence, not after the data directory is read.
+	ln, err := bind(ctx, "dashboard", cfg.addr, "--addr")
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	var kafkaLn net.Listener
+	if cfg.brokers == "" && cfg.localKafka == "" {
+		if kafkaLn, err = bind(ctx, "embedded broker's Kafka port", cfg.kafkaAddr, "--kafka-addr"); err != nil {
+			return err
+		}
+	}
+
+	joinURL := ""
+	if cfg.classroom {
+		joinURL = web.JoinURLFor(ln.Addr().String(), cfg.joinURL)
+	}
+
 	var local *localkafka.Cluster
 	if cfg.localKafka != "" {
 		if local, err = startLocalKafka(ctx, cfg, log); err != nil {
@@ -248,7 +286,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	var kafka *cluster.Cluster
 	if cfg.brokers == "" {
-		kafka, err = cluster.StartEmbedded(cluster.EmbeddedConfig{KafkaAddr: cfg.kafkaAddr, DataDir: cfg.dataDir, Logger: log, Limits: cfg.kafkaLimits})
+		embedded := cluster.EmbeddedConfig{Listener: kafkaLn, DataDir: cfg.dataDir, Logger: log, Limits: cfg.kafkaLimits, Topics: cfg.topicLimits, Budget: cfg.budget}
+		if cfg.classroom {
+			// Students' clients reach the Kafka port from their laptops:
+			// it asks each for their SASL user and holds them to ACLs.
+			if embedded.Students, err = cluster.ClassroomAdmin(cfg.dataDir); err != nil {
+				return err
+			}
+			embedded.AdvertisedHost = advertisedHost(cfg.kafkaAddr, joinURL)
+		}
+		kafka, err = cluster.StartEmbedded(embedded)
 		if err != nil {
 			return err
 		}
@@ -273,6 +320,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	readOnly := cfg.brokers != "" && local == nil && !cfg.allowWrites
 	labCfg := lab.Config{Cluster: kafka, Logger: log, ReadOnly: readOnly}
 	labCfg.Live.HistoryDir = historyDir(cfg.dataDir, cfg.brokers)
+	labCfg.Live.MaxFeedsPerClient, labCfg.Live.TeacherFeeds = cfg.watchedPerClient, cfg.teacherWatched
 	if local != nil {
 		labCfg.Brokers = local // only a running cluster may become the interface value
 	}
@@ -284,12 +332,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	defer runner.Close() // before the lab: it ends its processes through it
 
-	ln, err := net.Listen("tcp", cfg.addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", cfg.addr, err)
-	}
-	srv := web.New(web.Deps{Lab: l, Lessons: runner}, log, web.WithAccess(web.Access{
-		Classroom: cfg.classroom, ListenAddr: ln.Addr().String(), AllowedHosts: cfg.allowedHosts, JoinURL: cfg.joinURL,
+	class := exercises.NewClass(classConfig(kafka, cfg, readOnly))
+	grader := exercises.NewGrader(l, class, exercises.GraderConfig{})
+	gradeCtx, stopGrading := context.WithCancel(ctx)
+	graded := make(chan struct{})
+	go func() { grader.Run(gradeCtx); close(graded) }()
+	defer func() { stopGrading(); <-graded }()
+
+	srv := web.New(web.Deps{Lab: l, Lessons: runner, Exercises: grader}, log, web.WithAccess(web.Access{
+		Classroom: cfg.classroom, ListenAddr: ln.Addr().String(), AllowedHosts: cfg.allowedHosts, JoinURL: joinURL,
 	}), web.WithLimits(cfg.limits))
 	httpServer := srv.HTTPServer()
 	log.Info("Offset Lab dashboard listening", "url", "http://"+ln.Addr().String())
@@ -312,6 +363,50 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil
+}
+
+// advertisedHost is the host the embedded broker names to clients: the
+// join URL's when the Kafka port listens on every interface (students
+// reach this machine by that name), else none (the bound address).
+func advertisedHost(kafkaAddr, joinURL string) string {
+	host, _, err := net.SplitHostPort(kafkaAddr)
+	if err != nil {
+		return ""
+	}
+	if ip := net.ParseIP(host); host != "" && (ip == nil || !ip.IsUnspecified()) {
+		return ""
+	}
+	u, err := url.Parse(joinURL)
+	if err != nil {
+		return ""
+	}
+	return u.Hostname()
+}
+
+// classConfig says how a class's students reach kafka: on the embedded
+// broker of a classroom and on a writable SASL cluster the server makes
+// their users and ACLs; elsewhere they get their names only.
+func classConfig(kafka *cluster.Cluster, cfg config, readOnly bool) exercises.ClassConfig {
+	sec := kafka.Security()
+	c := exercises.ClassConfig{Bootstrap: kafka.Brokers(), SecurityProtocol: sec.Protocol, Mechanism: sec.Mechanism, SharedTopics: []string{"orders"}}
+	if strings.HasPrefix(c.SecurityProtocol, "SASL") && !readOnly && (cfg.classroom || cfg.brokers != "") {
+		c.Users = kafka
+	}
+	return c
+}
+
+// bind listens on addr for what, retrying briefly while a server killed
+// a moment ago still holds the port (wait.Listen), and says which flag
+// moves it when another program holds it.
+func bind(ctx context.Context, what, addr, flag string) (net.Listener, error) {
+	ln, err := wait.Listen(ctx, addr)
+	switch {
+	case errors.Is(err, wait.ErrAddressInUse):
+		return nil, fmt.Errorf("cannot listen on %s for the %s: %w; stop it, or choose another address with %s", addr, what, err, flag)
+	case err != nil:
+		return nil, fmt.Errorf("cannot listen on %s for the %s: %w", addr, what, err)
+	}
+	return ln, nil
 }
 
 // startLocalKafka starts --local-kafka's cluster under the data directory.

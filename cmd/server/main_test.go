@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -193,5 +194,52 @@ func TestParseKafkaPortFlags(t *testing.T) {
 		if got := c.kafkaLimits; got != tt.want {
 			t.Errorf("%s: limits %+v, want %+v", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestRunFailsFastOnATakenPort starts the server on a dashboard port
+// another program holds: it must give up with a sentence that says so and
+// names the flag, before it loads the embedded broker's data.
+func TestRunFailsFastOnATakenPort(t *testing.T) {
+	t.Parallel()
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { taken.Close() }) // after the parallel subtests
+	tests := []struct {
+		name string
+		args []string
+		flag string
+	}{
+		{"dashboard", []string{"--addr", taken.Addr().String(), "--kafka-addr", "127.0.0.1:0"}, "--addr"},
+		{"kafka port", []string{"--addr", "127.0.0.1:0", "--kafka-addr", taken.Addr().String()}, "--kafka-addr"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var log strings.Builder
+			dir := filepath.Join(t.TempDir(), "data")
+			err := run(context.Background(), tt.args, func(k string) string {
+				if k == "OFFSETLAB_DATA_DIR" {
+					return dir
+				}
+				return ""
+			}, &log)
+			if err == nil {
+				t.Fatal("the server started on a taken port")
+			}
+			for _, want := range []string{"cannot listen on " + taken.Addr().String(), "in use by another program", tt.flag} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not say %q", err, want)
+				}
+			}
+			if _, statErr := os.Stat(dir); !os.IsNotExist(statErr) {
+				t.Errorf("the server touched its data directory before binding its ports (stat: %v)", statErr)
+			}
+			if strings.Contains(log.String(), "embedded Kafka broker listening") {
+				t.Errorf("the embedded broker started before the port check:\n%s", log.String())
+			}
+		})
 	}
 }

@@ -47,7 +47,9 @@ type Cluster struct {
 	security Security
 	fake     *kfake.Cluster
 	port     *guardListener // the embedded broker's guarded Kafka port
+	budget   *dataBudget    // the embedded broker's data budget (budget.go)
 	dataDir  string         // the embedded broker's data directory; empty in memory
+	topics   TopicLimits    // the embedded broker's caps; zero for a real cluster
 	closing  sync.Once
 	client   *kgo.Client
 	admin    *kadm.Client
@@ -58,6 +60,11 @@ type EmbeddedConfig struct {
 	// KafkaAddr is the host:port where the broker accepts Kafka clients.
 	// Port 0 picks a free port; Brokers reports the bound address.
 	KafkaAddr string
+	// Listener, when set, is the Kafka port already bound (cmd/server
+	// binds its ports before loading anything, so that a port in use
+	// fails at once); KafkaAddr is then ignored. StartEmbedded takes it
+	// over and closes it with the cluster, or on failure.
+	Listener net.Listener
 	// DataDir is where the broker persists topics, records, markers,
 	// group offsets and producer state. Empty means in memory only.
 	DataDir string
@@ -68,6 +75,28 @@ type EmbeddedConfig struct {
 	// size, queued request bytes, request and idle timeouts, connections.
 	// Zero fields take Apache Kafka's defaults (see PortLimits).
 	Limits PortLimits
+	// Budget bounds what the broker stores (see DataBudget); zero
+	// fields take its defaults.
+	Budget DataBudget
+	// Topics caps the topics and partitions the broker holds; zero
+	// fields take the defaults (see TopicLimits).
+	Topics TopicLimits
+	// AdvertisedHost is the host the broker names in Metadata answers,
+	// with the port it bound: what clients on other machines must reach
+	// (a classroom's students dial the join URL's host). Empty advertises
+	// the bound address.
+	AdvertisedHost string
+	// Students, when set, makes the Kafka port a classroom's: every client
+	// authenticates with SASL and is held to ACLs (students.go), and the
+	// dashboard's own clients authenticate as Students.Admin, a super user.
+	Students *StudentAuth
+}
+
+// closeListener closes a Listener given to StartEmbedded, if any.
+func closeListener(ln net.Listener) {
+	if ln != nil {
+		ln.Close()
+	}
 }
 
 // StartEmbedded starts an in-process Kafka-protocol broker listening on
@@ -83,34 +112,59 @@ func StartEmbedded(cfg EmbeddedConfig) (*Cluster, error) {
 	}
 	limits, err := cfg.Limits.withDefaults()
 	if err != nil {
+		closeListener(cfg.Listener)
+		return nil, err
+	}
+	topicLimits, err := cfg.Topics.withDefaults()
+	if err != nil {
+		closeListener(cfg.Listener)
 		return nil, err
 	}
 	var guard *guardListener
 	listen := func(network, _ string) (net.Listener, error) {
-		ln, err := net.Listen(network, addr)
-		if err != nil {
-			return nil, fmt.Errorf("embedded broker cannot listen on %s: %w", addr, err)
+		ln := cfg.Listener
+		if ln == nil {
+			var err error
+			if ln, err = net.Listen(network, addr); err != nil {
+				return nil, fmt.Errorf("embedded broker cannot listen on %s: %w", addr, err)
+			}
 		}
 		guard = newGuardListener(ln, limits, cfg.Logger)
+		if cfg.AdvertisedHost != "" {
+			guard.advertise = advertisedAddr(ln.Addr(), cfg.AdvertisedHost)
+		}
 		return guard, nil
 	}
+	budget := newDataBudget(cfg.Budget.withDefaults(), newThrottledLog(cfg.Logger, logEvery))
 	opts := []kfake.Opt{
 		kfake.NumBrokers(1),
+		kfake.StorageHook(budget.hooks()),
 		kfake.ListenFn(listen),
 		kfake.ClusterID("offset-lab-embedded"),
 		kfake.DefaultNumPartitions(1),
 		kfake.AllowAutoTopicCreation(),
+		kfake.TopicLimits(topicLimits.MaxTopics, topicLimits.MaxPartitions),
 		// Kafka's own defaults, so lessons show the timeouts a real
 		// broker would apply.
 		kfake.BrokerConfigs(map[string]string{
 			"transaction.max.timeout.ms": "900000",
+			// The cleaner and retention pass every second, as on the
+			// lab's real brokers (single.properties), so that lessons 7
+			// and 8 see them act within seconds.
+			"log.cleaner.backoff.ms": "1000",
 		}),
 	}
 	if cfg.Logger != nil {
 		opts = append(opts, kfake.WithLogger(slogLogger{cfg.Logger}))
 	}
+	var auth []kgo.Opt
+	if cfg.Students != nil {
+		opts = append(opts, cfg.Students.brokerOpts()...)
+		auth = cfg.Students.clientOpts()
+	}
 	if cfg.DataDir != "" {
 		if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+			closeListener(cfg.Listener)
 			return nil, fmt.Errorf("cluster: create data dir %s: %w", cfg.DataDir, err)
 		}
 		opts = append(opts, kfake.DataDir(cfg.DataDir))
@@ -118,11 +172,13 @@ func StartEmbedded(cfg EmbeddedConfig) (*Cluster, error) {
 	unclean := false
 	if cfg.DataDir != "" {
 		if unclean, err = markRunning(cfg.DataDir); err != nil {
+			closeListener(cfg.Listener)
 			return nil, err
 		}
 	}
 	fake, err := kfake.NewCluster(opts...)
 	if err != nil {
+		closeListener(cfg.Listener) // a second Close of it only errs
 		if !unclean && cfg.DataDir != "" {
 			unmarkRunning(cfg.DataDir)
 		}
@@ -137,12 +193,12 @@ func StartEmbedded(cfg EmbeddedConfig) (*Cluster, error) {
 		return nil, fmt.Errorf("cluster: start embedded broker: %w", err)
 	}
 	guard.start(api)
-	c, err := newCluster(&Cluster{mode: Embedded, brokers: fake.ListenAddrs()})
+	c, err := newCluster(&Cluster{mode: Embedded, brokers: fake.ListenAddrs(), auth: auth, security: cfg.Students.security()})
 	if err != nil {
 		fake.Close()
 		return nil, err
 	}
-	c.fake, c.port, c.dataDir = fake, guard, cfg.DataDir
+	c.fake, c.port, c.budget, c.dataDir, c.topics = fake, guard, budget, cfg.DataDir, topicLimits
 	if unclean {
 		log := cfg.Logger
 		if log == nil {
@@ -247,6 +303,15 @@ func (c *Cluster) Dial(ctx context.Context, network, host string) (net.Conn, err
 	}
 	var d net.Dialer
 	return d.DialContext(ctx, network, host)
+}
+
+// Budget is the embedded broker's data budget and what its stored data
+// costs now; false for a real cluster, which has none of ours.
+func (c *Cluster) Budget() (BudgetStatus, bool) {
+	if c.budget == nil {
+		return BudgetStatus{}, false
+	}
+	return c.budget.status(c.fake.StorageUsage()), true
 }
 
 // Security describes how the cluster is reached, without secrets.

@@ -142,6 +142,9 @@ type guardListener struct {
 	// api is what kfake serves; written once by start, before the
 	// acceptor goroutine that reads it exists.
 	api apiRanges
+	// advertise, when set, is the address Addr reports, which kfake
+	// names in Metadata: the host clients on other machines reach.
+	advertise net.Addr
 
 	conns     chan net.Conn // admitted connections for kfake's Accept
 	closed    chan struct{}
@@ -200,7 +203,12 @@ func (l *guardListener) Close() error {
 }
 
 // Addr is the TCP address, which kfake advertises to clients.
-func (l *guardListener) Addr() net.Addr { return l.tcp.Addr() }
+func (l *guardListener) Addr() net.Addr {
+	if l.advertise != nil {
+		return l.advertise
+	}
+	return l.tcp.Addr()
+}
 
 func (l *guardListener) acceptLoop() {
 	var backoff time.Duration
@@ -229,8 +237,10 @@ func (l *guardListener) acceptLoop() {
 		backoff = 0
 		gc, why := l.admit(conn)
 		if gc == nil {
-			conn.Close()
+			// Logged before the close, so that whoever sees the
+			// connection closed can also read why.
 			l.log.warn(why.kind, "Kafka port: refused a connection", "remote", conn.RemoteAddr().String(), "reason", why.detail)
+			conn.Close()
 			continue
 		}
 		select {
@@ -318,12 +328,7 @@ func (l *guardListener) openConns() int {
 // remoteIP is the connection's remote IP and whether it is this host
 // talking to itself (the same address on both ends).
 func remoteIP(conn net.Conn) (ip string, sameHost bool) {
-	remote, ok1 := conn.RemoteAddr().(*net.TCPAddr)
-	local, ok2 := conn.LocalAddr().(*net.TCPAddr)
-	if !ok1 || !ok2 {
-		return conn.RemoteAddr().String(), true
-	}
-	return remote.IP.String(), remote.IP.Equal(local.IP)
+	return addrIP(conn.RemoteAddr(), conn.LocalAddr())
 }
 
 // refusal is why the guard refused a connection or closed one; kind keys

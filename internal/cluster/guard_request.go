@@ -124,7 +124,9 @@ func apiVersionsAbove(header []byte, version int16) []byte {
 // (ReplicationControlManager.MAX_PARTITIONS_PER_BATCH); Kafka answers
 // POLICY_VIOLATION above it. kfake has no limit and allocates every
 // partition asked for: one request for 2^31-1 partitions takes the process
-// down.
+// down. The caps on what the broker holds in all (TopicLimits) need its
+// state, so they are applied inside it (third_party/kfake/topic_limits.go),
+// where a refusal is an answer, not a closed connection.
 const maxPartitionsPerRequest = 10_000
 
 // unsafeForKfake says why handling req would crash or balloon the embedded

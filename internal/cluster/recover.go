@@ -61,9 +61,14 @@ type openTransaction struct {
 // the log the same shape: the records, then ABORT, then whatever the
 // restarted producer writes.
 //
-// It reads every partition once, from its log start to the high watermark
-// it had at start (records written afterwards belong to new producers),
-// and skips producers the broker itself still reports as in a transaction.
+// It reads only where an open transaction can be: on a partition the
+// broker replayed (third_party/kfake persist_load.go), from the first
+// record of the earliest transaction the replay found open, and on one it
+// loaded from its snapshot, from its last stable offset if that is below
+// the high watermark — each to the high watermark it had at start (records
+// written afterwards belong to new producers). A restart after kill -9 so
+// reads what the open transactions span, not the whole data directory. It
+// skips producers the broker itself still reports as in a transaction.
 func abortOrphanedTransactions(ctx context.Context, c *Cluster, log *slog.Logger) ([]openTransaction, error) {
 	topics, err := c.admin.ListTopics(ctx)
 	if err != nil {
@@ -81,6 +86,21 @@ func abortOrphanedTransactions(ctx context.Context, c *Cluster, log *slog.Logger
 	if err != nil {
 		return nil, fmt.Errorf("list end offsets: %w", err)
 	}
+	stables, err := c.admin.ListCommittedOffsets(ctx, topics.Names()...)
+	if err != nil {
+		return nil, fmt.Errorf("list last stable offsets: %w", err)
+	}
+	type tp struct {
+		topic     string
+		partition int32
+	}
+	replayedFrom := map[tp]int64{}
+	for _, o := range c.fake.UncleanOpenTransactions() {
+		k := tp{o.Topic, o.Partition}
+		if from, ok := replayedFrom[k]; !ok || o.FirstOffset < from {
+			replayedFrom[k] = o.FirstOffset
+		}
+	}
 	var open []openTransaction
 	for _, t := range topics.Sorted() {
 		for _, p := range t.Partitions.Sorted() {
@@ -89,7 +109,17 @@ func abortOrphanedTransactions(ctx context.Context, c *Cluster, log *slog.Logger
 			if !okS || !okE || start.Err != nil || end.Err != nil || end.Offset <= start.Offset {
 				continue
 			}
-			found, err := scanOpenTransactions(ctx, c, t.Topic, p.Partition, start.Offset, end.Offset)
+			from := end.Offset
+			if o, ok := replayedFrom[tp{t.Topic, p.Partition}]; ok {
+				from = o
+			}
+			if lso, ok := stables.Lookup(t.Topic, p.Partition); ok && lso.Err == nil && lso.Offset < end.Offset {
+				from = min(from, lso.Offset)
+			}
+			if from = max(from, start.Offset); from >= end.Offset {
+				continue
+			}
+			found, err := scanOpenTransactions(ctx, c, t.Topic, p.Partition, from, end.Offset)
 			if err != nil {
 				return open, err
 			}
@@ -117,6 +147,10 @@ func scanOpenTransactions(ctx context.Context, c *Cluster, topic string, partiti
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {partition: kgo.NewOffset().At(start)}}),
 		kgo.KeepControlRecords(),
 		kgo.FetchIsolationLevel(kgo.ReadUncommitted()),
+		// One partition at a time, a megabyte per fetch: the scan's
+		// memory does not grow with the data it reads.
+		kgo.FetchMaxBytes(1<<20),
+		kgo.FetchMaxPartitionBytes(1<<20),
 	)...)
 	if err != nil {
 		return nil, err

@@ -227,6 +227,10 @@ func (c *Cluster) CreateTopic(ctx context.Context, spec TopicSpec) (TopicInfo, e
 	switch {
 	case errors.Is(err, kerr.TopicAlreadyExists):
 		return TopicInfo{}, problem.New(problem.Conflict, "error.topicExists", "topic", spec.Name)
+	case errors.Is(err, kerr.PolicyViolation) && c.mode == Embedded:
+		// The embedded broker's only CreateTopics policy is its caps.
+		return TopicInfo{}, problem.New(problem.Conflict, "error.topicLimit", "topic", spec.Name,
+			"topics", strconv.Itoa(c.topics.MaxTopics), "partitions", strconv.Itoa(c.topics.MaxPartitions))
 	case errors.Is(err, kerr.InvalidReplicationFactor), errors.Is(err, kerr.InvalidPartitions),
 		errors.Is(err, kerr.InvalidConfig), errors.Is(err, kerr.InvalidTopicException),
 		errors.Is(err, kerr.InvalidRequest), errors.Is(err, kerr.PolicyViolation):

@@ -83,7 +83,7 @@ func TestLogJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	log.Entries = append([]Entry{gapEntry(-1)}, log.Entries...) // show a gap too
+	log.Entries = append([]Entry{gapEntry(-1, GapBeforeLogStart)}, log.Entries...) // show a gap too
 	raw, err := json.Marshal(log)
 	if err != nil {
 		t.Fatal(err)
@@ -118,6 +118,12 @@ func TestLogJSON(t *testing.T) {
 	}
 	if gap["key"] != nil || gap["value"] != nil {
 		t.Errorf("gap key/value: %v", gap)
+	}
+	if gap["reason"] != GapBeforeLogStart {
+		t.Errorf("gap reason: %v", gap)
+	}
+	if _, ok := data["reason"]; ok {
+		t.Errorf("data entry has a reason: %v", data)
 	}
 	if h, ok := data["headers"].([]any); !ok || len(h) != 0 {
 		t.Errorf("headers: got %#v, want []", data["headers"])

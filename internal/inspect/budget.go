@@ -30,7 +30,8 @@ const (
 
 // Fixed parts of EncodedSize: an entry's JSON without its key, value and
 // headers (every field at its widest: 19-digit offsets, a timestamp, the
-// flags), and a header's without its key and value.
+// flags; a gap's reason and deleted fit well inside it), and a header's
+// without its key and value.
 const (
 	entryOverhead  = 640
 	headerOverhead = 96

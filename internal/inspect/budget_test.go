@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -79,7 +80,13 @@ func TestEncodedSizeBoundsJSON(t *testing.T) {
 		name string
 		e    Entry
 	}{
-		{"gap", gapEntry(1 << 60)},
+		{"gap", gapEntry(1<<60, GapBeforeLogStart)},
+		{"deleted gap", func() Entry {
+			e := gapEntry(3, GapBeforeLogStart)
+			e.Deleted = &LogStartMove{At: time.Date(2026, 12, 1, 22, 0, 0, 123456789, time.UTC), From: 0, To: 4}
+			return e
+		}()},
+		{"compacted gap", gapEntry(7, GapCompacted)},
 		{"plain", Entry{Offset: 42, Kind: KindData, Txn: TxnNone, Key: text("order-1"), Value: text(`{"id":"O-1"}`), Headers: []Header{}}},
 		{"escapes", Entry{Offset: 1, Kind: KindData, Key: text(strings.Repeat("\x00<>&\"\\\n", 100)), Value: text(strings.Repeat("\u2028é", 200)),
 			Headers: []Header{{Key: "\xff\xfe bad utf-8", Value: "\x01\x02"}, {Key: "k", Value: "", ValueEncoding: EncodingNull}}}},

@@ -114,12 +114,20 @@ type Header struct {
 // record (a transaction marker) or a gap (an offset no batch holds: below
 // the log start, removed by compaction or deleted).
 //
-// For gaps the producer and batch fields are -1, Compression is "none" and
-// Timestamp is omitted.
+// For gaps the producer and batch fields are -1, Compression is "none",
+// Timestamp is omitted and Reason says why the offset is empty.
 type Entry struct {
 	Offset int64 `json:"offset"`
 	// Kind is "data", "control" or "gap".
 	Kind string `json:"kind"`
+	// Reason is set on gaps only: "compacted" (removed by the log
+	// cleaner), "beforeLogStart" (deleted: retention or DeleteRecords)
+	// or "unknown" (see GapCompacted for the rule).
+	Reason string `json:"reason,omitempty"`
+	// Deleted, on a gap below the log start, is when the log start
+	// offset moved past it and from where to where, as the partition's
+	// recorded history saw it (internal/live); nil when no history knows.
+	Deleted *LogStartMove `json:"deleted,omitempty"`
 	// Marker is "COMMIT" or "ABORT" for a control record. A control
 	// record of another type leaves it empty.
 	Marker string `json:"marker,omitempty"`
@@ -170,6 +178,16 @@ type Entry struct {
 	ReadUncommitted bool `json:"readUncommitted"`
 }
 
+// LogStartMove is the log start offset of a partition moving up, From to
+// To, at At: the offsets [From, To) were deleted (retention,
+// DeleteRecords, or on the embedded broker a compaction of the first
+// batches).
+type LogStartMove struct {
+	At   time.Time `json:"at"`
+	From int64     `json:"from"`
+	To   int64     `json:"to"`
+}
+
 // Record is one record as a consumer received it.
 type Record struct {
 	Offset         int64   `json:"offset"`
@@ -181,11 +199,12 @@ type Record struct {
 	ValueTruncated bool    `json:"valueTruncated,omitempty"`
 }
 
-// gapEntry is the Entry of an offset that no batch holds.
-func gapEntry(offset int64) Entry {
+// gapEntry is the Entry of an offset that no batch holds, for reason why.
+func gapEntry(offset int64, why string) Entry {
 	return Entry{
 		Offset:          offset,
 		Kind:            KindGap,
+		Reason:          why,
 		Txn:             TxnNone,
 		ProducerID:      -1,
 		ProducerEpoch:   -1,

@@ -15,10 +15,12 @@ import (
 func mapRaw(c *codecs, raw []byte, from, end int64, ptrs Pointers, committed bool, aborted []kmsg.FetchResponseTopicPartitionAbortedTransaction) (*PartitionMap, error) {
 	m := newMapSink("t", 0, ptrs, from, end, int(end-from))
 	s := newScanner(&Inspector{codecs: c}, &partitionRef{}, ptrs, from, end, runs{sink: m, codecs: c})
+	notCompacted := false // as decodeWith assumes
+	s.compact = &notCompacted
 	if _, _, err := s.feed(raw, from, committed, aborted); err != nil {
 		return nil, err
 	}
-	s.gapsTo(s.end)
+	s.gapsTo(s.end, classGapBetween)
 	for pid := range s.pending {
 		s.sink.resolve(pid, TxnOpen)
 	}

@@ -177,7 +177,7 @@ func (f *fixture) walk(from, to int64, chunk int) []Entry {
 func classOfEntry(e *Entry) class {
 	switch e.Kind {
 	case KindGap:
-		return classGap
+		return gapClass(e.Reason)
 	case KindControl:
 		return markerClass(e.Marker)
 	}

@@ -18,7 +18,11 @@ const (
 	JumpMarker       JumpKind = "marker" // a COMMIT or an ABORT marker
 	JumpCommitMarker JumpKind = "commitMarker"
 	JumpAbortMarker  JumpKind = "abortMarker"
-	JumpGap          JumpKind = "gap"
+	JumpGap          JumpKind = "gap" // a gap of any reason
+	// A gap of one reason (Entry.Reason).
+	JumpGapCompacted      JumpKind = "gapCompacted"
+	JumpGapBeforeLogStart JumpKind = "gapBeforeLogStart"
+	JumpGapUnknown        JumpKind = "gapUnknown"
 )
 
 // matches reports whether an offset of class c is of kind k.
@@ -39,7 +43,13 @@ func (k JumpKind) matches(c class) bool {
 	case JumpAbortMarker:
 		return c == classAbortMarker
 	case JumpGap:
-		return c == classGap
+		return c.isGap()
+	case JumpGapCompacted:
+		return c == classGapCompacted
+	case JumpGapBeforeLogStart:
+		return c == classGapBeforeLogStart
+	case JumpGapUnknown:
+		return c == classGapUnknown
 	}
 	return false
 }
@@ -53,7 +63,8 @@ func (k JumpKind) pendingKind() bool {
 // Valid reports whether k is one of the kinds above.
 func (k JumpKind) Valid() bool {
 	switch k {
-	case JumpPlain, JumpCommitted, JumpAborted, JumpOpen, JumpMarker, JumpCommitMarker, JumpAbortMarker, JumpGap:
+	case JumpPlain, JumpCommitted, JumpAborted, JumpOpen, JumpMarker, JumpCommitMarker, JumpAbortMarker,
+		JumpGap, JumpGapCompacted, JumpGapBeforeLogStart, JumpGapUnknown:
 		return true
 	}
 	return false
@@ -149,7 +160,7 @@ func (i *Inspector) Jump(ctx context.Context, topic string, partition int32, req
 	res.ScannedFrom, res.ScannedTo = to, to
 	width, spent := int64(1024), int64(0)
 	for res.ScannedFrom > from {
-		if req.Kind != JumpGap && res.ScannedFrom <= ptrs.LogStartOffset {
+		if req.Kind != JumpGap && req.Kind != JumpGapBeforeLogStart && res.ScannedFrom <= ptrs.LogStartOffset {
 			res.ScannedFrom = from // below the log start there are only gaps
 			break
 		}

@@ -44,8 +44,19 @@ type MapBucket struct {
 	// in the topics of Kafka 4.3.1 clients; kept so the counts add up).
 	OtherControl int64 `json:"otherControl,omitempty"`
 	// Gaps counts offsets no batch holds: below the log start offset,
-	// removed by compaction, in a legacy (magic 0/1) message set.
+	// removed by compaction, in a legacy (magic 0/1) message set. The
+	// three fields after it split it by reason (Entry.Reason), so that
+	// they add up to Gaps.
 	Gaps int64 `json:"gaps"`
+	// GapsCompacted counts the gaps the log cleaner left: inside a
+	// batch's offset range, or between batches of a compacted topic.
+	GapsCompacted int64 `json:"gapsCompacted"`
+	// GapsBeforeLogStart counts the offsets below the log start offset:
+	// deleted by retention or DeleteRecords.
+	GapsBeforeLogStart int64 `json:"gapsBeforeLogStart"`
+	// GapsUnknown counts the other gaps: between batches of a topic that
+	// is not compacted.
+	GapsUnknown int64 `json:"gapsUnknown"`
 }
 
 // add counts n offsets of class c.
@@ -65,8 +76,15 @@ func (b *MapBucket) add(c class, n int64) {
 		b.AbortMarkers += n
 	case classOtherControl:
 		b.OtherControl += n
-	case classGap:
+	case classGapCompacted:
 		b.Gaps += n
+		b.GapsCompacted += n
+	case classGapBeforeLogStart:
+		b.Gaps += n
+		b.GapsBeforeLogStart += n
+	case classGapUnknown, classGapBetween:
+		b.Gaps += n
+		b.GapsUnknown += n
 	}
 }
 
@@ -96,6 +114,9 @@ func (m *PartitionMap) Total() MapBucket {
 		t.AbortMarkers += b.AbortMarkers
 		t.OtherControl += b.OtherControl
 		t.Gaps += b.Gaps
+		t.GapsCompacted += b.GapsCompacted
+		t.GapsBeforeLogStart += b.GapsBeforeLogStart
+		t.GapsUnknown += b.GapsUnknown
 	}
 	return t
 }

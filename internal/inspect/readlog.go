@@ -61,6 +61,7 @@ func (i *Inspector) ReadLog(ctx context.Context, topic string, partition int32, 
 		return nil, asProblem(err)
 	}
 	log.Entries = w.finish()
+	i.settleGapReasons(ctx, topic, log.Entries)
 	if w.cut {
 		next := w.end
 		log.Truncated, log.Next = true, &next
@@ -74,7 +75,7 @@ func (i *Inspector) ReadLog(ctx context.Context, topic string, partition int32, 
 func (i *Inspector) fill(ctx context.Context, ref *partitionRef, w *window) error {
 	ptrs := w.ptrs
 	offset := max(w.from, ptrs.LogStartOffset)
-	w.gapsTo(offset)
+	w.gapsTo(offset, GapBeforeLogStart)
 	// Below the last stable offset a read_committed fetch returns the same
 	// batches plus the aborted transactions among them; past it, it
 	// returns nothing, so read_uncommitted takes over.
@@ -110,7 +111,7 @@ func (i *Inspector) fill(ctx context.Context, ref *partitionRef, w *window) erro
 			if start <= offset {
 				return err
 			}
-			w.gapsTo(start)
+			w.gapsTo(start, GapBeforeLogStart)
 			offset = start
 			continue
 		}

@@ -10,6 +10,7 @@ import (
 type want struct {
 	kind, marker, txn string
 	rc, ru            bool
+	reason            string // of a gap
 }
 
 func checkEntries(t *testing.T, log *Log, from int64, wants []want) {
@@ -22,7 +23,7 @@ func checkEntries(t *testing.T, log *Log, from int64, wants []want) {
 	}
 	for i, w := range wants {
 		e := log.Entries[i]
-		got := want{e.Kind, e.Marker, e.Txn, e.ReadCommitted, e.ReadUncommitted}
+		got := want{e.Kind, e.Marker, e.Txn, e.ReadCommitted, e.ReadUncommitted, e.Reason}
 		if e.Offset != from+int64(i) || got != w {
 			t.Errorf("entry %d: got offset %d %+v, want offset %d %+v", i, e.Offset, got, from+int64(i), w)
 		}
@@ -30,14 +31,16 @@ func checkEntries(t *testing.T, log *Log, from int64, wants []want) {
 }
 
 var (
-	dataNone      = want{KindData, "", TxnNone, true, true}
-	dataNoneAbove = want{KindData, "", TxnNone, false, true} // at or past the LSO
-	dataCommitted = want{KindData, "", TxnCommitted, true, true}
-	dataAborted   = want{KindData, "", TxnAborted, false, true}
-	dataOpen      = want{KindData, "", TxnOpen, false, true}
-	commitMarker  = want{KindControl, MarkerCommit, TxnCommitted, false, false}
-	abortMarker   = want{KindControl, MarkerAbort, TxnAborted, false, false}
-	gap           = want{KindGap, "", TxnNone, false, false}
+	dataNone      = want{KindData, "", TxnNone, true, true, ""}
+	dataNoneAbove = want{KindData, "", TxnNone, false, true, ""} // at or past the LSO
+	dataCommitted = want{KindData, "", TxnCommitted, true, true, ""}
+	dataAborted   = want{KindData, "", TxnAborted, false, true, ""}
+	dataOpen      = want{KindData, "", TxnOpen, false, true, ""}
+	commitMarker  = want{KindControl, MarkerCommit, TxnCommitted, false, false, ""}
+	abortMarker   = want{KindControl, MarkerAbort, TxnAborted, false, false, ""}
+	gapCompacted  = want{KindGap, "", TxnNone, false, false, GapCompacted}
+	gapDeleted    = want{KindGap, "", TxnNone, false, false, GapBeforeLogStart}
+	gapUnknown    = want{KindGap, "", TxnNone, false, false, GapUnknown}
 )
 
 func TestReadLogTransactions(t *testing.T) {

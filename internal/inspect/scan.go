@@ -12,8 +12,10 @@ import (
 // scanSink receives what a scanner finds, in offset order, each offset of
 // the range exactly once.
 type scanSink interface {
-	// gap reports offsets [first, last] that no batch holds.
-	gap(first, last int64)
+	// gap reports offsets [first, last] that no batch holds, all of
+	// class why (classGapCompacted, classGapBeforeLogStart or
+	// classGapUnknown; see GapCompacted for the rule).
+	gap(first, last int64, why class)
 	// data reports the part [lo, hi] of data batch b inside the range.
 	// txn is TxnNone, TxnCommitted or TxnAborted, or TxnOpen when the
 	// outcome waits for a marker of b.ProducerID (reported by resolve).
@@ -66,6 +68,9 @@ type scanner struct {
 	fetched  int64 // record-batch bytes fetched inside the range
 	// progress, when set, is called after each fetch inside the range.
 	progress func()
+
+	ctx     context.Context // run's, to ask the topic's cleanup.policy
+	compact *bool           // the topic's policy includes compact, once asked
 }
 
 func newScanner(ins *Inspector, ref *partitionRef, ptrs Pointers, from, end int64, sink scanSink) *scanner {
@@ -97,22 +102,33 @@ func (s *scanner) stopAt(o int64) {
 	}
 }
 
-// gapsTo reports the offsets from next up to o (within the range) as a gap.
-func (s *scanner) gapsTo(o int64) {
+// gapsTo reports the offsets from next up to o (within the range) as a gap
+// of class why; a gap between batches (classGapBetween) is settled by the
+// topic's cleanup.policy, asked once.
+func (s *scanner) gapsTo(o int64, why class) {
 	o = min(o, s.end)
-	if s.next < o {
-		s.sink.gap(s.next, o-1)
-		s.next = o
+	if s.next >= o {
+		return
 	}
+	if why == classGapBetween {
+		if s.compact == nil {
+			compact := s.ins.compactedTopic(s.ctx, s.ref.topic)
+			s.compact = &compact
+		}
+		why = settleBetween(why, *s.compact)
+	}
+	s.sink.gap(s.next, o-1, why)
+	s.next = o
 }
 
 // run scans the range and resolves what it can. On return every offset of
 // [from, end) has been reported and every producer reported open has been
 // resolved. It fails with ctx's error when ctx ends.
 func (s *scanner) run(ctx context.Context) error {
+	s.ctx = ctx
 	ptrs := s.ptrs
 	offset := max(s.from, ptrs.LogStartOffset)
-	s.gapsTo(offset)
+	s.gapsTo(offset, classGapBeforeLogStart)
 	committed := offset < ptrs.LastStableOffset
 	limit := s.ins.FetchBytes
 	if limit <= 0 {
@@ -126,7 +142,7 @@ func (s *scanner) run(ctx context.Context) error {
 			return fmt.Errorf("inspect: scan %s at offset %d: %w", s.ref, offset, err)
 		}
 		if !s.full() && s.maxBytes > 0 && s.fetched >= s.maxBytes {
-			s.gapsTo(offset)
+			s.gapsTo(offset, classGapBetween)
 			s.stopAt(s.next)
 			continue
 		}
@@ -149,7 +165,7 @@ func (s *scanner) run(ctx context.Context) error {
 			if start <= offset {
 				return err
 			}
-			s.gapsTo(start)
+			s.gapsTo(start, classGapBeforeLogStart)
 			offset = start
 			continue
 		}
@@ -183,7 +199,7 @@ func (s *scanner) run(ctx context.Context) error {
 			offset = ptrs.HighWatermark // nothing more below the high watermark
 		}
 	}
-	s.gapsTo(s.end)
+	s.gapsTo(s.end, classGapBetween)
 	for pid := range s.pending {
 		s.sink.resolve(pid, TxnOpen)
 	}
@@ -223,7 +239,7 @@ func (s *scanner) addBatch(b *rawBatch, committed bool, abort aborter) error {
 		}
 		txn := batchTxn(b, committed, abort, s.ptrs.LastStableOffset)
 		lo, hi := max(b.BaseOffset, s.next), min(b.LastOffset, s.end-1)
-		s.gapsTo(lo)
+		s.gapsTo(lo, classGapBetween)
 		first, last, err := s.sink.data(b, lo, hi, txn)
 		if err != nil {
 			return err
@@ -231,6 +247,9 @@ func (s *scanner) addBatch(b *rawBatch, committed bool, abort aborter) error {
 		if last >= 0 {
 			s.next = last + 1
 		}
+		// The batch keeps its last offset when the cleaner removed its
+		// last records (or all of them).
+		s.gapsTo(hi+1, classGapCompacted)
 		if _, waiting := s.pending[b.ProducerID]; txn == TxnOpen && first >= 0 && first < s.end && !waiting {
 			s.pending[b.ProducerID] = first
 		}
@@ -280,7 +299,7 @@ func (s *scanner) addBatch(b *rawBatch, committed bool, abort aborter) error {
 		if o >= s.end {
 			break
 		}
-		s.gapsTo(o)
+		s.gapsTo(o, classGapBetween)
 		m, _ := controlMarker(rec.Key)
 		s.sink.control(b, o, m)
 		s.next = o + 1
@@ -356,7 +375,10 @@ const (
 	classCommitMarker
 	classAbortMarker
 	classOtherControl
-	classGap
+	classGapCompacted      // inside a batch's range, or between batches of a compacted topic
+	classGapBeforeLogStart // below the log start offset
+	classGapUnknown        // between batches of a topic not compacted
+	classGapBetween        // between batches, until the topic's policy says which
 )
 
 // dataClass is the class of a data record with outcome txn.
@@ -400,7 +422,7 @@ type runs struct {
 	codecs *codecs
 }
 
-func (r runs) gap(first, last int64) { r.sink.run(first, last, classGap, -1) }
+func (r runs) gap(first, last int64, why class) { r.sink.run(first, last, why, -1) }
 
 func (r runs) control(_ *rawBatch, o int64, marker string) {
 	r.sink.run(o, o, markerClass(marker), -1)
@@ -420,7 +442,7 @@ func (r runs) data(b *rawBatch, lo, hi int64, txn string) (first, last int64, er
 			first = o
 		}
 		if next := max(last+1, lo); o > next {
-			r.sink.run(next, o-1, classGap, -1)
+			r.sink.run(next, o-1, classGapCompacted, -1) // a hole inside the batch
 		}
 		r.sink.run(o, o, c, b.ProducerID)
 		last = o

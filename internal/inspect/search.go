@@ -231,7 +231,7 @@ type searchSink struct {
 	cut     bool            // the budget ended the range
 }
 
-func (*searchSink) gap(int64, int64)                 {}
+func (*searchSink) gap(int64, int64, class)          {}
 func (*searchSink) control(*rawBatch, int64, string) {}
 
 func (k *searchSink) resolve(pid int64, txn string) {

@@ -64,11 +64,11 @@ func (w *window) resolved() bool { return len(w.pending) == 0 }
 func (w *window) done() bool { return w.full() && w.resolved() }
 
 // gapsTo records every offset below o (within the window) not yet seen as
-// a gap.
-func (w *window) gapsTo(o int64) {
+// a gap, for reason why.
+func (w *window) gapsTo(o int64, why string) {
 	o = min(o, w.end)
 	for ; w.next < o; w.next++ {
-		w.entries = append(w.entries, gapEntry(w.next))
+		w.entries = append(w.entries, gapEntry(w.next, why))
 		// Gaps are counted, never refused: MaxLimit of them fit in
 		// a few MiB.
 		w.budget.used += entryOverhead
@@ -255,6 +255,7 @@ func (w *window) addRecords(b *rawBatch, txn string) error {
 	if err != nil {
 		return err
 	}
+	w.gapsTo(b.BaseOffset, gapBetween)
 	prev := b.BaseOffset - 1
 	for range b.NumRecords {
 		rec, err := records.next()
@@ -272,7 +273,7 @@ func (w *window) addRecords(b *rawBatch, txn string) error {
 		if o >= w.end {
 			break
 		}
-		w.gapsTo(o)
+		w.gapsTo(o, GapCompacted) // a hole inside the batch's range
 		e := recordEntry(b, &rec, o, txn)
 		if !w.budget.take(EncodedSize(&e)) {
 			w.end, w.cut = o, true
@@ -284,6 +285,9 @@ func (w *window) addRecords(b *rawBatch, txn string) error {
 			w.pending[b.ProducerID] = append(w.pending[b.ProducerID], int32(len(w.entries)-1))
 		}
 	}
+	// The batch keeps its last offset when the cleaner removed its last
+	// records (or all of them).
+	w.gapsTo(b.LastOffset+1, GapCompacted)
 	return nil
 }
 
@@ -341,7 +345,7 @@ const maxTimestamp = 253402300799999
 // finish fills the offsets no batch held with gaps and computes what each
 // isolation level delivers, given the snapshot's pointers.
 func (w *window) finish() []Entry {
-	w.gapsTo(w.end)
+	w.gapsTo(w.end, gapBetween)
 	for i := range w.entries {
 		setDelivery(&w.entries[i], w.ptrs)
 	}

@@ -21,6 +21,7 @@ package lab
 import (
 	"context"
 	"log/slog"
+	"strconv"
 	"strings"
 	"time"
 
@@ -128,6 +129,22 @@ func (l *Lab) Brokers() []string { return l.cluster.Brokers() }
 
 // ReadOnly reports whether the lab refuses every change to the cluster.
 func (l *Lab) ReadOnly() bool { return l.readOnly }
+
+// roomToStore refuses a write of records when the embedded broker's data
+// budget is full, with the sentence a teacher can act on, before anything
+// is sent: the broker would refuse it anyway, with a Kafka error the page
+// could only repeat. Ending a transaction is never refused (its marker is
+// the broker's own write), so nothing is left open.
+func (l *Lab) roomToStore() error {
+	b, ok := l.cluster.Budget()
+	if !ok || !b.Full {
+		return nil
+	}
+	return problem.New(problem.Full, "error.budgetFull", "used", mib(b.UsedBytes), "max", mib(b.MaxBytes))
+}
+
+// mib formats n bytes in MiB with one decimal.
+func mib(n int64) string { return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MiB" }
 
 // writable refuses a change to a read-only cluster: the first thing every
 // use case that writes does.

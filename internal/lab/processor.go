@@ -21,6 +21,9 @@ func (l *Lab) RunProcessor(ctx context.Context, cfg producer.RunConfig) (*produc
 	if err := l.writable(); err != nil {
 		return nil, err
 	}
+	if err := l.roomToStore(); err != nil {
+		return nil, err
+	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}

@@ -24,6 +24,9 @@ func (l *Lab) Produce(ctx context.Context, req producer.Request) (*producer.Outc
 	if err := l.writable(); err != nil {
 		return nil, err
 	}
+	if err := l.roomToStore(); err != nil {
+		return nil, err
+	}
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}

@@ -24,6 +24,10 @@ type ClusterStatus struct {
 	// Security is how a secured cluster is reached (protocol, SASL
 	// mechanism, user, certificate subjects), never a secret.
 	Security *cluster.Security `json:"security,omitempty"`
+	// Budget is the embedded broker's data budget: what the stored
+	// data costs, the budget, each other host's share, and whether it
+	// is full. Absent for a real cluster.
+	Budget *cluster.BudgetStatus `json:"budget,omitempty"`
 }
 
 // Status reports the brokers and whether one answers now.
@@ -32,6 +36,9 @@ func (l *Lab) Status(ctx context.Context) ClusterStatus {
 	s := ClusterStatus{Mode: l.cluster.Mode(), Brokers: brokers, KafkaAddr: strings.Join(brokers, ","), Reachable: true, ReadOnly: l.readOnly}
 	if sec := l.cluster.Security(); sec.Protocol != "" {
 		s.Security = &sec
+	}
+	if b, ok := l.cluster.Budget(); ok {
+		s.Budget = &b
 	}
 	if err := l.cluster.Ping(ctx); err != nil {
 		s.Reachable, s.Error = false, err.Error()
@@ -92,7 +99,30 @@ func (l *Lab) partition(ctx context.Context, topic string, p int32) (cluster.Top
 // inspect.Inspector.ReadLog); from < 0 starts at the log start.
 func (l *Lab) Log(ctx context.Context, topic string, partition int32, from int64, limit int) (*inspect.Log, error) {
 	log, err := l.inspector.ReadLog(ctx, topic, partition, from, limit)
+	if err == nil {
+		l.dateDeletions(topic, partition, log)
+	}
 	return log, l.notAllowed(err, "READ", "topic", topic)
+}
+
+// dateDeletions tells each gap below the log start when the log start
+// moved past it, from the partition's recorded history (read only when
+// the window reaches below the log start).
+func (l *Lab) dateDeletions(topic string, partition int32, log *inspect.Log) {
+	if len(log.Entries) == 0 || log.Entries[0].Offset >= log.LogStartOffset {
+		return
+	}
+	h, err := l.hub.History(topic, partition, 0)
+	if err != nil {
+		return
+	}
+	moves := h.LogStartMoves()
+	for i := range log.Entries {
+		e := &log.Entries[i]
+		if e.Kind == inspect.KindGap && e.Reason == inspect.GapBeforeLogStart {
+			e.Deleted = live.MoveOf(moves, e.Offset)
+		}
+	}
 }
 
 // Records is what a consumer at isolation level iso receives from offset
@@ -121,12 +151,13 @@ func (l *Lab) Pointers(ctx context.Context, topic string, partition int32) (insp
 // Watch subscribes to a partition's live view: a snapshot, then entries,
 // pointer moves, group offsets and narration. The caller closes the
 // subscription. A partition that does not exist is refused, and so is one
-// more partition than the hub polls at once.
-func (l *Lab) Watch(ctx context.Context, topic string, partition int32) (*live.Subscription, error) {
+// more partition than the hub polls at once, or than viewer's share (see
+// live.Viewer).
+func (l *Lab) Watch(ctx context.Context, topic string, partition int32, viewer live.Viewer) (*live.Subscription, error) {
 	if _, err := l.partition(ctx, topic, partition); err != nil {
 		return nil, err
 	}
-	return l.hub.Subscribe(topic, partition)
+	return l.hub.SubscribeAs(topic, partition, viewer)
 }
 
 // Group describes a consumer group: state, committed offsets and lag.

@@ -45,6 +45,9 @@ func (l *Lab) Send(ctx context.Context, process, id string, req producer.Request
 	if err := l.writable(); err != nil {
 		return producer.SessionState{}, err
 	}
+	if err := l.roomToStore(); err != nil {
+		return producer.SessionState{}, err
+	}
 	sessions, err := l.processes.get(process)
 	if err != nil {
 		return producer.SessionState{}, err

@@ -30,7 +30,9 @@ const (
 // Builtin returns the lessons of docs/lessons.md: seed 000 (lessons 1–3,
 // lesson_exactly_once.go), seed 002 (lessons 4 and 5,
 // lesson_safe_producer.go) and seed 003 (lessons 6a–6g,
-// lesson_delivery_semantics.go and lesson_transactions_in_practice.go).
+// lesson_delivery_semantics.go and lesson_transactions_in_practice.go),
+// and lessons 7 and 8 (lesson_missing_offsets.go: compaction, retention
+// and delete-records, which no seed runs).
 // Each call returns fresh data.
 func Builtin() []Lesson {
 	return []Lesson{
@@ -46,6 +48,8 @@ func Builtin() []Lesson {
 		atomicWritesToTwoTopics(),     // 6e
 		idempotentConsumers(),         // 6f
 		brokerAbortsOnTimeout(),       // 6g
+		compactedTopic(),              // 7
+		retentionAndDeleteRecords(),   // 8
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/offsetlab/offsetlab/internal/catalog"
 	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/internal/inspect"
+	"github.com/offsetlab/offsetlab/internal/lab"
 	"github.com/offsetlab/offsetlab/internal/producer"
 )
 
@@ -39,6 +40,10 @@ type Lab interface {
 	Log(ctx context.Context, topic string, partition int32, from int64, limit int) (*inspect.Log, error)
 	Records(ctx context.Context, topic string, partition int32, iso inspect.Isolation, from int64, limit int) ([]inspect.Record, error)
 	Pointers(ctx context.Context, topic string, partition int32) (inspect.Pointers, error)
+
+	AlterTopicConfigs(ctx context.Context, topic string, configs map[string]string) error
+	DeleteRecords(ctx context.Context, topic string, partition int32, before int64) (int64, error)
+	ReadAsGroup(ctx context.Context, req lab.GroupRead) (*lab.GroupReadOutcome, error)
 
 	Narrate(kind, topic string, partition int32, msg catalog.Message)
 }

@@ -25,7 +25,10 @@
 // (three brokers) refuses to start on the embedded broker instead of
 // pretending.
 //
-// It imports neither net/http nor templ; the web package serves it.
+// It imports neither net/http nor templ; the web package serves it. It
+// imports internal/lab for the request and outcome types of one use case
+// (Lab.ReadAsGroup, a group's consumer resuming with auto.offset.reset),
+// not to call it: the Lab interface (deps.go) is what it drives.
 //
 // Costs: a step is one to a few Kafka requests or client sessions; runs
 // keep their transactional producers open between steps, as an

@@ -57,6 +57,17 @@ const (
 	FactReadUncommitted Fact = "readUncommitted" // offsets a read_uncommitted consumer receives
 	FactPID             Fact = "pid:"            // records with value Arg carry a producer id
 	FactSequences       Fact = "sequences:"      // their sequence numbers
+	FactGaps            Fact = "gaps"            // runs of gaps with their reason: "1-3 compacted, 6 compacted"
+	FactLatest          Fact = "latest"          // the newest value of every key: "apple=apple 130 · kiwi=<null>"
+
+	// What the log cleaner, retention and DeleteRecords took.
+	FactConfigs Fact = "configs" // the topic configurations set, "name=value, ..."
+	FactRemoved Fact = "removed" // offsets a cleaner pass removed
+	// A group's consumer resuming (ReadAsGroup).
+	FactOutOfRange Fact = "outOfRange" // its committed offset was out of range (below the log start)
+	FactStart      Fact = "start"      // where it started reading
+	FactLost       Fact = "lost"       // offsets between its committed offset and its start, never read
+	FactNext       Fact = "next"       // the offset it committed afterwards
 
 	// A consumer's business logic over a replay (ApplyPayments).
 	FactDeliveries Fact = "deliveries" // events handed to the logic

@@ -22,6 +22,10 @@ type memory struct {
 	keyPartition map[string]int32
 	// stopped are the brokers StopFollowers took down.
 	stopped []int32
+	// held are, per topic, the offsets of partition 0 that held a record
+	// or marker when a step last read its log (ReadLog): what a cleaner
+	// pass is compared with.
+	held map[string][]int64
 }
 
 type beginRecord struct {
@@ -35,6 +39,23 @@ func (m *memory) reset() {
 	defer m.mu.Unlock()
 	m.crashedEpoch, m.began, m.keyPartition = map[string]int16{}, map[string]beginRecord{}, map[string]int32{}
 	m.producerIDs, m.stopped = nil, nil
+	m.held = map[string][]int64{}
+}
+
+// sawHeld records the offsets of topic's partition 0 that held something.
+func (m *memory) sawHeld(topic string, offsets []int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.held[topic] = offsets
+}
+
+// heldOffsets are the offsets sawHeld last recorded for topic, and
+// whether any step recorded them.
+func (m *memory) heldOffsets(topic string) ([]int64, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	o, ok := m.held[topic]
+	return o, ok
 }
 
 func (m *memory) crashed(id string, epoch int16) {

@@ -12,9 +12,12 @@ import (
 // Produce sends values with a fresh producer session, as one start of a
 // producer program does.
 type Produce struct {
-	Topic      string
-	Key        string
-	Values     []string
+	Topic  string
+	Key    string
+	Values []string
+	// Tombstone sends one record with a null value after Values: the
+	// delete of its key on a compacted topic.
+	Tombstone  bool
 	Acks       producer.Acks
 	Idempotent bool
 	Fault      producer.Fault
@@ -45,8 +48,12 @@ func (a Produce) run(sc *stepContext) (*observation, error) {
 	topic := sc.name(a.Topic)
 	obs := newObservation(topic, 0)
 	idempotent := a.Idempotent
+	values := producer.Values(a.Values...)
+	if a.Tombstone {
+		values = append(values, nil)
+	}
 	req := producer.Request{
-		Topic: topic, Values: producer.Values(a.Values...), Fault: a.Fault,
+		Topic: topic, Values: values, Fault: a.Fault,
 		Profile: producer.Profile{Acks: a.Acks, Idempotent: &idempotent},
 	}
 	if a.Key != "" {

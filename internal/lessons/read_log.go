@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,7 +26,7 @@ func (ReadLog) Kind() string { return "read-log" }
 // describe the data records of one value.
 func (ReadLog) Facts() []Fact {
 	return []Fact{FactShape, FactMarkers, FactAborted, FactOpen, FactLSO, FactHW, FactLogStart,
-		FactReadCommitted, FactReadUncommitted, FactCount, FactPID, FactSequences}
+		FactReadCommitted, FactReadUncommitted, FactCount, FactPID, FactSequences, FactGaps, FactLatest}
 }
 
 // Names implements Action.
@@ -45,7 +46,21 @@ func (a ReadLog) run(sc *stepContext) (*observation, error) {
 		return obs, err
 	}
 	observeLog(sc, obs, l)
+	if a.Partition == 0 {
+		sc.memory().sawHeld(topic, heldOffsets(l))
+	}
 	return obs, nil
+}
+
+// heldOffsets are the offsets of l that hold a record or a marker.
+func heldOffsets(l *inspect.Log) []int64 {
+	var out []int64
+	for _, e := range l.Entries {
+		if e.Kind != inspect.KindGap {
+			out = append(out, e.Offset)
+		}
+	}
+	return out
 }
 
 // observeLog prints a log as kafka-dump-log.sh would and sets ReadLog's
@@ -68,7 +83,7 @@ func observeLog(sc *stepContext, obs *observation, l *inspect.Log) {
 			obs.printf("offset %d  %s  %s  (%s)", e.Offset, str(e.Value), txnLabel(e), who)
 		default:
 			shape = append(shape, fmt.Sprintf("%d:gap", e.Offset))
-			obs.printf("offset %d  (no record)", e.Offset)
+			obs.printf("offset %d  (no record: %s)", e.Offset, gapWords[e.Reason])
 		}
 		switch {
 		case e.Kind == inspect.KindData && e.Txn == inspect.TxnAborted:
@@ -93,6 +108,8 @@ func observeLog(sc *stepContext, obs *observation, l *inspect.Log) {
 	obs.set(FactLogStart, strconv.FormatInt(l.LogStartOffset, 10))
 	obs.set(FactReadCommitted, joinOffsets(rc))
 	obs.set(FactReadUncommitted, joinOffsets(ru))
+	obs.set(FactGaps, gapRuns(l.Entries))
+	obs.set(FactLatest, latestPerKey(l.Entries))
 	values := func(v string) []inspect.Entry {
 		var out []inspect.Entry
 		for _, e := range l.Entries {
@@ -123,4 +140,52 @@ func txnLabel(e inspect.Entry) string {
 		return "no transaction"
 	}
 	return e.Txn
+}
+
+// gapWords say why a gap is empty, as the dump prints it.
+var gapWords = map[string]string{
+	inspect.GapCompacted:      "removed by the log cleaner",
+	inspect.GapBeforeLogStart: "below the log start offset: deleted",
+	inspect.GapUnknown:        "cause unknown",
+}
+
+// gapRuns lists the gaps of entries as runs of one reason:
+// "1-3 compacted, 6 compacted", or "none".
+func gapRuns(entries []inspect.Entry) string {
+	var runs []string
+	for i := 0; i < len(entries); {
+		e := entries[i]
+		if e.Kind != inspect.KindGap {
+			i++
+			continue
+		}
+		j := i
+		for j+1 < len(entries) && entries[j+1].Kind == inspect.KindGap && entries[j+1].Reason == e.Reason {
+			j++
+		}
+		run := strconv.FormatInt(e.Offset, 10)
+		if j > i {
+			run += "-" + strconv.FormatInt(entries[j].Offset, 10)
+		}
+		runs = append(runs, run+" "+e.Reason)
+		i = j + 1
+	}
+	return orNone(strings.Join(runs, ", "))
+}
+
+// latestPerKey is the newest value of every key among the data records
+// of entries (aborted ones aside, as the cleaner drops them), by key:
+// "apple=apple 130 · kiwi=<null>" (a tombstone), or "none".
+func latestPerKey(entries []inspect.Entry) string {
+	latest := map[string]string{}
+	for _, e := range entries {
+		if e.Kind == inspect.KindData && e.Key != nil && e.Txn != inspect.TxnAborted {
+			latest[*e.Key] = str(e.Value)
+		}
+	}
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(latest)) {
+		out = append(out, k+"="+latest[k])
+	}
+	return orNone(strings.Join(out, " · "))
 }

@@ -13,7 +13,9 @@ type Send struct {
 	Process         string
 	TransactionalID string
 	Topic           string
-	Values          []string
+	// Key, when set, is every record's key.
+	Key    string
+	Values []string
 }
 
 // Kind implements Action.
@@ -35,7 +37,12 @@ func (a Send) run(sc *stepContext) (*observation, error) {
 	id, topic := sc.name(a.TransactionalID), sc.name(a.Topic)
 	process := cmp.Or(a.Process, defaultProcess)
 	obs := newObservation(topic, 0)
-	st, err := sc.lab.Send(sc, sc.process(process), id, producer.Request{Topic: topic, Values: producer.Values(a.Values...)})
+	req := producer.Request{Topic: topic, Values: producer.Values(a.Values...)}
+	if a.Key != "" {
+		key := a.Key
+		req.Key = &key
+	}
+	st, err := sc.lab.Send(sc, sc.process(process), id, req)
 	if err != nil {
 		return obs, err
 	}

@@ -258,7 +258,7 @@ func (f *feed) poll(ctx context.Context, withGroups bool) {
 	// The first poll shows the log as it is; only later changes are news.
 	var events []Event
 	if had {
-		events = narrate(f.key, changed, f.tailSnapshot())
+		events = append(narrateLogStart(f.key, prev, ptrs), narrate(f.key, changed, f.tailSnapshot())...)
 	}
 
 	f.mu.Lock()

@@ -43,6 +43,14 @@ type Config struct {
 	// MaxFeeds is how many partitions are watched (polled) at once (64);
 	// a viewer of one more partition is refused until one is free.
 	MaxFeeds int
+	// TeacherFeeds of those are the teacher's (see Viewer): a student
+	// may not start the feed of a partition once MaxFeeds-TeacherFeeds
+	// are polled, though it may join any feed already running. Default
+	// min(16, MaxFeeds/4); negative reserves none.
+	TeacherFeeds int
+	// MaxFeedsPerClient is how many partitions one student client may
+	// watch at once (8), so that a few cannot take every feed.
+	MaxFeedsPerClient int
 	// KeepFor is how long Keep keeps a partition polled (and its history
 	// recorded) after the last write, with no viewer (10 minutes).
 	KeepFor time.Duration
@@ -85,6 +93,16 @@ func (c Config) withDefaults() Config {
 	if c.MaxFeeds <= 0 {
 		c.MaxFeeds = 64
 	}
+	switch {
+	case c.TeacherFeeds == 0:
+		c.TeacherFeeds = min(DefaultTeacherFeeds, c.MaxFeeds/4)
+	case c.TeacherFeeds < 0:
+		c.TeacherFeeds = 0
+	}
+	c.TeacherFeeds = min(c.TeacherFeeds, c.MaxFeeds)
+	if c.MaxFeedsPerClient <= 0 {
+		c.MaxFeedsPerClient = DefaultMaxFeedsPerClient
+	}
 	if c.KeepFor <= 0 {
 		c.KeepFor = 10 * time.Minute
 	}
@@ -106,6 +124,14 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
+// Defaults of Config.TeacherFeeds and Config.MaxFeedsPerClient: of the 64
+// partitions watched at once, 16 stay the teacher's, and a student's
+// computer watches at most 8 (a page and a few tabs).
+const (
+	DefaultTeacherFeeds      = 16
+	DefaultMaxFeedsPerClient = 8
+)
+
 type feedKey struct {
 	topic     string
 	partition int32
@@ -125,12 +151,23 @@ type Hub struct {
 	feeds  map[feedKey]*feed
 	recent []Event
 	closed bool
+	// watched counts each student client's subscriptions per partition.
+	watched map[string]map[feedKey]int
+}
+
+// Viewer is who subscribes. A student viewer is counted against
+// MaxFeedsPerClient under its Client (an address) and cannot take the
+// feeds reserved for the teacher (TeacherFeeds); the teacher is neither
+// counted nor held off them.
+type Viewer struct {
+	Client  string
+	Teacher bool
 }
 
 // NewHub returns a Hub reading through src (and groups, which may be nil).
 func NewHub(src Source, groups GroupSource, cfg Config) *Hub {
 	cfg = cfg.withDefaults()
-	return &Hub{src: src, groups: groups, cfg: cfg, history: newRecorder(cfg), feeds: make(map[feedKey]*feed)}
+	return &Hub{src: src, groups: groups, cfg: cfg, history: newRecorder(cfg), feeds: make(map[feedKey]*feed), watched: make(map[string]map[feedKey]int)}
 }
 
 // Subscription is one viewer of one partition. Messages arrive pre-encoded
@@ -139,10 +176,11 @@ type Subscription struct {
 	// C delivers the viewer's messages.
 	C <-chan []byte
 
-	ch     chan []byte
-	feed   *feed
-	once   sync.Once
-	lagged bool // set by the feed before it closes ch
+	ch      chan []byte
+	feed    *feed
+	once    sync.Once
+	lagged  bool   // set by the feed before it closes ch
+	release func() // uncounts a student's subscription; nil for the teacher
 }
 
 // Lagged reports whether the subscription was dropped because the viewer
@@ -155,31 +193,83 @@ func (s *Subscription) Lagged() bool {
 
 // Close ends the subscription. It is safe to call more than once.
 func (s *Subscription) Close() {
-	s.once.Do(func() { s.feed.unsubscribe(s) })
+	s.once.Do(func() {
+		s.feed.unsubscribe(s)
+		if s.release != nil {
+			s.release()
+		}
+	})
 }
 
-// Subscribe starts watching topic/partition. The first message is a
-// snapshot. The caller must Close the subscription.
+// Subscribe starts watching topic/partition as the teacher. The first
+// message is a snapshot. The caller must Close the subscription.
 func (h *Hub) Subscribe(topic string, partition int32) (*Subscription, error) {
+	return h.SubscribeAs(topic, partition, Viewer{Teacher: true})
+}
+
+// SubscribeAs starts watching topic/partition for v. A student viewer is
+// refused (problem.Busy) when its client already watches
+// MaxFeedsPerClient other partitions, or when the partition's feed would
+// have to start and only the teacher's feeds are free. The caller must
+// Close the subscription.
+func (h *Hub) SubscribeAs(topic string, partition int32, v Viewer) (*Subscription, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
 		return nil, fmt.Errorf("live: hub closed")
 	}
-	f, err := h.feedLocked(feedKey{topic, partition})
+	key := feedKey{topic, partition}
+	held := h.watched[v.Client]
+	if !v.Teacher && held[key] == 0 && len(held) >= h.cfg.MaxFeedsPerClient {
+		return nil, problem.New(problem.Busy, "error.tooManyPartitionsWatchedByClient", "max", strconv.Itoa(h.cfg.MaxFeedsPerClient))
+	}
+	f, err := h.feedLocked(key, v.Teacher)
 	if err != nil {
 		return nil, err
 	}
-	return f.subscribe(h.recentLocked(topic, partition)), nil
+	sub := f.subscribe(h.recentLocked(topic, partition))
+	if !v.Teacher {
+		if held == nil {
+			held = make(map[feedKey]int)
+			h.watched[v.Client] = held
+		}
+		held[key]++
+		sub.release = func() { h.unwatch(v.Client, key) }
+	}
+	return sub, nil
 }
 
-// feedLocked returns key's feed, starting it if it is not running.
-func (h *Hub) feedLocked(key feedKey) (*feed, error) {
+// unwatch uncounts one of client's subscriptions to key.
+func (h *Hub) unwatch(client string, key feedKey) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	held := h.watched[client]
+	if held[key]--; held[key] <= 0 {
+		delete(held, key)
+	}
+	if len(held) == 0 {
+		delete(h.watched, client)
+	}
+}
+
+// feedLocked returns key's feed, starting it if it is not running and
+// there is room: MaxFeeds for the teacher, less TeacherFeeds for a
+// student.
+func (h *Hub) feedLocked(key feedKey, teacher bool) (*feed, error) {
 	if f, ok := h.feeds[key]; ok {
 		return f, nil
 	}
-	if len(h.feeds) >= h.cfg.MaxFeeds && !h.evictKeptLocked() {
-		return nil, problem.New(problem.Busy, "error.tooManyPartitionsWatched", "max", strconv.Itoa(h.cfg.MaxFeeds))
+	limit := h.cfg.MaxFeeds
+	if !teacher {
+		limit -= h.cfg.TeacherFeeds
+	}
+	for len(h.feeds) >= limit {
+		// Kept feeds (writes no one watches) yield to viewers: as many
+		// as it takes, since the teacher's writes may keep more than
+		// a student's limit.
+		if !h.evictKeptLocked() {
+			return nil, problem.New(problem.Busy, "error.tooManyPartitionsWatched", "max", strconv.Itoa(limit))
+		}
 	}
 	f := newFeed(h, key)
 	h.feeds[key] = f
@@ -224,7 +314,7 @@ func (h *Hub) Keep(ctx context.Context, topic string, partitions ...int32) error
 		return fmt.Errorf("live: hub closed")
 	}
 	for _, p := range partitions {
-		f, err := h.feedLocked(feedKey{topic, p})
+		f, err := h.feedLocked(feedKey{topic, p}, true) // writes are the teacher's
 		if err != nil {
 			refused = err
 			continue

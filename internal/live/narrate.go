@@ -72,6 +72,21 @@ func narrate(key feedKey, changed []inspect.Entry, before map[int64]inspect.Entr
 	return out
 }
 
+// narrateLogStart tells the log start offset moving up from before to now:
+// the offsets below it were deleted by retention or DeleteRecords (the
+// log cleaner moves it only on the embedded broker, docs/divergences.md).
+func narrateLogStart(key feedKey, before, now inspect.Pointers) []Event {
+	if now.LogStartOffset <= before.LogStartOffset {
+		return nil
+	}
+	e := NewEvent(EventWarning, key.topic, key.partition, catalog.M("narration.logStart",
+		"log", fmt.Sprintf("%s-%d", key.topic, key.partition), "from", fmt.Sprint(before.LogStartOffset),
+		"to", fmt.Sprint(now.LogStartOffset), "count", fmt.Sprint(now.LogStartOffset-before.LogStartOffset)))
+	at := now.HighWatermark // it happened now: after every offset written so far
+	e.Time, e.At = time.Now(), &at
+	return []Event{e}
+}
+
 // previousMarker is the offset of the same producer's marker before m in
 // this poll, or -1.
 func previousMarker(markers []inspect.Entry, m inspect.Entry) int64 {

@@ -148,3 +148,63 @@ func TestNarrateKeys(t *testing.T) {
 		{"narration.writes", map[string]string{"count": "5", "first": "10", "last": "14", "log": "order-totals-tx-0"}},
 	})
 }
+
+// TestNarrateLogStart: the story tells the log start moving up, by how
+// much, and nothing when it stays or goes down (a topic made again).
+func TestNarrateLogStart(t *testing.T) {
+	t.Parallel()
+	key := feedKey{"events", 0}
+	tests := []struct {
+		name           string
+		before, now    inspect.Pointers
+		want           int
+		from, to, gone string
+	}{
+		{"delete-records moved it", inspect.Pointers{LogStartOffset: 0, HighWatermark: 6}, inspect.Pointers{LogStartOffset: 4, HighWatermark: 6}, 1, "0", "4", "4"},
+		{"retention moved it again", inspect.Pointers{LogStartOffset: 4, HighWatermark: 8}, inspect.Pointers{LogStartOffset: 8, HighWatermark: 8}, 1, "4", "8", "4"},
+		{"unchanged", inspect.Pointers{LogStartOffset: 4, HighWatermark: 6}, inspect.Pointers{LogStartOffset: 4, HighWatermark: 7}, 0, "", "", ""},
+		{"down", inspect.Pointers{LogStartOffset: 4, HighWatermark: 6}, inspect.Pointers{LogStartOffset: 0, HighWatermark: 1}, 0, "", "", ""},
+	}
+	for _, tt := range tests {
+		got := narrateLogStart(key, tt.before, tt.now)
+		if len(got) != tt.want {
+			t.Fatalf("%s: got %d events, want %d", tt.name, len(got), tt.want)
+		}
+		if tt.want == 0 {
+			continue
+		}
+		e := got[0]
+		if e.Key != "narration.logStart" || e.Args["from"] != tt.from || e.Args["to"] != tt.to || e.Args["count"] != tt.gone || e.Args["log"] != "events-0" {
+			t.Errorf("%s: got %q %v", tt.name, e.Key, e.Args)
+		}
+		if !strings.Contains(e.Text, "moved from "+tt.from+" to "+tt.to) {
+			t.Errorf("%s: text %q", tt.name, e.Text)
+		}
+	}
+}
+
+// TestLogStartMoves: the history's pointer steps give each move of the
+// log start, and which move deleted an offset.
+func TestLogStartMoves(t *testing.T) {
+	t.Parallel()
+	at := func(start, hw int64) Step {
+		return Step{Message: Message{Type: TypePointers, Pointers: &inspect.Pointers{LogStartOffset: start, HighWatermark: hw}}}
+	}
+	h := History{Steps: []Step{at(0, 6), {Message: Message{Type: TypeEvent}}, at(4, 6), at(4, 8), at(8, 8)}}
+	moves := h.LogStartMoves()
+	if len(moves) != 2 || moves[0].From != 0 || moves[0].To != 4 || moves[1].From != 4 || moves[1].To != 8 {
+		t.Fatalf("moves: %+v", moves)
+	}
+	for o, want := range map[int64]int64{0: 4, 3: 4, 4: 8, 7: 8} {
+		if m := MoveOf(moves, o); m == nil || m.To != want {
+			t.Errorf("offset %d: got %+v, want the move to %d", o, m, want)
+		}
+	}
+	if m := MoveOf(moves, 8); m != nil {
+		t.Errorf("offset 8: got %+v, want none", m)
+	}
+	// The topic made again: its history starts over.
+	if got := (History{Steps: []Step{at(0, 6), at(4, 6), at(0, 1)}}).LogStartMoves(); len(got) != 0 {
+		t.Errorf("after a re-creation: %+v", got)
+	}
+}

@@ -50,6 +50,9 @@ const (
 	// Busy: the server is at a limit (viewers, reads, sessions); retry
 	// later.
 	Busy Kind = "busy"
+	// Full: there is no room to store more (the embedded broker's data
+	// budget); retrying helps only once something is deleted.
+	Full Kind = "full"
 	// Unavailable: no broker could be reached; the server keeps trying.
 	Unavailable Kind = "unavailable"
 	// Kafka: a broker answered with an error.

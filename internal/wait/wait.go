@@ -5,7 +5,8 @@
 // and Until polls a condition — the ISR refilled, a transaction's markers
 // written — until it holds. Neither sleeps past its context: the caller
 // states how long it is willing to wait with context.WithTimeout, and the
-// context's error says that the wait ran out.
+// context's error says that the wait ran out. Listen binds a port, waiting
+// briefly for one a killed server still holds.
 package wait
 
 import (

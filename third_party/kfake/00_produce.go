@@ -199,8 +199,11 @@ func (c *Cluster) handleProduce(creq *clientReq) (kmsg.Response, error) {
 			}
 
 			var errCode int16
+			var errMsg string
 			var dup bool
 			var baseOffset, lso int64
+			// The storage hook's view of this batch (storage_budget.go).
+			produced := c.producedBatch(creq, pd, c.data.t2id[rt.Topic], len(rp.Records), b.NumRecords)
 
 			if b.ProducerID >= 0 {
 				// For KIP-890 (v12+), pass pd to implicitly add
@@ -219,6 +222,28 @@ func (c *Cluster) handleProduce(creq *clientReq) (kmsg.Response, error) {
 				// See twmb/franz-go#1281.
 				if !txnal && pidinf == nil && b.ProducerEpoch != -1 {
 					pidinf, window = c.pids.getOrCreateNonTx(b.ProducerID, b.ProducerEpoch, rt.Topic, rp.Partition)
+				}
+
+				// A batch that is not stored after all (refused by the
+				// storage hook, or its write failed) must leave the
+				// producer's sequence state as it found it: a retry of
+				// it is then a new batch, not a duplicate answered with
+				// an offset that holds nothing.
+				var savedWindow pidwindow
+				var savedEpoch int16
+				if window != nil {
+					savedWindow = *window
+				}
+				if pidinf != nil {
+					savedEpoch = pidinf.epoch
+				}
+				unstore := func() {
+					if window != nil {
+						*window = savedWindow
+					}
+					if pidinf != nil {
+						pidinf.epoch = savedEpoch
+					}
 				}
 
 				// Reject non-transactional produce during an
@@ -275,6 +300,12 @@ func (c *Cluster) handleProduce(creq *clientReq) (kmsg.Response, error) {
 					}
 				}
 				if errCode == 0 && !dup {
+					errCode, errMsg = c.admitBatch(produced)
+					if errCode != 0 {
+						unstore()
+					}
+				}
+				if errCode == 0 && !dup {
 					// Validation passed, push the batch.
 					baseOffset = pd.highWatermark
 					lso = pd.logStartOffset
@@ -291,7 +322,8 @@ func (c *Cluster) handleProduce(creq *clientReq) (kmsg.Response, error) {
 					}
 
 					if c.pushBatch(pd, len(rp.Records), b, txnal) < 0 {
-						errCode = kerr.UnknownServerError.Code
+						errCode, errMsg = c.writeFailed(produced)
+						unstore()
 					} else if txnal {
 						pidinf.txBatchCount++
 						// Track bytes for readCommitted watcher accounting at commit time
@@ -303,13 +335,13 @@ func (c *Cluster) handleProduce(creq *clientReq) (kmsg.Response, error) {
 				// Non-idempotent produce, no pids validation needed
 				baseOffset = pd.highWatermark
 				lso = pd.logStartOffset
-				if c.pushBatch(pd, len(rp.Records), b, txnal) < 0 {
-					errCode = kerr.UnknownServerError.Code
+				if errCode, errMsg = c.admitBatch(produced); errCode == 0 && c.pushBatch(pd, len(rp.Records), b, txnal) < 0 {
+					errCode, errMsg = c.writeFailed(produced)
 				}
 			}
 
 			if errCode != 0 {
-				donep(rt, rp, errCode, "")
+				donep(rt, rp, errCode, errMsg)
 				continue
 			}
 			if dup {

@@ -131,6 +131,10 @@ func (c *Cluster) handleMetadata(creq *clientReq) (kmsg.Response, error) {
 				donet(topic, rt.TopicID, kerr.UnknownTopicOrPartition.Code)
 				continue
 			}
+			if c.topicLimitRefusal(1, c.cfg.defaultNumParts) != "" { // TopicLimits (Offset Lab patch)
+				donet(topic, rt.TopicID, kerr.PolicyViolation.Code)
+				continue
+			}
 			c.data.mkt(topic, -1, -1, nil)
 			ps, _ = c.data.tps.gett(topic)
 			autoCreated = true

@@ -96,7 +96,10 @@ func (c *Cluster) handleCreateTopics(creq *clientReq) (kmsg.Response, error) {
 			configs   map[string]*string
 		)
 		if nparts, nreplicas, configs, e = c.createTopic(&rt, normalizedInReq, req.ValidateOnly); e != nil {
-			donet(rt.Topic, e.Code)
+			st := donet(rt.Topic, e.Code)
+			if e == kerr.PolicyViolation && st.ErrorCode == e.Code {
+				st.ErrorMessage = topicLimitMessage(c.topicLimitRefusal(1, nparts))
+			}
 			continue
 		}
 
@@ -197,6 +200,10 @@ func (c *Cluster) createTopic(rt *kmsg.CreateTopicsRequestTopic, inReq map[strin
 				nreplicas = len(c.bs)
 			}
 		}
+	}
+
+	if c.topicLimitRefusal(1, nparts) != "" { // TopicLimits (Offset Lab patch)
+		return nparts, 0, nil, kerr.PolicyViolation
 	}
 
 	configs := make(map[string]*string)

@@ -147,6 +147,7 @@ func (c *Cluster) deleteTopic(topic string, id uuid) {
 	}
 	// Close active segment files before removing partition directories.
 	for p, pd := range t {
+		c.storage.remove(pd.storage())
 		pd.closeAllFiles(false)
 		pdir := partDir(c.storageDir, topic, p)
 		if err := c.fs.RemoveAll(pdir); err != nil {
@@ -176,4 +177,7 @@ func (c *Cluster) deleteTopic(topic string, id uuid) {
 		delete(sg.partitions, topic)
 	}
 	c.dropGroupCommits(topic)
+	if c.cfg.storageHooks.TopicDeleted != nil {
+		c.cfg.storageHooks.TopicDeleted(topic, id)
+	}
 }

@@ -92,6 +92,12 @@ func (c *Cluster) handleCreatePartitions(creq *clientReq) (kmsg.Response, error)
 
 		existingPartitions := len(t)
 		numNewPartitions := int(rt.Count) - existingPartitions
+		if refusal := c.topicLimitRefusal(0, numNewPartitions); refusal != "" { // TopicLimits (Offset Lab patch)
+			if st := donet(rt.Topic, kerr.PolicyViolation.Code); st.ErrorCode == kerr.PolicyViolation.Code {
+				st.ErrorMessage = topicLimitMessage(refusal)
+			}
+			continue
+		}
 
 		// Validate assignment if provided
 		if len(rt.Assignment) > 0 {

@@ -79,6 +79,14 @@ type (
 		pidsLogSize        int64
 		needsGroupsCompact bool
 
+		// storage sums what every partition stores; lastWriteErr is
+		// the last failed segment write (storage_budget.go).
+		storage      storageTotals
+		lastWriteErr error
+		// uncleanOpen are the transactions a full replay found open
+		// (persist_load.go); written while loading, read-only after.
+		uncleanOpen []UncleanOpenTransaction
+
 		die  chan struct{}
 		dead atomic.Bool
 	}

@@ -31,6 +31,8 @@ type cfg struct {
 	clusterID       string
 	allowAutoTopic  bool
 	defaultNumParts int
+	maxTopics       int // TopicLimits (Offset Lab patch)
+	maxPartitions   int
 	seedTopics      []seedTopics
 
 	minSessionTimeout time.Duration
@@ -53,6 +55,8 @@ type cfg struct {
 
 	dataDir    string
 	syncWrites bool
+
+	storageHooks StorageHooks // see storage_budget.go
 
 	// injectFS, if non-nil, overrides the filesystem used for
 	// persistence. This allows tests to share a memFS across

@@ -569,6 +569,8 @@ func (pd *partData) searchOffset(o int64) (segIdx, metaIdx int, found, atEnd boo
 func (c *Cluster) trimLeft(pd *partData) {
 	// Trim batchMeta segments, deleting fully-trimmed segment + index files.
 	pdir := partDir(c.storageDir, pd.t, pd.p)
+	before := pd.storage()
+	defer func() { c.storage.change(before, pd.storage()) }()
 outer:
 	for len(pd.segments) > 0 {
 		seg := &pd.segments[0]

@@ -699,8 +699,9 @@ func (c *Cluster) saveQuotas(fsys fs, dir string) error {
 	})
 }
 
-// forEachPartition runs fn concurrently on every partition, returning
-// the first error encountered.
+// forEachPartition runs fn on every partition, on at most loadWorkers
+// goroutines at once (see persist_load.go), returning the first error
+// encountered.
 func (c *Cluster) forEachPartition(fn func(topic string, part int32, pd *partData) error) error {
 	type partJob struct {
 		topic string
@@ -723,15 +724,22 @@ func (c *Cluster) forEachPartition(fn func(topic string, part int32, pd *partDat
 	}
 
 	var wg sync.WaitGroup
-	for _, j := range jobs {
+	work := make(chan partJob)
+	for range min(loadWorkers(), len(jobs)) {
 		wg.Add(1)
-		go func(j partJob) {
+		go func() {
 			defer wg.Done()
-			if err := fn(j.topic, j.part, j.pd); err != nil {
-				setErr(fmt.Errorf("partition %s-%d: %w", j.topic, j.part, err))
+			for j := range work {
+				if err := fn(j.topic, j.part, j.pd); err != nil {
+					setErr(fmt.Errorf("partition %s-%d: %w", j.topic, j.part, err))
+				}
 			}
-		}(j)
+		}()
 	}
+	for _, j := range jobs {
+		work <- j
+	}
+	close(work)
 	wg.Wait()
 	return firstErr
 }
@@ -801,6 +809,8 @@ func (c *Cluster) savePartition(fsys fs, dir, topic string, part int32, pd *part
 // after compaction changes the batch set. Also resets active file handles.
 func (c *Cluster) rebuildSegments(pd *partData, batches []*partBatch) {
 	pdir := partDir(c.storageDir, pd.t, pd.p)
+	before := pd.storage()
+	defer func() { c.storage.change(before, pd.storage()) }()
 
 	pd.closeAllFiles(false)
 
@@ -1158,7 +1168,9 @@ func (c *Cluster) loadTopics(fsys fs, dir string) error {
 
 func (c *Cluster) loadPartitions(fsys fs, dir string, crashAbortedMu *sync.Mutex, crashAbortedPIDs map[int64]struct{}) error {
 	return c.forEachPartition(func(topic string, part int32, pd *partData) error {
-		return c.loadPartition(fsys, dir, topic, part, pd, crashAbortedMu, crashAbortedPIDs)
+		err := c.loadPartition(fsys, dir, topic, part, pd, crashAbortedMu, crashAbortedPIDs)
+		c.storage.add(pd.storage())
+		return err
 	})
 }
 
@@ -1240,7 +1252,7 @@ func (c *Cluster) loadPartitionFromSnapshot(pd *partData, snap persistPartSnapsh
 			minEpoch: ss.MinEpoch,
 			maxEpoch: ss.MaxEpoch,
 		})
-		if _, err := c.loadSegmentBatches(pd, fsys, pdir, base); err != nil {
+		if err := c.loadSegmentBatches(pd, fsys, pdir, base, nil); err != nil {
 			return err
 		}
 	}
@@ -1295,52 +1307,30 @@ func (c *Cluster) loadPartitionFromSnapshot(pd *partData, snap persistPartSnapsh
 }
 
 func (c *Cluster) loadPartitionFullReplay(pd *partData, segFiles []int64, fsys fs, pdir string, crashAbortedMu *sync.Mutex, crashAbortedPIDs map[int64]struct{}) error {
-	// Load segments, getting full batches for crash recovery txn state.
-	var batches []*partBatch
-	for _, base := range segFiles {
-		pd.segments = append(pd.segments, segmentInfo{base: base})
-		loaded, err := c.loadSegmentBatches(pd, fsys, pdir, base)
-		if err != nil {
-			return err
-		}
-		batches = append(batches, loaded...)
-	}
-	pd.pruneEmptySegments()
-
-	// Reconstruct partition metadata from batchMeta
-	if pd.hasBatches() {
-		firstSeg := &pd.segments[0]
-		first := &firstSeg.index[0]
-		lastSeg := &pd.segments[len(pd.segments)-1]
-		last := &lastSeg.index[len(lastSeg.index)-1]
-		pd.highWatermark = last.firstOffset + int64(last.lastOffsetDelta) + 1
-
-		// logStartOffset: lossy reconstruction. The true value
-		// (set by DeleteRecords) is only in the snapshot. On full
-		// replay, the first batch's offset is a conservative lower
-		// bound - the true logStartOffset may point into the middle
-		// of this batch, so some "deleted" records may reappear.
-		// This matches Kafka unclean leader election behavior.
-		pd.logStartOffset = first.firstOffset
-
-		// epoch: use the last batch's epoch (highest seen).
-		pd.epoch = last.epoch
-	}
-
+	// Stream the segments, folding each batch into the transaction
+	// state as it passes (see persist_load.go): nothing of a batch but
+	// its header outlives its turn.
+	//
 	// Rebuild abortedTxns from control batches. On disk, data batches
 	// are written with inTx=true at produce time; endTx clears it in
 	// memory but not on disk. During full replay we identify completed
 	// transactions by their control batches.
-	activeTxns := make(map[int64]int64) // producerID -> firstOffset
-	for _, b := range batches {
+	var (
+		activeTxns = make(map[int64]int64) // producerID -> firstOffset
+		lastInTx   = make(map[int64]int64) // producerID -> last offset of its last transactional batch
+		txEpoch    = make(map[int64]int16) // producerID -> epoch of its last transactional batch
+	)
+	replay := func(b *partBatch) {
 		isControl := b.Attributes&0x0020 != 0
 		if !isControl {
 			if b.inTx {
 				if _, ok := activeTxns[b.ProducerID]; !ok {
 					activeTxns[b.ProducerID] = b.FirstOffset
 				}
+				lastInTx[b.ProducerID] = max(lastInTx[b.ProducerID], b.FirstOffset+int64(b.LastOffsetDelta))
+				txEpoch[b.ProducerID] = b.ProducerEpoch
 			}
-			continue
+			return
 		}
 		// Control batch: decode the key to determine commit vs abort.
 		// Key is 4 bytes: version(2) + type(2). Type 0=ABORT, 1=COMMIT.
@@ -1369,6 +1359,33 @@ func (c *Cluster) loadPartitionFullReplay(pd *partData, segFiles []int64, fsys f
 		}
 		delete(activeTxns, b.ProducerID)
 	}
+	for _, base := range segFiles {
+		pd.segments = append(pd.segments, segmentInfo{base: base})
+		if err := c.loadSegmentBatches(pd, fsys, pdir, base, replay); err != nil {
+			return err
+		}
+	}
+	pd.pruneEmptySegments()
+
+	// Reconstruct partition metadata from batchMeta
+	if pd.hasBatches() {
+		firstSeg := &pd.segments[0]
+		first := &firstSeg.index[0]
+		lastSeg := &pd.segments[len(pd.segments)-1]
+		last := &lastSeg.index[len(lastSeg.index)-1]
+		pd.highWatermark = last.firstOffset + int64(last.lastOffsetDelta) + 1
+
+		// logStartOffset: lossy reconstruction. The true value
+		// (set by DeleteRecords) is only in the snapshot. On full
+		// replay, the first batch's offset is a conservative lower
+		// bound - the true logStartOffset may point into the middle
+		// of this batch, so some "deleted" records may reappear.
+		// This matches Kafka unclean leader election behavior.
+		pd.logStartOffset = first.firstOffset
+
+		// epoch: use the last batch's epoch (highest seen).
+		pd.epoch = last.epoch
+	}
 
 	// Implicitly abort in-flight transactions. Any producer still in
 	// activeTxns had a transaction open when the crash happened. We
@@ -1376,21 +1393,15 @@ func (c *Cluster) loadPartitionFullReplay(pd *partData, segFiles []int64, fsys f
 	if len(activeTxns) > 0 {
 		crashAbortedMu.Lock()
 		for pid, firstOff := range activeTxns {
-			last := firstOff
-			for _, b := range batches {
-				if b.ProducerID == pid && b.inTx {
-					end := b.FirstOffset + int64(b.LastOffsetDelta)
-					if end > last {
-						last = end
-					}
-				}
-			}
 			pd.abortedTxns = append(pd.abortedTxns, abortedTxnEntry{
 				producerID:  pid,
 				firstOffset: firstOff,
-				lastOffset:  last,
+				lastOffset:  max(firstOff, lastInTx[pid]),
 			})
 			crashAbortedPIDs[pid] = struct{}{}
+			c.uncleanOpen = append(c.uncleanOpen, UncleanOpenTransaction{
+				Topic: pd.t, Partition: pd.p, ProducerID: pid, ProducerEpoch: txEpoch[pid], FirstOffset: firstOff,
+			})
 		}
 		crashAbortedMu.Unlock()
 	}
@@ -1443,112 +1454,6 @@ func (c *Cluster) initActiveSegment(pd *partData, fsys fs, pdir string) {
 	} else {
 		active.size = info.Size()
 	}
-}
-
-// loadSegmentBatches reads batches from a segment file (.dat) and metadata
-// from the parallel index file (.idx). Segment files contain pure RecordBatch
-// wire bytes; entry boundaries are found via RecordBatch Length (big-endian
-// int32 at byte 8). Index entries are fixed-size (15 bytes each).
-func (c *Cluster) loadSegmentBatches(pd *partData, fsys fs, pdir string, base int64) ([]*partBatch, error) {
-	segPath := filepath.Join(pdir, segmentFileName(base))
-	raw, err := fsys.ReadFile(segPath)
-	if err != nil {
-		return nil, err
-	}
-	idxRaw, _ := fsys.ReadFile(filepath.Join(pdir, indexFileName(base)))
-	var lastModified int64
-	if info, err := fsys.Stat(segPath); err == nil {
-		lastModified = info.ModTime().UnixMilli()
-	}
-
-	// Find the segmentInfo for this base to rebuild epoch ranges and index
-	// from the actual batch data. The snapshot stores segment metadata
-	// (base, size, epoch ranges), but on load we rebuild from the segment
-	// file contents for crash safety - the snapshot may be stale.
-	var seg *segmentInfo
-	for i := range pd.segments {
-		if pd.segments[i].base == base {
-			seg = &pd.segments[i]
-			seg.lastModified = lastModified
-			break
-		}
-	}
-
-	// Parse RecordBatch entries from segment file.
-	var result []*partBatch
-	pos := 0
-	batchIdx := 0
-	for {
-		// Need at least FirstOffset(8) + Length(4) = 12 bytes.
-		if pos+12 > len(raw) {
-			break
-		}
-		batchLength := int(binary.BigEndian.Uint32(raw[pos+8 : pos+12]))
-		if batchLength < 0 || batchLength > 1<<30 {
-			break
-		}
-		batchSize := 12 + batchLength
-		if pos+batchSize > len(raw) {
-			break
-		}
-		rb, err := decodeBatchRaw(raw[pos : pos+batchSize])
-		if err != nil {
-			break // corruption - truncate
-		}
-
-		// Read metadata from index file (if available). The stored
-		// maxEarlierTimestamp is not used: rebuildMaxTimestampMeta
-		// recomputes it once every segment is loaded.
-		var epoch int32
-		var inTx bool
-		idxOff := batchIdx * indexEntrySize
-		if idxOff+indexEntrySize <= len(idxRaw) {
-			epoch, _, inTx, _ = decodeIndexEntry(idxRaw[idxOff : idxOff+indexEntrySize])
-		}
-
-		batch := &partBatch{
-			RecordBatch: *rb,
-			nbytes:      batchSize,
-			epoch:       epoch,
-			inTx:        inTx,
-		}
-		result = append(result, batch)
-		if seg != nil {
-			meta := batch.meta(int64(pos))
-			seg.index = append(seg.index, meta)
-			seg.updateEpochRange(batch.epoch)
-			seg.updateMaxBatch(meta, pos == 0)
-		}
-		pos += batchSize
-		batchIdx++
-	}
-
-	if pos < len(raw) {
-		c.cfg.logger.Logf(LogLevelWarn, "partition %s-%d segment %d: truncating %d corrupt bytes",
-			pd.t, pd.p, base, len(raw)-pos)
-		path := filepath.Join(pdir, segmentFileName(base))
-		if f, err := fsys.OpenFile(path, os.O_WRONLY, 0o644); err != nil {
-			c.cfg.logger.Logf(LogLevelWarn, "partition %s-%d segment %d: open for truncate: %v", pd.t, pd.p, base, err)
-		} else {
-			defer f.Close()
-			if err := f.Truncate(int64(pos)); err != nil {
-				c.cfg.logger.Logf(LogLevelWarn, "partition %s-%d segment %d: truncate: %v", pd.t, pd.p, base, err)
-			}
-		}
-	}
-
-	// Truncate orphaned index entries that may remain from a prior
-	// crash where the index write succeeded but the segment did not.
-	expectedIdxBytes := int64(batchIdx * indexEntrySize)
-	if int64(len(idxRaw)) > expectedIdxBytes {
-		idxPath := filepath.Join(pdir, indexFileName(base))
-		if f, err := fsys.OpenFile(idxPath, os.O_WRONLY, 0o644); err == nil {
-			f.Truncate(expectedIdxBytes)
-			f.Close()
-		}
-	}
-
-	return result, nil
 }
 
 func (c *Cluster) loadPIDsLog(fsys fs, dir string) error {
@@ -1706,12 +1611,25 @@ func (c *Cluster) loadSASL(fsys fs, dir string) error {
 	if found, err := readJSONFile(fsys, filepath.Join(dir, "sasl.json"), &ps); err != nil || !found {
 		return err
 	}
-	if len(ps.Plain) > 0 {
-		c.sasls.plain = ps.Plain
-	}
-	c.sasls.scram256 = persistToScram(ps.Scram256)
-	c.sasls.scram512 = persistToScram(ps.Scram512)
+	// The users the options seeded (Superuser, User) win over the
+	// persisted ones of the same name: a data directory first used
+	// without SASL, or with another password, must not lock the seeded
+	// super user out.
+	c.sasls.plain = mergeSeeded(c.sasls.plain, ps.Plain)
+	c.sasls.scram256 = mergeSeeded(c.sasls.scram256, persistToScram(ps.Scram256))
+	c.sasls.scram512 = mergeSeeded(c.sasls.scram512, persistToScram(ps.Scram512))
 	return nil
+}
+
+// mergeSeeded is persisted with seeded's entries put over it.
+func mergeSeeded[V any](seeded, persisted map[string]V) map[string]V {
+	if len(persisted) == 0 {
+		return seeded
+	}
+	for u, v := range seeded {
+		persisted[u] = v
+	}
+	return persisted
 }
 
 func (c *Cluster) loadQuotas(fsys fs, dir string) error {
@@ -1834,10 +1752,12 @@ func (c *Cluster) persistBatchToSegment(pd *partData, b *partBatch) int64 {
 	if pd.activeSegFile == nil {
 		if err := fsys.MkdirAll(pdir, 0o755); err != nil {
 			c.cfg.logger.Logf(LogLevelWarn, "persist batch mkdir %s: %v", pdir, err)
+			c.lastWriteErr = err
 			return -1
 		}
 		if err := c.openSegmentFiles(pd, pdir); err != nil {
 			c.cfg.logger.Logf(LogLevelWarn, "persist batch open %s-%d: %v", pd.t, pd.p, err)
+			c.lastWriteErr = err
 			return -1
 		}
 	}
@@ -1850,6 +1770,7 @@ func (c *Cluster) persistBatchToSegment(pd *partData, b *partBatch) int64 {
 		pd.segments = append(pd.segments, segmentInfo{base: b.FirstOffset})
 		if err := c.openSegmentFiles(pd, pdir); err != nil {
 			c.cfg.logger.Logf(LogLevelWarn, "persist batch open %s-%d: %v", pd.t, pd.p, err)
+			c.lastWriteErr = err
 			return -1
 		}
 		active = &pd.segments[len(pd.segments)-1]
@@ -1867,6 +1788,7 @@ func (c *Cluster) persistBatchToSegment(pd *partData, b *partBatch) int64 {
 	}
 	if segErr != nil {
 		c.cfg.logger.Logf(LogLevelWarn, "persist batch %s-%d: %v", pd.t, pd.p, segErr)
+		c.lastWriteErr = segErr
 		pd.activeSegFile.Truncate(active.size)
 		pd.closeActiveFiles(false)
 		return -1
@@ -1881,6 +1803,7 @@ func (c *Cluster) persistBatchToSegment(pd *partData, b *partBatch) int64 {
 	}
 
 	active.size += batchSize
+	c.storage.add(StorageUsage{SegmentBytes: batchSize, Batches: 1})
 	return segPos
 }
 

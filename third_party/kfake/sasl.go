@@ -158,7 +158,7 @@ func scramServerFirst(client0 scramClient0, auth scramAuth) (scramServer0, []byt
 	serverFirst := []byte(fmt.Sprintf("r=%s,s=%s,i=%d",
 		nonce,
 		base64.StdEncoding.EncodeToString(auth.salt),
-		scramIterations,
+		auth.iterations, // a user made by AlterUserScramCredentials has its own count
 	))
 	return scramServer0{
 		a:      auth,

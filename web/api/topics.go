@@ -2,13 +2,18 @@ package api
 
 import (
 	"net/http"
+	"net/url"
+	"strconv"
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/internal/problem"
 	"github.com/offsetlab/offsetlab/web/httpx"
 )
 
-// ListTopics is GET /api/topics (?internal=true: Kafka's own topics too).
+// ListTopics is GET /api/topics (?internal=true: Kafka's own topics too):
+// {"topics","total","next"}; ?offset=&limit= returns a page of the list
+// and next the offset of the following page (null at the end). The router
+// runs it behind the read limiter, as it reads every partition's offsets.
 func (s *Server) ListTopics(w http.ResponseWriter, r *http.Request) {
 	list := s.deps.Lab.Topics
 	if r.URL.Query().Get("internal") == "true" {
@@ -19,7 +24,40 @@ func (s *Server) ListTopics(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	httpx.WriteJSON(w, http.StatusOK, map[string]any{"topics": topics})
+	page, err := topicsPageOf(r.URL.Query(), len(topics))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	next := any(nil)
+	if page.to < len(topics) {
+		next = page.to
+	}
+	httpx.WriteJSON(w, http.StatusOK, map[string]any{"topics": topics[page.from:page.to], "total": len(topics), "next": next})
+}
+
+// topicsRange is a range of the topics list.
+type topicsRange struct{ from, to int }
+
+// topicsPageOf reads ?offset=&limit= of GET /api/topics (both optional:
+// without limit, every topic from offset on).
+func topicsPageOf(q url.Values, total int) (topicsRange, error) {
+	r := topicsRange{0, total}
+	if v := q.Get("offset"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return r, problem.New(problem.Invalid, "error.numberParam", "name", "offset", "value", v)
+		}
+		r.from = min(n, total)
+	}
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return r, problem.New(problem.Invalid, "error.numberParam", "name", "limit", "value", v)
+		}
+		r.to = min(r.from+n, total)
+	}
+	return r, nil
 }
 
 // GetTopic is GET /api/topics/{topic}: partitions with their open

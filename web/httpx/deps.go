@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
+	"github.com/offsetlab/offsetlab/internal/exercises"
 	"github.com/offsetlab/offsetlab/internal/inspect"
 	"github.com/offsetlab/offsetlab/internal/lab"
 	"github.com/offsetlab/offsetlab/internal/lessons"
@@ -25,7 +26,7 @@ type Lab interface {
 	CreateTopic(ctx context.Context, spec cluster.TopicSpec) (cluster.TopicInfo, error)
 	Log(ctx context.Context, topic string, partition int32, from int64, limit int) (*inspect.Log, error)
 	RecordsPage(ctx context.Context, topic string, partition int32, iso inspect.Isolation, from int64, limit int) (*inspect.RecordsPage, error)
-	Watch(ctx context.Context, topic string, partition int32) (*live.Subscription, error)
+	Watch(ctx context.Context, topic string, partition int32, viewer live.Viewer) (*live.Subscription, error)
 	Events(n int) []live.Event
 	History(ctx context.Context, topic string, partition int32, from int) (live.History, error)
 	Group(ctx context.Context, name string) (cluster.GroupInfo, error)
@@ -71,10 +72,24 @@ type Lessons interface {
 	CleanupConfirmed(ctx context.Context, confirm []string) ([]string, error)
 }
 
+// Exercises grades the hands-on exercises and holds the class that does
+// them; *exercises.Grader is one.
+type Exercises interface {
+	Class() *exercises.Class
+	Current() string
+	Start(id string) (exercises.Exercise, error)
+	Reset(ctx context.Context, id string) (map[string]int64, error)
+	Results(id string) ([]exercises.Result, int64, error)
+	Wait(ctx context.Context, after int64) int64
+}
+
 // Deps are the services the web layer drives: the API and the pages
 // call them, the router hands them to both.
 type Deps struct {
 	Lab Lab
 	// Lessons may be nil: the lesson endpoints then answer 404.
 	Lessons Lessons
+	// Exercises may be nil: the students' and exercises' endpoints then
+	// answer 404.
+	Exercises Exercises
 }

@@ -19,6 +19,7 @@ var statusOf = map[problem.Kind]int{
 	problem.Unsupported: http.StatusUnsupportedMediaType,
 	problem.TooFast:     http.StatusTooManyRequests,
 	problem.Busy:        http.StatusServiceUnavailable,
+	problem.Full:        http.StatusInsufficientStorage,
 	problem.Unavailable: http.StatusServiceUnavailable,
 	problem.Kafka:       http.StatusBadGateway,
 	problem.Internal:    http.StatusInternalServerError,

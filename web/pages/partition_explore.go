@@ -14,6 +14,8 @@ var jumpKinds = []string{
 	string(inspect.JumpCommitMarker),
 	string(inspect.JumpAbortMarker),
 	string(inspect.JumpGap),
+	string(inspect.JumpGapCompacted),
+	string(inspect.JumpGapBeforeLogStart),
 }
 
 // downloadMaxOffsets bounds one JSON Lines download: the page reads the

@@ -3,6 +3,8 @@ package pages
 import (
 	"context"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/offsetlab/offsetlab/internal/catalog"
@@ -14,11 +16,27 @@ import (
 // only whether one is open (LSO below HW).
 const maxOpenTxnTopics = 8
 
-// topicsView is the topics page: every topic with its partitions.
+// topicsPerPage and partitionsPerCard bound the topics page: 50 topics
+// of at most 20 partition rows each, ~1,000 rows whatever the cluster
+// holds (5,000 topics made 8.4 MB of HTML unpaged). The rest of a topic's
+// partitions are on its own page.
+const (
+	topicsPerPage     = 50
+	partitionsPerCard = 20
+)
+
+// topicsView is the topics page: one page of the topics, each with its
+// first partitions.
 type topicsView struct {
 	layoutView
 	ShowInternal bool
-	Topics       []topicRow
+	// Filter keeps the topics whose name contains it (?q=), so that one
+	// topic among a thousand is a search away.
+	Filter string
+	Topics []topicRow
+	// Page is this page's number (from 1) of Pages; First is the index
+	// of its first topic in Total.
+	Page, Pages, First, Total int
 }
 
 // topicRow is one topic of the topics page.
@@ -26,6 +44,31 @@ type topicRow struct {
 	Name       string
 	Internal   bool
 	Partitions []partitionRow
+	// More is how many partitions the card leaves out (partitionsPerCard).
+	More int
+}
+
+// PageRange is "Topics 51–100 of 5,000" as text arguments.
+func (v topicsView) PageRange() (from, to, total string) {
+	return i64(int64(v.First + 1)), i64(int64(v.First + len(v.Topics))), i64(int64(v.Total))
+}
+
+// PagePath is the URL of page n of the list, keeping ?internal and ?q.
+func (v topicsView) PagePath(n int) string {
+	q := url.Values{}
+	if v.ShowInternal {
+		q.Set("internal", "true")
+	}
+	if v.Filter != "" {
+		q.Set("q", v.Filter)
+	}
+	if n > 1 {
+		q.Set("page", strconv.Itoa(n))
+	}
+	if len(q) == 0 {
+		return "/topics"
+	}
+	return "/topics?" + q.Encode()
 }
 
 // partitionRow is one partition of a topic: placement, pointers and how
@@ -61,13 +104,16 @@ func (p partitionRow) Held() bool {
 func (p partitionRow) LogPath() string { return partitionPath(p.Topic, p.Partition) }
 
 // Count is the topic's partition count, as text.
-func (t topicRow) Count() string { return i64(int64(len(t.Partitions))) }
+func (t topicRow) Count() string { return i64(int64(len(t.Partitions) + t.More)) }
 
-// Topics is GET /topics: every topic with its partitions' leader,
-// replicas, ISR, pointers and open transactions; ?internal=true adds
-// Kafka's own topics.
+// Topics is GET /topics[?page=N]: a page of topicsPerPage topics with
+// their partitions' leader, replicas, ISR, pointers and open
+// transactions; ?internal=true adds Kafka's own topics. The router runs it
+// behind the read limiter: it reads every partition's offsets.
 func (s *Server) Topics(w http.ResponseWriter, r *http.Request) {
 	v := topicsView{layoutView: s.newLayout(r, sectionTopics, "Topics"), ShowInternal: r.URL.Query().Get("internal") == "true"}
+	v.Page, _ = strconv.Atoi(r.URL.Query().Get("page"))
+	v.Filter = strings.TrimSpace(r.URL.Query().Get("q"))
 	ctx, cancel := pageContext(r)
 	defer cancel()
 	list := s.deps.Lab.Topics
@@ -79,7 +125,20 @@ func (s *Server) Topics(w http.ResponseWriter, r *http.Request) {
 		s.renderPage(w, r, s.failPage(r, &v.layoutView, err, catalog.Message{}), topicsPage(v))
 		return
 	}
-	v.Topics = s.topicRows(ctx, topics)
+	if v.Filter != "" {
+		var kept []cluster.TopicInfo // a new slice: the list may be shared
+		for _, t := range topics {
+			if strings.Contains(t.Name, v.Filter) {
+				kept = append(kept, t)
+			}
+		}
+		topics = kept
+	}
+	v.Total = len(topics)
+	v.Pages = max(1, (v.Total+topicsPerPage-1)/topicsPerPage)
+	v.Page = min(max(v.Page, 1), v.Pages)
+	v.First = (v.Page - 1) * topicsPerPage
+	v.Topics = s.topicRows(ctx, topics[v.First:min(v.First+topicsPerPage, v.Total)])
 	s.renderPage(w, r, http.StatusOK, topicsPage(v))
 }
 
@@ -92,7 +151,12 @@ func (s *Server) topicRows(ctx context.Context, topics []cluster.TopicInfo) []to
 	for _, t := range topics {
 		row := topicRow{Name: t.Name, Internal: t.Internal || strings.HasPrefix(t.Name, "__")}
 		held := false
-		for _, p := range t.Partitions {
+		parts := t.Partitions
+		if len(parts) > partitionsPerCard {
+			row.More = len(parts) - partitionsPerCard
+			parts = parts[:partitionsPerCard]
+		}
+		for _, p := range parts {
 			pr := partitionRow{Topic: t.Name, PartitionInfo: p, OpenTransactions: 0}
 			if pr.Held() || p.Error != "" {
 				pr.OpenTransactions = -1

@@ -21,6 +21,7 @@ import { HeatStrip } from './partmap.js';
 import { setupExplore } from './explore.js';
 import { reportEpoch } from './producers.js';
 import { plain, setupI18n, t, tr } from '../shared/i18n.js';
+import { showBudget } from '../shared/budget.js';
 
 setupI18n();
 
@@ -58,9 +59,13 @@ function setBanner() {
   document.body.classList.toggle('broker-down', down);
 }
 
+// The data budget: shown now, then with every poll of the cluster.
+if ($('cluster-budget')) api('GET', '/api/cluster').then((c) => showBudget(c.budget), () => {});
+
 async function pollCluster() {
   try {
     const c = await api('GET', '/api/cluster');
+    showBudget(c.budget);
     reach.server = true;
     reach.cluster = c.reachable;
     if (c.reachable) reach.stream = true;
@@ -179,6 +184,10 @@ function onMessage(m) {
       if (m.event) {
         heard(m.event);
         timeline.add(m.event);
+        if (m.event.key === 'narration.compacted' && m.event.topic === state.topic && m.event.partition === state.partition) {
+          view.cleaned();
+          heat.remap();
+        }
       }
       break;
     case 'broker':

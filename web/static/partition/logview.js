@@ -59,9 +59,18 @@ function copyText(copy) {
   return t(copy.kind === 'retry' ? 'cell.retryOfText' : 'cell.sameAsText', { offset: fmt(copy.of) });
 }
 
+/** gapKeys are the legend and screen-reader keys of a gap, by its reason (the log API's). */
+const gapKeys = {
+  compacted: ['legend.gapCompacted', 'cell.describeGapCompacted'],
+  beforeLogStart: ['legend.gapDeleted', 'cell.describeGapDeleted'],
+};
+function gapKey(e, i) {
+  return (gapKeys[e.reason] || ['legend.gap', 'cell.describeGap'])[i];
+}
+
 function tagText(e) {
   if (e.kind === 'control') return t('cell.marker');
-  if (e.kind === 'gap') return t('legend.gap');
+  if (e.kind === 'gap') return t(gapKey(e, 0));
   switch (e.txn) {
     case 'committed': return t('legend.committed');
     case 'aborted': return t('legend.aborted');
@@ -73,14 +82,14 @@ function tagText(e) {
 /** describeKind says what a cell is without its value (the details print the value once, below). */
 export function describeKind(e) {
   if (e.kind === 'control') return t('cell.describeMarker', { marker: e.marker || 'control', producer: producerLabel(e.producerId), epoch: e.producerEpoch });
-  if (e.kind === 'gap') return t('cell.describeGap');
+  if (e.kind === 'gap') return t(gapKey(e, 1));
   return t({ committed: 'legend.committedSr', aborted: 'legend.abortedSr', open: 'cell.describeOpen' }[e.txn] || 'cell.describeNoTxn');
 }
 
 /** describe is a cell's sentence for screen readers. */
 export function describe(e) {
   if (e.kind === 'control') return t('cell.describeMarker', { marker: e.marker || 'control', producer: producerLabel(e.producerId), epoch: e.producerEpoch });
-  if (e.kind === 'gap') return t('cell.describeGap');
+  if (e.kind === 'gap') return t(gapKey(e, 1));
   const what = t({ committed: 'legend.committedSr', aborted: 'legend.abortedSr', open: 'cell.describeOpen' }[e.txn] || 'cell.describeNoTxn');
   return t('cell.describe', { what, value: valueText(e) });
 }
@@ -252,6 +261,17 @@ export class LogView {
       if (p.logStartOffset > old.logStartOffset) live.cache.markStale(old.logStartOffset, p.logStartOffset);
     }
     if (!this.replaying) this.afterGrowth();
+  }
+
+  /**
+   * cleaned refetches every known offset: the log cleaner removed records
+   * below the LSO, which the live stream (the log's tail) never carries.
+   */
+  cleaned() {
+    const live = this.replaying ? this.stash : this;
+    if (!live.pointers) return;
+    live.cache.markStale(live.pointers.logStartOffset, live.pointers.highWatermark);
+    if (!this.replaying) this.schedule();
   }
 
   applyGroups(groups) {
@@ -669,7 +689,7 @@ export class LogView {
     const kind = offset === this.hw ? 'next' : e ? e.kind : 'loading';
     const here = flags.get(offset) || [];
     const copy = copyOf(e, this.retryOf);
-    const key = [offset, kind, e && e.txn, e && e.marker, e && e.readCommitted, e && e.readUncommitted, e && e.key, e && e.value,
+    const key = [offset, kind, e && e.txn, e && e.reason, e && e.marker, e && e.readCommitted, e && e.readUncommitted, e && e.key, e && e.value,
       e && e.timestamp, e && JSON.stringify(e.headers || []), here.map((f) => f.id + '=' + f.value).join(','), copy && copy.kind + copy.of,
       this.pointers.lastStableOffset, this.hw, this.selected === offset, this.marked.has(offset)].join('|');
     if (row._key === key) return;
@@ -704,7 +724,7 @@ export class LogView {
     const here = inLog ? flags.get(offset) : undefined;
     const flagKey = here ? here.map((f) => f.id + '=' + f.value).join(',') : '';
     const copy = copyOf(e, this.retryOf);
-    const key = [offset, kind, e && e.txn, e && e.marker, e && e.readCommitted, e && e.readUncommitted,
+    const key = [offset, kind, e && e.txn, e && e.reason, e && e.marker, e && e.readCommitted, e && e.readUncommitted,
       e && e.value, e && e.producerId, e && alias(e.producerId), e && e.batchBaseOffset, flagKey, copy && copy.kind + copy.of,
       this.pointers.lastStableOffset, this.hw, this.selected === offset, this.marked.has(offset)].join('|');
     if (slot._key === key) return;
@@ -722,6 +742,8 @@ export class LogView {
     cell.dataset.txn = e ? e.txn : 'none';
     if (e && e.marker) cell.dataset.marker = e.marker;
     else delete cell.dataset.marker;
+    if (e && e.kind === 'gap') cell.dataset.reason = e.reason || 'unknown';
+    else delete cell.dataset.reason;
     if (copy) {
       cell.dataset.copy = copy.kind;
       cell.dataset.copyOf = copy.of;

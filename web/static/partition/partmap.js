@@ -270,7 +270,12 @@ export class HeatStrip {
     const parts = [];
     const each = [
       ['plain', 'strip.plain'], ['committed', 'strip.committed'], ['aborted', 'strip.aborted'], ['open', 'strip.openRecords'],
-      ['commitMarkers', 'strip.commitMarkers'], ['abortMarkers', 'strip.abortMarkers'], ['gaps', 'strip.gaps'],
+      ['commitMarkers', 'strip.commitMarkers'], ['abortMarkers', 'strip.abortMarkers'],
+      // Gaps by why they are empty (the map's per-reason counts); an
+      // older server's map has only the total.
+      ...(sum.gaps > sum.gapsCompacted + sum.gapsBeforeLogStart + sum.gapsUnknown
+        ? [['gaps', 'strip.gaps']]
+        : [['gapsCompacted', 'strip.gapsCompacted'], ['gapsBeforeLogStart', 'strip.gapsDeleted'], ['gapsUnknown', 'strip.gaps']]),
     ];
     for (const [k, key] of each) if (sum[k] > 0) parts.push(t(key, { count: fmt(sum[k]) }));
     const range = { from: fmt(this.base), to: fmt(this.mappedTo), secs: (this.tookMs / 1000).toFixed(1), pct };

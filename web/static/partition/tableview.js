@@ -93,7 +93,7 @@ function headerText(headers) {
 function outcome(e, kind) {
   if (kind === 'next') return ['table.out.next', 'next'];
   if (!e) return ['cell.loading', 'loading'];
-  if (e.kind === 'gap') return ['table.out.gap', 'gap'];
+  if (e.kind === 'gap') return [{ compacted: 'table.out.gapCompacted', beforeLogStart: 'table.out.gapDeleted' }[e.reason] || 'table.out.gap', 'gap'];
   if (e.kind === 'control') return [e.marker === 'ABORT' ? 'table.out.abortMarker' : 'table.out.commitMarker', e.marker === 'ABORT' ? 'abort' : 'commit'];
   return [{ committed: 'table.out.committed', aborted: 'table.out.aborted', open: 'table.out.open' }[e.txn] || 'table.out.none', e.txn || 'none'];
 }

@@ -9,9 +9,11 @@
 
 import { api, apiPartition, showErrorText } from '../shared/api.js';
 import { setupI18n, tr } from '../shared/i18n.js';
+import { watchBudget } from '../shared/budget.js';
 import { setupStrips } from './strips.js';
 
 setupI18n();
+watchBudget();
 
 const $ = (id) => document.getElementById(id);
 const main = $('app');

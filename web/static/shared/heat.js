@@ -30,7 +30,8 @@ export const COUNTS = ['plain', 'committed', 'commitMarkers', 'aborted', 'abortM
 
 /** totals adds up buckets' counts. */
 export function totals(buckets) {
-  const t = { plain: 0, committed: 0, aborted: 0, open: 0, commitMarkers: 0, abortMarkers: 0, gaps: 0 };
+  const t = { plain: 0, committed: 0, aborted: 0, open: 0, commitMarkers: 0, abortMarkers: 0, gaps: 0,
+    gapsCompacted: 0, gapsBeforeLogStart: 0, gapsUnknown: 0 };
   for (const b of buckets || []) for (const k in t) t[k] += b[k] || 0;
   return t;
 }

@@ -22,9 +22,16 @@ const bucket = (from, to, counts) => ({ from, to, plain: 0, committed: 0, aborte
 const near = (a, b) => Math.abs(a - b) < 1e-9;
 
 test('totals adds up the buckets', () => {
-  assert.deepEqual(totals([bucket(0, 10, { plain: 4, gaps: 1 }), bucket(10, 20, { plain: 1, open: 2 })]),
-    { plain: 5, committed: 0, aborted: 0, open: 2, commitMarkers: 0, abortMarkers: 0, gaps: 1 });
+  assert.deepEqual(totals([bucket(0, 10, { plain: 4, gaps: 1, gapsCompacted: 1 }), bucket(10, 20, { plain: 1, open: 2 })]),
+    { plain: 5, committed: 0, aborted: 0, open: 2, commitMarkers: 0, abortMarkers: 0, gaps: 1, gapsCompacted: 1, gapsBeforeLogStart: 0, gapsUnknown: 0 });
   assert.equal(totals(undefined).plain, 0);
+});
+
+test('totals keeps the gaps by reason, which add up to the gaps', () => {
+  const t = totals([bucket(0, 4, { gaps: 4, gapsBeforeLogStart: 4 }), bucket(4, 8, { gaps: 3, gapsCompacted: 2, gapsUnknown: 1, plain: 1 })]);
+  assert.equal(t.gaps, 7);
+  assert.equal(t.gapsBeforeLogStart + t.gapsCompacted + t.gapsUnknown, t.gaps);
+  assert.deepEqual([t.gapsBeforeLogStart, t.gapsCompacted, t.gapsUnknown], [4, 2, 1]);
 });
 
 test('a horizontal strip stacks a bucket\'s classes from the bottom up, in proportion', () => {

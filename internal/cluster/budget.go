@@ -1,0 +1,258 @@
+package cluster
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"syscall"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kfake"
+)
+
+// This file is the embedded broker's data budget. kfake stores whatever it
+// is sent, for ever (Kafka's retention.bytes defaults to -1, and kfake
+// applies retention only to topics that set it): one student's loop can
+// fill the teacher's disk at hundreds of MB/s, and every stored batch also
+// costs the process memory for its index entry, however small the batch.
+// The budget counts what the stored data really costs and refuses writes
+// past it, through kfake's storage hook (third_party/kfake/storage_budget.go),
+// before anything is stored. Nothing stored is ever deleted to make room: a
+// teacher frees space by deleting topics ("Clean up lab topics", Delete),
+// which gives their cost back.
+//
+// The refusal is POLICY_VIOLATION, with a sentence in the Produce
+// response's ErrorMessage (v8+) saying which budget is full. Kafka answers
+// a failing log directory with KAFKA_STORAGE_ERROR and a quota with
+// throttling; both are retriable, so a client would retry or wait until
+// its delivery timeout (librdkafka: five minutes) and then report a
+// timeout, never the reason. POLICY_VIOLATION is not retriable: kgo fails
+// the record at once with "POLICY_VIOLATION: Request parameters do not
+// satisfy the configured policy.", kcat prints "Broker: Policy violation"
+// and confluent-kafka raises KafkaError POLICY_VIOLATION ("Broker: Policy
+// violation"); a transactional producer must abort. A segment write that
+// fails with ENOSPC (the disk itself is full) is answered the same way.
+
+// Per-batch costs, on top of a batch's bytes in its segment file.
+const (
+	// IndexEntryBytes is a batch's entry in the index file beside its
+	// segment (kfake persist.go indexEntrySize).
+	IndexEntryBytes = 15
+	// BatchMemoryBytes is the memory the broker holds per stored batch
+	// for its in-memory index (kfake's batchMeta, 72 bytes, in a slice
+	// grown by append): measured as ~87 bytes per batch with 8 million
+	// one-record batches. The process's RSS grows by up to twice that
+	// while the garbage collector catches up (468,473 batches: +78 MiB).
+	BatchMemoryBytes = 88
+	// BatchOverheadBytes is what a batch costs besides its own bytes.
+	BatchOverheadBytes = IndexEntryBytes + BatchMemoryBytes
+)
+
+// DefaultEmbeddedMaxBytes is the embedded broker's default data budget,
+// 256 MiB, sized for a laptop: the seeds' lessons store kilobytes, and a
+// class that writes its own experiments has room for a quarter of a million
+// 1 KB records. In the worst case — one-record batches of a few bytes,
+// about 170 bytes each with their overhead — the budget holds 1.6 million
+// batches whose index takes 138 MiB of memory, a quarter of the server's
+// default 512 MiB soft memory limit, and the data directory stays under
+// 256 MiB of disk.
+const DefaultEmbeddedMaxBytes = 256 << 20
+
+// DataBudget bounds what the embedded broker stores, counted as
+// DataCost counts it. Writes past it are refused; nothing is deleted.
+type DataBudget struct {
+	// MaxBytes is the whole budget; zero takes DefaultEmbeddedMaxBytes,
+	// a negative value means no budget.
+	MaxBytes int64
+	// ClientMaxBytes is each client address's share (by the address
+	// its connections come from, like MaxConnectionsPerIP); zero takes
+	// MaxBytes/8. Clients on this host — the dashboard itself, the
+	// teacher's tools — have no share of their own: they may use the
+	// whole budget. Clients on other hosts together may use at most
+	// three quarters of it, so that a class filling its shares leaves
+	// the teacher room for the lessons.
+	ClientMaxBytes int64
+}
+
+// BudgetStatus is the data budget as the page shows it.
+type BudgetStatus struct {
+	// UsedBytes is what the stored data costs (DataCost); MaxBytes
+	// the budget; ClientMaxBytes each other host's share.
+	UsedBytes      int64 `json:"usedBytes"`
+	MaxBytes       int64 `json:"maxBytes"`
+	ClientMaxBytes int64 `json:"clientMaxBytes"`
+	// SegmentBytes and Batches are what the cost is made of.
+	SegmentBytes int64 `json:"segmentBytes"`
+	Batches      int64 `json:"batches"`
+	// Full says that less than FullMarginBytes (or, for a budget under
+	// 16 MiB, a sixteenth of it) remain: a producer's next batch may be
+	// refused.
+	Full bool `json:"full"`
+}
+
+// FullMarginBytes is how close to the budget it counts as full: one
+// producer batch of Kafka's default max.message.bytes.
+const FullMarginBytes = 1 << 20
+
+// DataCost is what stored data costs the budget: its segment bytes plus,
+// per batch, its index entry on disk and its index entry in memory.
+func DataCost(u kfake.StorageUsage) int64 {
+	return u.SegmentBytes + u.Batches*BatchOverheadBytes
+}
+
+// withDefaults fills the zero fields.
+func (b DataBudget) withDefaults() DataBudget {
+	if b.MaxBytes == 0 {
+		b.MaxBytes = DefaultEmbeddedMaxBytes
+	}
+	if b.ClientMaxBytes <= 0 {
+		b.ClientMaxBytes = b.MaxBytes / 8
+	}
+	return b
+}
+
+// dataBudget is the budget's state: what each client address on another
+// host stored, per topic, so that deleting a topic gives its writers
+// their share back. It forgets shares at restart (the stored data still
+// counts against the whole budget).
+type dataBudget struct {
+	limits DataBudget
+	log    *throttledLog
+
+	mu       sync.Mutex
+	clients  map[string]int64              // client IP -> cost stored
+	byTopic  map[[16]byte]map[string]int64 // topic ID -> client IP -> cost stored
+	students int64                         // sum of clients
+}
+
+func newDataBudget(limits DataBudget, log *throttledLog) *dataBudget {
+	return &dataBudget{limits: limits, log: log, clients: make(map[string]int64), byTopic: make(map[[16]byte]map[string]int64)}
+}
+
+// hooks are the kfake storage hooks that enforce the budget.
+func (d *dataBudget) hooks() kfake.StorageHooks {
+	return kfake.StorageHooks{Admit: d.admit, WriteFailed: d.writeFailed, TopicDeleted: d.topicDeleted}
+}
+
+// admit refuses a batch that would take the store, the client's share or
+// the other hosts' part past the budget, and counts the client's share of
+// one it lets through.
+func (d *dataBudget) admit(b kfake.ProducedBatch) (int16, string) {
+	cost := int64(b.Bytes) + BatchOverheadBytes
+	used := DataCost(b.Usage)
+	if d.limits.MaxBytes > 0 && used+cost > d.limits.MaxBytes {
+		d.log.warn("budget: full", "Kafka port: refused a write: the embedded broker's data budget is full",
+			"remote", addrString(b.Remote), "topic", b.Topic, "used", used, "max", d.limits.MaxBytes)
+		return kerr.PolicyViolation.Code, fmt.Sprintf(
+			"The embedded broker's data budget is full (%s of %s used): nothing more is stored until a teacher deletes topics.",
+			mib(used), mib(d.limits.MaxBytes))
+	}
+	ip, sameHost := addrIP(b.Remote, b.Local)
+	if sameHost || d.limits.MaxBytes <= 0 {
+		return 0, ""
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if mine := d.clients[ip]; mine+cost > d.limits.ClientMaxBytes {
+		d.log.warn("budget: client share", "Kafka port: refused a write: the client has used its share of the data budget",
+			"remote", ip, "topic", b.Topic, "stored", mine, "share", d.limits.ClientMaxBytes)
+		return kerr.PolicyViolation.Code, fmt.Sprintf(
+			"Client %s has used its share of the embedded broker's data budget (%s of %s): nothing more from it is stored until its topics are deleted.",
+			ip, mib(mine), mib(d.limits.ClientMaxBytes))
+	}
+	if part := d.limits.MaxBytes / 4 * 3; d.students+cost > part {
+		d.log.warn("budget: other hosts", "Kafka port: refused a write: clients on other hosts have used their part of the data budget",
+			"remote", ip, "topic", b.Topic, "stored", d.students, "part", part)
+		return kerr.PolicyViolation.Code, fmt.Sprintf(
+			"Clients on other hosts have used their part of the embedded broker's data budget (%s of %s): nothing more from them is stored until topics are deleted.",
+			mib(d.students), mib(part))
+	}
+	d.clients[ip] += cost
+	d.students += cost
+	t := d.byTopic[b.TopicID]
+	if t == nil {
+		t = make(map[string]int64)
+		d.byTopic[b.TopicID] = t
+	}
+	t[ip] += cost
+	return 0, ""
+}
+
+// writeFailed gives back the share admit counted for a batch that was not
+// stored, and answers a full disk as the budget does.
+func (d *dataBudget) writeFailed(b kfake.ProducedBatch, err error) (int16, string) {
+	if ip, sameHost := addrIP(b.Remote, b.Local); !sameHost {
+		d.mu.Lock()
+		d.release(b.TopicID, ip, int64(b.Bytes)+BatchOverheadBytes)
+		d.mu.Unlock()
+	}
+	if errors.Is(err, syscall.ENOSPC) {
+		d.log.warn("budget: disk full", "Kafka port: refused a write: no space left on the data directory's disk", "topic", b.Topic, "error", err)
+		return kerr.PolicyViolation.Code, "The embedded broker's disk is full (no space left on device): nothing more is stored until space is freed."
+	}
+	d.log.warn("budget: write failed", "Kafka port: a write to the data directory failed", "topic", b.Topic, "error", err)
+	return kerr.KafkaStorageError.Code, ""
+}
+
+// topicDeleted gives every client its share of the topic back.
+func (d *dataBudget) topicDeleted(_ string, id [16]byte) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for ip, cost := range d.byTopic[id] {
+		d.release(id, ip, cost)
+	}
+	delete(d.byTopic, id)
+}
+
+// release takes cost off ip's share of topic id; d.mu must be held.
+func (d *dataBudget) release(id [16]byte, ip string, cost int64) {
+	if t := d.byTopic[id]; t != nil {
+		if t[ip] -= cost; t[ip] <= 0 {
+			delete(t, ip)
+		}
+	}
+	if d.clients[ip] -= cost; d.clients[ip] <= 0 {
+		delete(d.clients, ip)
+	}
+	d.students -= cost
+}
+
+// clientShare is what client ip has stored.
+func (d *dataBudget) clientShare(ip string) int64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.clients[ip]
+}
+
+// status is the budget as the page shows it, for the store's usage u.
+func (d *dataBudget) status(u kfake.StorageUsage) BudgetStatus {
+	used := DataCost(u)
+	s := BudgetStatus{UsedBytes: used, MaxBytes: d.limits.MaxBytes, SegmentBytes: u.SegmentBytes, Batches: u.Batches}
+	if d.limits.MaxBytes > 0 {
+		s.ClientMaxBytes = d.limits.ClientMaxBytes
+		s.Full = used+min(FullMarginBytes, d.limits.MaxBytes/16) > d.limits.MaxBytes
+	}
+	return s
+}
+
+// addrIP is the IP of remote and whether it is this host talking to
+// itself (the same address on both ends, as remoteIP says of a conn).
+func addrIP(remote, local net.Addr) (ip string, sameHost bool) {
+	r, ok1 := remote.(*net.TCPAddr)
+	l, ok2 := local.(*net.TCPAddr)
+	if !ok1 || !ok2 {
+		return addrString(remote), true
+	}
+	return r.IP.String(), r.IP.Equal(l.IP)
+}
+
+func addrString(a net.Addr) string {
+	if a == nil {
+		return ""
+	}
+	return a.String()
+}
+
+// mib formats n bytes in MiB with one decimal, as the refusals say it.
+func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }

@@ -1,0 +1,238 @@
+package cluster
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sasl/scram"
+
+	"github.com/offsetlab/offsetlab/internal/problem"
+)
+
+// StudentMechanism is the SASL mechanism of a classroom's students and of
+// the embedded broker's super user: SCRAM-SHA-256, which confluent-kafka,
+// the Java client, kcat and franz-go all speak.
+const StudentMechanism = "SCRAM-SHA-256"
+
+// scramIterations is what Kafka's own tools use by default.
+const scramIterations = 8192
+
+// StudentAuth makes the embedded broker's Kafka port a classroom's: SASL
+// on every connection, ACLs on every request, and Admin, a super user the
+// dashboard's own clients authenticate as. Students are added later, one
+// at a time, with AddStudent.
+//
+// kfake keeps users and ACLs under the data directory, so the password of
+// Admin must be the same from one start to the next on one data directory
+// (the server keeps it in a file there).
+type StudentAuth struct {
+	Admin         string
+	AdminPassword string
+}
+
+// brokerOpts are the kfake options of a classroom's broker.
+func (a *StudentAuth) brokerOpts() []kfake.Opt {
+	return []kfake.Opt{
+		kfake.EnableSASL(),
+		kfake.EnableACLs(),
+		kfake.Superuser(StudentMechanism, a.Admin, a.AdminPassword),
+	}
+}
+
+// clientOpts are what the dashboard's clients add to authenticate.
+func (a *StudentAuth) clientOpts() []kgo.Opt {
+	return []kgo.Opt{kgo.SASL(scram.Auth{User: a.Admin, Pass: a.AdminPassword}.AsSha256Mechanism())}
+}
+
+// security is what /api/cluster reports of a classroom's port; zero
+// without one.
+func (a *StudentAuth) security() Security {
+	if a == nil {
+		return Security{}
+	}
+	return Security{Protocol: "SASL_PLAINTEXT", Mechanism: StudentMechanism, User: a.Admin}
+}
+
+// advertisedAddr is host with bound's port.
+func advertisedAddr(bound net.Addr, host string) net.Addr {
+	port := 0
+	if t, ok := bound.(*net.TCPAddr); ok {
+		port = t.Port
+	} else if _, p, err := net.SplitHostPort(bound.String()); err == nil {
+		port, _ = strconv.Atoi(p)
+	}
+	return hostPort{addr: net.JoinHostPort(host, strconv.Itoa(port))}
+}
+
+// hostPort is a net.Addr named by a host that need not be an IP address.
+type hostPort struct{ addr string }
+
+func (h hostPort) Network() string { return "tcp" }
+func (h hostPort) String() string  { return h.addr }
+
+// Student is what a classroom's student may do on the brokers: every
+// topic, group and transactional id that starts with Prefix, and read the
+// shared topics.
+type Student struct {
+	User     string
+	Password string
+	// Mechanism is "SCRAM-SHA-256" (the default) or "SCRAM-SHA-512":
+	// the one the cluster's listener enables.
+	Mechanism string
+	// Prefix starts each of the student's names ("ann-").
+	Prefix string
+	// SharedTopics are the teacher's topics every student reads.
+	SharedTopics []string
+}
+
+// ErrUnmanaged is the cause of AddStudent's problem when the dashboard's
+// own user may not create users or ACLs: the cluster's owner sets them.
+var ErrUnmanaged = errors.New("cluster: the dashboard may not create users or ACLs")
+
+// AddStudent creates the student's SCRAM user (or changes its password)
+// and the ACLs that confine them to their prefix, with
+// AlterUserScramCredentials and CreateAcls — on the embedded broker of a
+// classroom and on a real cluster alike. It costs two admin requests. A
+// cluster that refuses them for want of rights answers a problem.Forbidden
+// whose cause is ErrUnmanaged; nothing is left half made that a second
+// call would not complete.
+func (c *Cluster) AddStudent(ctx context.Context, s Student) error {
+	mechanism := kadm.ScramSha256
+	if s.Mechanism == "SCRAM-SHA-512" {
+		mechanism = kadm.ScramSha512
+	}
+	altered, err := c.admin.AlterUserSCRAMs(ctx, nil, []kadm.UpsertSCRAM{{
+		User: s.User, Mechanism: mechanism, Iterations: scramIterations, Password: s.Password,
+	}})
+	if err == nil {
+		for _, a := range altered {
+			if a.Err != nil {
+				err = a.Err
+			}
+		}
+	}
+	if err != nil {
+		return studentErr(s.User, err)
+	}
+	principal := "User:" + s.User
+	own := kadm.NewACLs().Allow(principal).AllowHosts().
+		Topics(s.Prefix).Groups(s.Prefix).TransactionalIDs(s.Prefix).
+		ResourcePatternType(kadm.ACLPatternPrefixed).Operations(kadm.OpAll)
+	builders := []*kadm.ACLBuilder{own}
+	if len(s.SharedTopics) > 0 {
+		builders = append(builders, kadm.NewACLs().Allow(principal).AllowHosts().
+			Topics(s.SharedTopics...).ResourcePatternType(kadm.ACLPatternLiteral).
+			Operations(kadm.OpRead, kadm.OpDescribe))
+	}
+	for _, b := range builders {
+		results, err := c.admin.CreateACLs(ctx, b)
+		if err == nil {
+			for _, r := range results {
+				if r.Err != nil {
+					err = r.Err
+				}
+			}
+		}
+		if err != nil {
+			return studentErr(s.User, err)
+		}
+	}
+	return nil
+}
+
+// studentErr names why a student's user or ACLs could not be made.
+func studentErr(user string, err error) error {
+	if errors.Is(err, kerr.ClusterAuthorizationFailed) || errors.Is(err, kerr.SecurityDisabled) ||
+		errors.Is(err, kerr.UnsupportedSaslMechanism) || errors.Is(err, kerr.UnsupportedVersion) {
+		return problem.Wrap(fmt.Errorf("%w: %w", ErrUnmanaged, err), problem.Forbidden, "error.studentUnmanaged", "user", user)
+	}
+	return problem.Wrap(fmt.Errorf("cluster: add student %s: %w", user, err), problem.Unavailable, "error.studentNotAdded", "user", user, "error", err.Error())
+}
+
+// ClassroomAdminUser is the embedded classroom broker's super user, the
+// dashboard's own identity there. Its hyphen keeps it apart from every
+// student's name.
+const ClassroomAdminUser = "offsetlab-admin"
+
+// adminSecretFile holds the super user's password under the data
+// directory, readable by its owner only.
+const adminSecretFile = "classroom-admin.secret"
+
+// ClassroomAdmin is the super user of a classroom's embedded broker on
+// dataDir: its password is read from the data directory, or made and
+// written there on first use, so that the users kfake persists there keep
+// working across restarts. An empty dataDir (in memory) makes a fresh one.
+func ClassroomAdmin(dataDir string) (*StudentAuth, error) {
+	a := &StudentAuth{Admin: ClassroomAdminUser}
+	if dataDir == "" {
+		a.AdminPassword = randomSecret()
+		return a, nil
+	}
+	path := filepath.Join(dataDir, adminSecretFile)
+	if b, err := os.ReadFile(path); err == nil && len(strings.TrimSpace(string(b))) > 0 {
+		a.AdminPassword = strings.TrimSpace(string(b))
+		return a, nil
+	}
+	if err := os.MkdirAll(dataDir, 0o755); err != nil {
+		return nil, fmt.Errorf("cluster: create data dir %s: %w", dataDir, err)
+	}
+	a.AdminPassword = randomSecret()
+	if err := os.WriteFile(path, []byte(a.AdminPassword+"\n"), 0o600); err != nil {
+		return nil, fmt.Errorf("cluster: keep the classroom's admin password: %w", err)
+	}
+	return a, nil
+}
+
+// randomSecret is 192 bits from crypto/rand, URL-safe.
+func randomSecret() string {
+	b := make([]byte, 24)
+	_, _ = rand.Read(b) // never fails on supported platforms
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// PrefixInUse reports whether a topic, group or transactional id of the
+// cluster already starts with prefix: a student whose ACLs would cover
+// someone else's names must pick another name. It costs a metadata
+// request, a ListGroups and a ListTransactions.
+func (c *Cluster) PrefixInUse(ctx context.Context, prefix string) (bool, error) {
+	topics, err := c.AllTopics(ctx)
+	if err != nil {
+		return false, err
+	}
+	for _, t := range topics {
+		if strings.HasPrefix(t.Name, prefix) {
+			return true, nil
+		}
+	}
+	groups, err := c.ListGroups(ctx)
+	if err != nil {
+		return false, err
+	}
+	for _, g := range groups {
+		if strings.HasPrefix(g.Group, prefix) {
+			return true, nil
+		}
+	}
+	txns, err := c.ListTransactions(ctx)
+	if err != nil {
+		return false, err
+	}
+	for _, t := range txns {
+		if strings.HasPrefix(t.TransactionalID, prefix) {
+			return true, nil
+		}
+	}
+	return false, nil
+}

@@ -1,0 +1,227 @@
+package api
+
+import (
+	"context"
+	"encoding/csv"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/offsetlab/offsetlab/internal/exercises"
+	"github.com/offsetlab/offsetlab/internal/problem"
+	"github.com/offsetlab/offsetlab/web/httpx"
+)
+
+// longPoll bounds how long GET …/results?after= waits for a change.
+const longPoll = 25 * time.Second
+
+// ListExercises is GET /api/exercises.
+func (s *Server) ListExercises(w http.ResponseWriter, r *http.Request) {
+	if !s.exercisesEnabled(w, r) {
+		return
+	}
+	out := []exercises.Summary{}
+	for _, e := range exercises.Builtin() {
+		out = append(out, e.Summary())
+	}
+	var current *string
+	if c := s.deps.Exercises.Current(); c != "" {
+		current = &c
+	}
+	httpx.WriteJSON(w, http.StatusOK, map[string]any{"exercises": out, "current": current})
+}
+
+// exerciseView is one exercise for the caller: what to build and the
+// starter code, with the caller's names.
+type exerciseView struct {
+	exercises.Summary
+	Current  bool                `json:"current"`
+	Names    exercises.Names     `json:"names"`
+	Steps    []exercises.Text    `json:"steps"`
+	Starters []exercises.Starter `json:"starters"`
+}
+
+// view is ex for the request's caller: a student's own names and
+// credentials, or the teacher's placeholders.
+func (s *Server) view(r *http.Request, ex exercises.Exercise) exerciseView {
+	id := s.deps.Exercises.Class().Placeholder("<name>")
+	names := ex.NamesFor("<name>")
+	if st, ok := s.studentOf(r); ok {
+		id, names = st.Kafka, ex.NamesFor(st.Name)
+	}
+	return exerciseView{
+		Summary: ex.Summary(), Current: s.deps.Exercises.Current() == ex.ID, Names: names,
+		Steps: ex.StepTexts(names, id.Bootstrap), Starters: ex.Starters(id, names),
+	}
+}
+
+// exerciseOf is the path's exercise, or a 404 written.
+func (s *Server) exerciseOf(w http.ResponseWriter, r *http.Request) (exercises.Exercise, bool) {
+	if !s.exercisesEnabled(w, r) {
+		return exercises.Exercise{}, false
+	}
+	id := httpx.PathParam(r, "exercise")
+	ex, ok := exercises.Find(id)
+	if !ok {
+		s.writeError(w, r, problem.New(problem.NotFound, "error.unknownExercise", "exercise", id))
+	}
+	return ex, ok
+}
+
+// GetExercise is GET /api/exercises/{exercise}.
+func (s *Server) GetExercise(w http.ResponseWriter, r *http.Request) {
+	ex, ok := s.exerciseOf(w, r)
+	if !ok {
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store") // a student's starters hold their password
+	httpx.WriteJSON(w, http.StatusOK, s.view(r, ex))
+}
+
+// ExerciseAction is POST /api/exercises/{exercise}/{start|reset}, the
+// teacher's (the router lets only the teacher write).
+func (s *Server) ExerciseAction(w http.ResponseWriter, r *http.Request) {
+	ex, ok := s.exerciseOf(w, r)
+	if !ok {
+		return
+	}
+	switch action := httpx.PathParam(r, "action"); action {
+	case "start":
+		if _, err := s.deps.Exercises.Start(ex.ID); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		httpx.WriteJSON(w, http.StatusOK, s.view(r, ex))
+	case "reset":
+		from, err := s.deps.Exercises.Reset(r.Context(), ex.ID)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		httpx.WriteJSON(w, http.StatusOK, map[string]any{"exercise": ex.ID, "from": from})
+	default:
+		s.writeError(w, r, problem.New(problem.NotFound, "error.unknownExerciseAction", "action", action))
+	}
+}
+
+// checkView is one check of a result as the API sends it.
+type checkView struct {
+	Key      string             `json:"key"`
+	OK       bool               `json:"ok"`
+	Evidence exercises.Evidence `json:"evidence"`
+	Hint     string             `json:"hint,omitempty"`
+	HintCode string             `json:"hintCode,omitempty"`
+	HintArgs map[string]string  `json:"hintArgs,omitempty"`
+}
+
+// resultView is one student's result.
+type resultView struct {
+	Name      string      `json:"name"`
+	Done      bool        `json:"done"`
+	Checks    []checkView `json:"checks"`
+	CheckedAt *time.Time  `json:"checkedAt"`
+}
+
+func viewOf(res exercises.Result) resultView {
+	v := resultView{Name: res.Name, Done: res.Done, Checks: []checkView{}}
+	if !res.CheckedAt.IsZero() {
+		v.CheckedAt = &res.CheckedAt
+	}
+	for _, c := range res.Checks {
+		cv := checkView{Key: c.Key, OK: c.OK, Evidence: c.Evidence}
+		if !c.Hint.IsZero() {
+			cv.Hint, cv.HintCode, cv.HintArgs = c.Hint.String(), c.Hint.Key, c.Hint.Args
+		}
+		v.Checks = append(v.Checks, cv)
+	}
+	return v
+}
+
+// visibleResults are the exercise's results the caller may see: the
+// teacher every student's, a student their own. It waits for a version
+// past after (when after >= 0) for at most longPoll.
+func (s *Server) visibleResults(w http.ResponseWriter, r *http.Request, ex exercises.Exercise, after int64) ([]resultView, int64, bool) {
+	teacher := httpx.RoleOf(r) == httpx.Teacher
+	me, isStudent := s.studentOf(r)
+	if !teacher && !isStudent {
+		s.writeError(w, r, problem.New(problem.Forbidden, "error.notAStudent"))
+		return nil, 0, false
+	}
+	if after >= 0 {
+		ctx, cancel := context.WithTimeout(r.Context(), longPoll)
+		s.deps.Exercises.Wait(ctx, after)
+		cancel()
+	}
+	results, version, err := s.deps.Exercises.Results(ex.ID)
+	if err != nil {
+		s.writeError(w, r, err)
+		return nil, 0, false
+	}
+	out := []resultView{}
+	for _, res := range results {
+		if teacher || res.Name == me.Name {
+			out = append(out, viewOf(res))
+		}
+	}
+	return out, version, true
+}
+
+// GetResults is GET /api/exercises/{exercise}/results[?after=V].
+func (s *Server) GetResults(w http.ResponseWriter, r *http.Request) {
+	ex, ok := s.exerciseOf(w, r)
+	if !ok {
+		return
+	}
+	after := int64(-1)
+	if a := r.URL.Query().Get("after"); a != "" {
+		v, err := strconv.ParseInt(a, 10, 64)
+		if err != nil || v < 0 {
+			s.writeError(w, r, problem.New(problem.Invalid, "error.numberParam", "name", "after", "value", a))
+			return
+		}
+		after = v
+	}
+	results, version, ok := s.visibleResults(w, r, ex, after)
+	if !ok {
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	httpx.WriteJSON(w, http.StatusOK, map[string]any{"exercise": ex.ID, "version": version, "students": results})
+}
+
+// GetResultsCSV is GET /api/exercises/{exercise}/results.csv (the
+// teacher's): one row per student, name, done and 1/0 per check.
+func (s *Server) GetResultsCSV(w http.ResponseWriter, r *http.Request) {
+	ex, ok := s.exerciseOf(w, r)
+	if !ok {
+		return
+	}
+	if httpx.RoleOf(r) != httpx.Teacher {
+		s.writeError(w, r, problem.New(problem.Forbidden, "error.studentView"))
+		return
+	}
+	results, _, err := s.deps.Exercises.Results(ex.ID)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	w.Header().Set("Content-Disposition", `attachment; filename="`+ex.ID+`-results.csv"`)
+	out := csv.NewWriter(w)
+	_ = out.Write(append([]string{"name", "done"}, ex.CheckKeys()...))
+	for _, res := range results {
+		row := []string{res.Name, bit(res.Done)}
+		for _, c := range res.Checks {
+			row = append(row, bit(c.OK))
+		}
+		_ = out.Write(row)
+	}
+	out.Flush()
+}
+
+func bit(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}

@@ -1,0 +1,105 @@
+package api
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/offsetlab/offsetlab/internal/exercises"
+	"github.com/offsetlab/offsetlab/internal/problem"
+	"github.com/offsetlab/offsetlab/web/httpx"
+)
+
+// StudentCookie names the cookie that says which student a browser is.
+const StudentCookie = "offsetlab_student"
+
+// JoinPath is where students join: the one write a student may send (see
+// the router's guardWrites).
+const JoinPath = "/api/classroom/students"
+
+// exercisesEnabled answers 404 when the server was built without a class.
+func (s *Server) exercisesEnabled(w http.ResponseWriter, r *http.Request) bool {
+	if s.deps.Exercises == nil {
+		s.writeError(w, r, problem.New(problem.NotFound, "error.exercisesDisabled"))
+		return false
+	}
+	return true
+}
+
+// studentOf is the student whose cookie the request carries.
+func (s *Server) studentOf(r *http.Request) (exercises.Student, bool) {
+	c, err := r.Cookie(StudentCookie)
+	if err != nil || s.deps.Exercises == nil {
+		return exercises.Student{}, false
+	}
+	return s.deps.Exercises.Class().ByToken(c.Value)
+}
+
+// joinRequest is POST /api/classroom/students.
+type joinRequest struct {
+	Name string `json:"name"`
+}
+
+// JoinClass is POST /api/classroom/students {"name"}: 201 with the
+// student's Kafka identity and their cookie.
+func (s *Server) JoinClass(w http.ResponseWriter, r *http.Request) {
+	if !s.exercisesEnabled(w, r) {
+		return
+	}
+	var req joinRequest
+	if err := httpx.DecodeJSON(r, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	st, err := s.deps.Exercises.Class().Join(r.Context(), req.Name)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	http.SetCookie(w, &http.Cookie{
+		Name: StudentCookie, Value: st.Token, Path: "/", Expires: time.Now().Add(24 * time.Hour),
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil,
+	})
+	w.Header().Set("Cache-Control", "no-store")
+	httpx.WriteJSON(w, http.StatusCreated, st)
+}
+
+// GetMe is GET /api/classroom/students/me: the student's own identity,
+// password included.
+func (s *Server) GetMe(w http.ResponseWriter, r *http.Request) {
+	if !s.exercisesEnabled(w, r) {
+		return
+	}
+	st, ok := s.studentOf(r)
+	if !ok {
+		s.writeError(w, r, problem.New(problem.NotFound, "error.notAStudent"))
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	httpx.WriteJSON(w, http.StatusOK, st)
+}
+
+// studentSummary is a student as the teacher's list shows them.
+type studentSummary struct {
+	Name     string    `json:"name"`
+	JoinedAt time.Time `json:"joinedAt"`
+	Topic    string    `json:"topic"`
+	Username string    `json:"username,omitempty"`
+	Managed  bool      `json:"managed"`
+}
+
+// ListStudents is GET /api/classroom/students (the teacher's): the class
+// without passwords.
+func (s *Server) ListStudents(w http.ResponseWriter, r *http.Request) {
+	if !s.exercisesEnabled(w, r) {
+		return
+	}
+	if httpx.RoleOf(r) != httpx.Teacher {
+		s.writeError(w, r, problem.New(problem.Forbidden, "error.studentView"))
+		return
+	}
+	out := []studentSummary{}
+	for _, st := range s.deps.Exercises.Class().Students() {
+		out = append(out, studentSummary{Name: st.Name, JoinedAt: st.JoinedAt, Topic: st.Kafka.Topic, Username: st.Kafka.Username, Managed: st.Kafka.Managed})
+	}
+	httpx.WriteJSON(w, http.StatusOK, map[string]any{"students": out})
+}
