@@ -343,8 +343,10 @@ export function setupLessons(app) {
       stepList(run, tx),
       el('div', { class: 'lesson-where' }, titleButton,
         el('p', { class: 'lesson-progress', 'data-testid': 'lesson-progress', title: tx(run.title) },
-          t('lesson.ui.stepOf', { n: Math.min(run.cursor + 1, total), total }),
-          run.checked ? ' · ' + t('lesson.ui.passed', { passed: run.passed, checked: run.checked }) : '')));
+          // The step bar shows where the run is; once checks count, the
+          // words say it to screen readers and leave the title the room.
+          el('span', { class: run.checked ? 'sr-only' : null }, t('lesson.ui.stepOf', { n: Math.min(run.cursor + 1, total), total }) + (run.checked ? ' · ' : '')),
+          run.checked ? t('lesson.ui.passed', { passed: run.passed, checked: run.checked }) : '')));
     // The lesson's summary opens and closes it; in between, the cards of
     // the step just done and the one up next have the room.
     const parts = [];
