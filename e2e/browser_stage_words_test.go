@@ -147,6 +147,15 @@ func TestBrowserPresenterKeys(t *testing.T) {
 			t.Errorf("after %q the page scrolled by %d px", key, scrolled)
 		}
 	}
+	// ← on the page steps the replay back one step from the live log.
+	p.eval(`document.activeElement.blur()`, nil)
+	p.press(kb.ArrowLeft)
+	p.wait("← to step the replay back", `byTestID('replay').dataset.state === 'replay'`, 10*time.Second)
+	if got := p.focused(); got != "" {
+		t.Errorf("after ← focus moved to %q", got)
+	}
+	p.click("replay-live")
+	p.wait("the live log again", `byTestID('replay').dataset.state === 'live'`, 10*time.Second)
 	// In a text field the keys type: the lesson does not move.
 	p.eval(`byTestID('goto-offset')?.focus()`, nil)
 	if p.focused() == "goto-offset" {
