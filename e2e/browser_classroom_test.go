@@ -115,11 +115,13 @@ func TestBrowserClassroom(t *testing.T) {
 	var clicked []string
 	student.eval(`(() => {
 		window.offsetlabWrites = [];
+		window.offsetlabInflight = 0;
 		const fetch0 = window.fetch;
 		window.fetch = (input, init) => {
 			const method = (init && init.method) || (input instanceof Request ? input.method : 'GET');
 			if (!['GET', 'HEAD'].includes(method.toUpperCase())) window.offsetlabWrites.push(method + ' ' + String(input.url || input));
-			return fetch0(input, init);
+			window.offsetlabInflight++;
+			return fetch0(input, init).finally(() => { window.offsetlabInflight--; });
 		};
 		const clicked = [];
 		for (const el of document.querySelectorAll('button, input[type=submit], input[type=checkbox]')) {
@@ -131,7 +133,10 @@ func TestBrowserClassroom(t *testing.T) {
 		return clicked;
 	})()`, &clicked)
 	t.Logf("enabled controls on the student's page, all clicked: %v", clicked)
-	time.Sleep(500 * time.Millisecond) // let the clicks' requests start; only what they send is checked
+	// The clicks' handlers have run (three turns of the event loop after
+	// them) and every request they started has been answered.
+	student.eval(`(() => { window.offsetlabTicks = 0; const tick = () => { if (++window.offsetlabTicks < 3) setTimeout(tick, 0); }; setTimeout(tick, 0); })()`, nil)
+	student.wait("the clicks' requests to end", `window.offsetlabTicks >= 3 && window.offsetlabInflight === 0`, 10*time.Second)
 	var writes []string
 	student.eval(`window.offsetlabWrites`, &writes)
 	if len(writes) > 0 {

@@ -118,6 +118,13 @@ func TestBrowserGuidedLesson2(t *testing.T) {
 			if len(visibleEnglish) > 0 {
 				t.Errorf("English labels still visible in Korean: %q", visibleEnglish)
 			}
+			var outputLines []string
+			p.eval(`[...document.querySelectorAll('[data-testid=lesson-output-line]')].map(e => e.textContent)`, &outputLines)
+			for _, line := range outputLines {
+				if !hasHangul(line) {
+					t.Errorf("a step's output line reads %q in Korean: want the catalogue's Korean", line)
+				}
+			}
 			if got := p.text("lesson-progress"); !strings.Contains(got, "확인 19개 중 19개 통과") {
 				t.Errorf("Korean progress reads %q", got)
 			}

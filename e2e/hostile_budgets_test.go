@@ -106,8 +106,7 @@ func TestHostileHeaders(t *testing.T) {
 	}
 	a.do("POST", "/api/produce", map[string]any{"topic": kept, "values": keptValues, "acks": "all"}, http.StatusOK, nil)
 	a.log(kept)
-	time.Sleep(500 * time.Millisecond) // let start-up allocations settle
-	base := rssMiB(t, p)
+	base := settledRSSMiB(t, p)
 	// The bound: a read holds at most its answer budget (8 MiB of
 	// entries) and one decompressed batch (at most 32 MiB); a few at once
 	// and the garbage collector's slack fit in 200 MiB. Without the

@@ -57,6 +57,23 @@ func rssMiB(t *testing.T, p *serverProcess) int64 {
 	return b >> 20
 }
 
+// settledRSSMiB is the server's resident memory once it stops changing
+// (two readings 100 ms apart within 1 MiB, start-up allocations done),
+// the baseline a test's growth is measured from.
+func settledRSSMiB(t *testing.T, p *serverProcess) int64 {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	last := rssMiB(t, p)
+	for {
+		time.Sleep(100 * time.Millisecond) // the readings' interval
+		now := rssMiB(t, p)
+		if d := now - last; (d <= 1 && d >= -1) || time.Now().After(deadline) {
+			return now
+		}
+		last = now
+	}
+}
+
 // fillPartition writes n records of size bytes to topic (one partition)
 // through the embedded broker's Kafka port, acks=all, and returns when
 // all are acknowledged.
@@ -123,8 +140,7 @@ func TestHostileHTTP(t *testing.T) {
 	big := a.name("big")
 	a.createTopic(big)
 	fillPartition(t, p, big, 60000, 300)
-	time.Sleep(500 * time.Millisecond) // let start-up allocations settle
-	base := rssMiB(t, p)
+	base := settledRSSMiB(t, p)
 	// The bound: 8 reads of 5,000 offsets at ~10 MB each at most, plus
 	// the Go runtime's slack. Without the limits the same attacks took
 	// gigabytes.
@@ -206,7 +222,7 @@ func TestHostileHTTP(t *testing.T) {
 				c.Close()
 			}
 		}()
-		time.Sleep(2 * time.Second)
+		waitFor(t, "the server to hold the silent readers' connections", 30*time.Second, func() bool { return openFiles(t, p) >= files+150 })
 		checkHealthy(t, p, "200 silent readers (while they hang)", bound)
 		// The response timeout (3 s here) cuts them; the read queue
 		// (5 s) turns the rest away: after both, their connections are
@@ -250,7 +266,7 @@ func TestHostileHTTP(t *testing.T) {
 		}
 		defer c.Close()
 		fmt.Fprintf(c, "POST /api/topics HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"name\":\"slo", strings.TrimPrefix(p.url, "http://"))
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(200 * time.Millisecond) // the point: a client slow to send the rest of its body
 		start := time.Now()
 		a.do("POST", "/api/topics", map[string]any{"name": a.name("after-slow"), "partitions": 1}, http.StatusCreated, nil)
 		if d := time.Since(start); d > 10*time.Second {

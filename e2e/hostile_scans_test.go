@@ -73,8 +73,7 @@ func TestHostileScanFlood(t *testing.T) {
 	url := p.url + "/api/topics/" + topic + "/partitions/0"
 	reader := clientFrom("127.0.0.9")
 	windowLatencies(t, reader, url, offsets, 5) // warm up
-	time.Sleep(500 * time.Millisecond)
-	base := rssMiB(t, p)
+	base := settledRSSMiB(t, p)
 	bound := base + 250
 	baseline, refused := windowLatencies(t, reader, url, offsets, 40)
 	if refused > 0 || len(baseline) == 0 {

@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"sync"
 	"time"
+
+	"github.com/offsetlab/offsetlab/internal/catalog"
 )
 
 // Names of the cookie and header of the teacher's session in classroom
@@ -110,7 +112,9 @@ func (s *Server) teacherLogin(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
 		w.WriteHeader(http.StatusForbidden)
-		fmt.Fprintln(w, "This teacher login link is not valid (each link works once). Use the newest link in the Offset Lab server's log.")
+		for _, lang := range catalog.Languages() { // a plain page: every language, one line each
+			fmt.Fprintln(w, catalog.Text(lang, "error.teacherLinkInvalid", nil))
+		}
 		return
 	}
 	http.SetCookie(w, &http.Cookie{

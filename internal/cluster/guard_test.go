@@ -716,7 +716,9 @@ func TestConnectionMutedWhileRequestInFlight(t *testing.T) {
 	if _, err := conn.Write(stream); err != nil {
 		t.Fatal(err)
 	}
-	// While the fetch waits, the 100 KiB produce stays in the socket.
+	// While the fetch waits, the 100 KiB produce stays in the socket. The
+	// sleep is the point: nothing may read the produce during a window
+	// of the fetch's wait, an absence no condition can signal.
 	time.Sleep(500 * time.Millisecond)
 	if got := c.port.budget.inUse(); got != 0 {
 		t.Errorf("%d queued request bytes while the fetch waits, want 0: the produce was read", got)

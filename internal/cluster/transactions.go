@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 
+	"github.com/offsetlab/offsetlab/internal/catalog"
 	"github.com/offsetlab/offsetlab/internal/problem"
 	"github.com/offsetlab/offsetlab/internal/wait"
 )
@@ -50,6 +51,9 @@ type TransactionInfo struct {
 	// BrokerNote says, in embedded mode, where the embedded broker's
 	// answer is known to differ from Apache Kafka's.
 	BrokerNote string `json:"brokerNote,omitempty"`
+	// BrokerNoteKey is BrokerNote's catalogue key, for the viewer's
+	// language.
+	BrokerNoteKey string `json:"brokerNoteKey,omitempty"`
 }
 
 // Transaction describes a transactional.id at its coordinator, verbatim.
@@ -90,9 +94,11 @@ func (c *Cluster) Transaction(ctx context.Context, id string) (TransactionInfo, 
 	if c.mode == Embedded {
 		switch TxnState(d.State) {
 		case TxnEmpty:
-			info.BrokerNote = "The embedded broker reports Empty once a transaction has ended; Apache Kafka 4.3.1 reports CompleteCommit or CompleteAbort. The log's last marker from this producer shows which it was."
+			info.BrokerNoteKey = "cluster.note.txnEmpty"
+			info.BrokerNote = catalog.M(info.BrokerNoteKey).String()
 		case TxnOngoing:
-			info.BrokerNote = "The embedded broker lists only the data partitions of an ongoing transaction; Apache Kafka 4.3.1 also lists the __consumer_offsets partition its offsets were added to."
+			info.BrokerNoteKey = "cluster.note.txnPartitions"
+			info.BrokerNote = catalog.M(info.BrokerNoteKey).String()
 		}
 	}
 	return info, nil

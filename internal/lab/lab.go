@@ -127,6 +127,10 @@ func (l *Lab) Mode() cluster.Mode { return l.cluster.Mode() }
 // Brokers are the bootstrap addresses, as Kafka clients should use them.
 func (l *Lab) Brokers() []string { return l.cluster.Brokers() }
 
+// Logger is where the lab tells the server's operator what a viewer is
+// not shown (an internal error's own text, say).
+func (l *Lab) Logger() *slog.Logger { return l.log }
+
 // ReadOnly reports whether the lab refuses every change to the cluster.
 func (l *Lab) ReadOnly() bool { return l.readOnly }
 

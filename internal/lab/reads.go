@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/offsetlab/offsetlab/internal/catalog"
 	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/internal/inspect"
 	"github.com/offsetlab/offsetlab/internal/live"
@@ -17,7 +18,13 @@ type ClusterStatus struct {
 	// KafkaAddr is where Kafka clients should connect.
 	KafkaAddr string `json:"kafkaAddr"`
 	Reachable bool   `json:"reachable"`
-	Error     string `json:"error,omitempty"`
+	// Error is why the brokers do not answer, in English; ErrorCode
+	// and ErrorArgs name its catalogue sentence for the viewer's
+	// language (the broker's or the network's own words, if any, are its
+	// "detail").
+	Error     string       `json:"error,omitempty"`
+	ErrorCode string       `json:"errorCode,omitempty"`
+	ErrorArgs catalog.Args `json:"errorArgs,omitempty"`
 	// ReadOnly is true when the server refuses to change the cluster
 	// (one it did not start, without --allow-writes).
 	ReadOnly bool `json:"readOnly"`
@@ -41,7 +48,11 @@ func (l *Lab) Status(ctx context.Context) ClusterStatus {
 		s.Budget = &b
 	}
 	if err := l.cluster.Ping(ctx); err != nil {
-		s.Reachable, s.Error = false, err.Error()
+		p := problem.As(err)
+		if p.Kind == problem.Internal {
+			l.log.Error("cluster status", "err", err)
+		}
+		s.Reachable, s.Error, s.ErrorCode, s.ErrorArgs = false, p.Error(), p.Message.Key, p.Message.Args
 	}
 	return s
 }

@@ -40,7 +40,7 @@ func (a AlterConfigs) run(sc *stepContext) (*observation, error) {
 	for _, k := range slices.Sorted(maps.Keys(a.Configs)) {
 		set = append(set, k+"="+a.Configs[k])
 	}
-	obs.printf("Completed updating config for topic %s.", topic)
+	obs.tool("Completed updating config for topic %s.", topic)
 	obs.set(FactConfigs, strings.Join(set, ", "))
 	return obs, nil
 }

@@ -66,7 +66,7 @@ func (a ApplyPayments) run(sc *stepContext) (*observation, error) {
 	status := map[string]string{}
 	processed := map[string]bool{} // the persistent store: it survives the crash
 	deliveries, skipped := 0, 0
-	obs.printf("%-8s %-9s %-7s %s", "EVENT", "DELIVERY", "ORDER", "EFFECT")
+	obs.tool("%-8s %-9s %-7s %s", "EVENT", "DELIVERY", "ORDER", "EFFECT")
 	for pass := 1; pass <= 2; pass++ {
 		recs, err := sc.lab.Records(sc, topic, 0, inspect.ReadCommitted, 0, inspect.MaxLimit)
 		if err != nil {
@@ -103,18 +103,18 @@ func (a ApplyPayments) run(sc *stepContext) (*observation, error) {
 			default:
 				return obs, fmt.Errorf("unknown effect %q", a.Effect)
 			}
-			obs.printf("%-8s %-9s %-7s %s", event, []string{"", "1st", "2nd"}[pass], order, effect)
+			obs.tool("%-8s %-9s %-7s %s", event, []string{"", "1st", "2nd"}[pass], order, effect)
 		}
 		if pass == 1 {
-			obs.printf("— the consumer dies before committing its offset; the restarted one reads from offset 0 again —")
+			obs.say("consumerRestarts")
 		}
 	}
 	if a.Effect == EffectUpsert {
 		for _, o := range slices.Sorted(maps.Keys(status)) {
-			obs.printf("order %s: status %s", o, status[o])
+			obs.tool("order %s: status %s", o, status[o])
 		}
 	} else {
-		obs.printf("account balance: %d (started at %d)", balance, StartingBalance)
+		obs.tool("account balance: %d (started at %d)", balance, StartingBalance)
 	}
 	obs.set(FactDeliveries, strconv.Itoa(deliveries))
 	obs.set(FactSkipped, strconv.Itoa(skipped))

@@ -2,11 +2,12 @@ package lessons
 
 import (
 	"context"
-	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/offsetlab/offsetlab/internal/inspect"
 	"github.com/offsetlab/offsetlab/internal/live"
+	"github.com/offsetlab/offsetlab/internal/problem"
 	"github.com/offsetlab/offsetlab/internal/wait"
 )
 
@@ -56,11 +57,11 @@ func (a AwaitBrokerAbort) run(sc *stepContext) (*observation, error) {
 	})
 	if err != nil {
 		if sc.Err() == nil && ctx.Err() != nil {
-			return obs, fmt.Errorf("lessons: %d record(s) of %s still in an open transaction after %s", open, topic, a.Within.Round(time.Second))
+			return obs, problem.New(problem.Conflict, "error.lessonStillOpen", "count", strconv.Itoa(open), "topic", topic, "seconds", strconv.Itoa(int(a.Within.Round(time.Second).Seconds())))
 		}
 		return obs, err
 	}
-	obs.printf("Waited %.1f s: nobody committed or aborted, the broker aborted the transaction when its timeout passed.", time.Since(start).Seconds())
+	obs.say("brokerAborted", "seconds", strconv.FormatFloat(time.Since(start).Seconds(), 'f', 1, 64))
 	observeLog(sc, obs, l)
 	return obs, nil
 }

@@ -72,7 +72,7 @@ func (a AwaitCleaner) run(sc *stepContext) (*observation, error) {
 		}
 	}
 	sc.memory().sawHeld(topic, heldOffsets(after))
-	obs.printf("The log cleaner ran on %s-0 (within %.0f s): offsets %s removed.", topic, time.Since(began).Round(time.Second).Seconds(), joinOffsets(removed))
+	obs.say("cleanerRan", "log", topic+"-0", "seconds", strconv.Itoa(int(time.Since(began).Round(time.Second).Seconds())), "offsets", joinOffsets(removed))
 	sc.lab.Narrate(live.EventInfo, topic, 0, catalog.M("narration.compacted",
 		"log", topic+"-0", "offsets", joinOffsets(removed), "count", strconv.Itoa(len(removed))))
 	obs.set(FactRemoved, joinOffsets(removed))
@@ -129,7 +129,7 @@ func (a AwaitRetention) run(sc *stepContext) (*observation, error) {
 	if err != nil {
 		return obs, fmt.Errorf("lessons: retention did not delete the records of %s within the step: %w", topic, err)
 	}
-	obs.printf("Retention deleted offsets %d to %d of %s-0: log start offset %d, high watermark %d.", first.LogStartOffset, ptrs.HighWatermark-1, topic, ptrs.LogStartOffset, ptrs.HighWatermark)
+	obs.say("retentionDeleted", "from", i64(first.LogStartOffset), "to", i64(ptrs.HighWatermark-1), "log", topic+"-0", "start", i64(ptrs.LogStartOffset), "hw", i64(ptrs.HighWatermark))
 	obs.set(FactLogStart, strconv.FormatInt(ptrs.LogStartOffset, 10))
 	obs.set(FactHW, strconv.FormatInt(ptrs.HighWatermark, 10))
 	return obs, nil

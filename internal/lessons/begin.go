@@ -45,9 +45,9 @@ func (a Begin) run(sc *stepContext) (*observation, error) {
 	if err != nil {
 		return obs, err
 	}
-	obs.printf("%s: init_transactions() and begin_transaction() for transactional.id %s: producer id %d, epoch %d.", process, id, st.ProducerID, st.ProducerEpoch)
+	obs.say("begin.started", "process", process, "txid", id, "producer", i64(st.ProducerID), "epoch", itoa(st.ProducerEpoch))
 	if a.TimeoutMs > 0 {
-		obs.printf("transaction.timeout.ms = %d: the broker aborts this transaction if it is still open then.", a.TimeoutMs)
+		obs.say("begin.timeout", "ms", itoa(a.TimeoutMs))
 	}
 	obs.set(FactProducerID, yesNo(st.ProducerID >= 0))
 	prev, ok := sc.memory().begin(id, beginRecord{process: process, id: st.ProducerID, epoch: st.ProducerEpoch})
@@ -56,7 +56,7 @@ func (a Begin) run(sc *stepContext) (*observation, error) {
 	obs.set(FactSameProducerID, yesNo(ok && prev.id == st.ProducerID))
 	if fenced {
 		sc.memory().crashed(id, prev.epoch)
-		obs.printf("The epoch rose from %d to %d: the coordinator fenced %s, the older producer with this transactional.id, and aborted its open transaction.", prev.epoch, st.ProducerEpoch, prev.process)
+		obs.say("begin.fenced", "from", itoa(prev.epoch), "to", itoa(st.ProducerEpoch), "process", prev.process)
 	}
 	return obs, nil
 }

@@ -37,7 +37,7 @@ func (a Crash) run(sc *stepContext) (*observation, error) {
 	if err != nil {
 		return obs, err
 	}
-	obs.printf("%s killed: its connections dropped, no EndTxn was sent. The transaction of %s (producer %d, epoch %d) stays Ongoing.", process, id, st.ProducerID, st.ProducerEpoch)
+	obs.say("crash.killed", "process", process, "txid", id, "producer", i64(st.ProducerID), "epoch", itoa(st.ProducerEpoch))
 	obs.set(FactCrashed, yesNo(st.Crashed))
 	sc.memory().crashed(id, st.ProducerEpoch)
 	return obs, nil

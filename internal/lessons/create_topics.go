@@ -49,7 +49,7 @@ func (a CreateTopics) run(sc *stepContext) (*observation, error) {
 		if err != nil {
 			return obs, err
 		}
-		obs.printf("Created topic %s.", name)
+		obs.say("topicCreated", "topic", name)
 	}
 	obs.set(FactCreated, strconv.Itoa(len(a.Topics)))
 	return obs, nil

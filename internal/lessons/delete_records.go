@@ -37,8 +37,8 @@ func (a DeleteRecords) run(sc *stepContext) (*observation, error) {
 	if err != nil {
 		return obs, err
 	}
-	obs.printf("Records delete operation completed:")
-	obs.printf("partition: %s-%d\tlow_watermark: %d", topic, a.Partition, start)
+	obs.tool("Records delete operation completed:")
+	obs.tool("partition: %s-%d\tlow_watermark: %d", topic, a.Partition, start)
 	obs.set(FactLogStart, strconv.FormatInt(start, 10))
 	return obs, nil
 }

@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
 	"github.com/offsetlab/offsetlab/internal/catalog"
@@ -46,4 +47,7 @@ type Lab interface {
 	ReadAsGroup(ctx context.Context, req lab.GroupRead) (*lab.GroupReadOutcome, error)
 
 	Narrate(kind, topic string, partition int32, msg catalog.Message)
+	// Logger receives what the operator should know and a viewer is
+	// not shown: an internal error's own text.
+	Logger() *slog.Logger
 }

@@ -31,9 +31,9 @@ func (a DescribeGroup) run(sc *stepContext) (*observation, error) {
 	if err != nil {
 		return obs, err
 	}
-	obs.printf("%-22s %-22s %-9s %-14s %-14s %s", "GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG")
+	obs.tool("%-22s %-22s %-9s %-14s %-14s %s", "GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG")
 	for _, o := range g.Offsets {
-		obs.printf("%-22s %-22s %-9d %-14d %-14d %d", group, o.Topic, o.Partition, o.Committed, o.LogEnd, o.Lag)
+		obs.tool("%-22s %-22s %-9d %-14d %-14d %d", group, o.Topic, o.Partition, o.Committed, o.LogEnd, o.Lag)
 	}
 	obs.set(FactState, g.State)
 	if len(g.Offsets) > 0 {

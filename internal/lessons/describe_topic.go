@@ -50,7 +50,7 @@ func (a DescribeTopic) run(sc *stepContext) (*observation, error) {
 		return obs, err
 	}
 	for _, p := range t.Partitions {
-		obs.printf("%s", describeLine(topic, p))
+		obs.tool("%s", describeLine(topic, p))
 	}
 	obs.set(FactPartitions, strconv.Itoa(len(t.Partitions)))
 	if len(t.Partitions) > 0 {

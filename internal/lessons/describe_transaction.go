@@ -40,10 +40,10 @@ func (a DescribeTransaction) run(sc *stepContext) (*observation, error) {
 	if err != nil {
 		return obs, err
 	}
-	obs.printf("%-28s %-12s %-14s %-18s %-20s %s", "TransactionalId", "ProducerId", "ProducerEpoch", "TransactionState", "TransactionTimeoutMs", "TopicPartitions")
-	obs.printf("%-28s %-12d %-14d %-18s %-20d %s", id, t.ProducerID, t.ProducerEpoch, t.State, t.TimeoutMs, strings.Join(t.Partitions, ","))
-	if t.BrokerNote != "" {
-		obs.printf("Note: %s", t.BrokerNote)
+	obs.tool("%-28s %-12s %-14s %-18s %-20s %s", "TransactionalId", "ProducerId", "ProducerEpoch", "TransactionState", "TransactionTimeoutMs", "TopicPartitions")
+	obs.tool("%-28s %-12d %-14d %-18s %-20d %s", id, t.ProducerID, t.ProducerEpoch, t.State, t.TimeoutMs, strings.Join(t.Partitions, ","))
+	if t.BrokerNoteKey != "" {
+		obs.say("brokerNote", "noteKey", t.BrokerNoteKey)
 	}
 	obs.set(FactState, string(t.State))
 	obs.set(FactTimeoutMs, strconv.Itoa(int(t.TimeoutMs)))

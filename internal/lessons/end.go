@@ -51,7 +51,7 @@ func (a End) run(sc *stepContext) (*observation, error) {
 	if a.Commit {
 		how = "committed"
 	}
-	obs.printf("%s: transaction of %s %s; the coordinator wrote the markers.", process, id, how)
+	obs.say("end."+how, "process", process, "txid", id)
 	obs.set(FactEnded, how)
 	return obs, nil
 }

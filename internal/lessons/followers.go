@@ -91,7 +91,7 @@ func waitISR(sc *stepContext, obs *observation, topic string, within time.Durati
 		}
 		p = q
 		if line := describeLine(topic, p); line != last {
-			obs.printf("+%.1fs  %s", time.Since(start).Seconds(), line)
+			obs.tool("+%.1fs  %s", time.Since(start).Seconds(), line)
 			last = line
 		}
 		held = done(p)

@@ -68,7 +68,9 @@ func TestCatalogue(t *testing.T) {
 	for _, lang := range catalog.Languages() {
 		for _, key := range catalog.Keys(lang) {
 			id, ok := strings.CutPrefix(key, "lesson.")
-			if !ok || strings.HasPrefix(id, "ui.") || strings.HasPrefix(id, "narration.") {
+			// ui: the page's; narration: the runner's; out: the lines
+			// the actions print (observation.say).
+			if !ok || strings.HasPrefix(id, "ui.") || strings.HasPrefix(id, "narration.") || strings.HasPrefix(id, "out.") {
 				continue
 			}
 			if !slices.Contains(used, Msg(id)) {
@@ -279,5 +281,52 @@ func TestReplicationLessonRefusedOnEmbedded(t *testing.T) {
 	}
 	if _, err := r.Start("9"); !problem.Is(err, "error.lessonUnknown") {
 		t.Fatalf("Start(9): %v, want an unknown lesson", err)
+	}
+}
+
+// TestOutputLinesSpeakBothLanguages runs lesson 6b (two producers, one
+// fenced) to the end: each step's output line is either a catalogue
+// sentence rendered in both languages, its English also in Output, or
+// verbatim tool output; none is a bare key or keeps a placeholder.
+func TestOutputLinesSpeakBothLanguages(t *testing.T) {
+	t.Parallel()
+	r := embeddedRunner(t, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	st, err := r.Start("6b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err = r.Finish(ctx, st.ID); err != nil {
+		t.Fatal(err)
+	}
+	sentences := 0
+	for _, s := range st.Steps {
+		if len(s.Lines) != len(s.Output) {
+			t.Errorf("step %d: %d lines, %d output lines", s.Index+1, len(s.Lines), len(s.Output))
+			continue
+		}
+		for i, line := range s.Lines {
+			switch {
+			case line.Text != nil:
+				sentences++
+				if line.Text.En != s.Output[i] {
+					t.Errorf("step %d line %d: English %q, Output %q", s.Index+1, i, line.Text.En, s.Output[i])
+				}
+				for _, said := range []string{line.Text.En, line.Text.Ko} {
+					if strings.ContainsAny(said, "{}[]") || said == "" {
+						t.Errorf("step %d line %d: %q is not a rendered sentence", s.Index+1, i, said)
+					}
+				}
+				if line.Text.Ko == line.Text.En {
+					t.Errorf("step %d line %d: Korean %q is the English", s.Index+1, i, line.Text.Ko)
+				}
+			case line.Tool != s.Output[i] || line.Tool == "":
+				t.Errorf("step %d line %d: tool output %q, Output %q", s.Index+1, i, line.Tool, s.Output[i])
+			}
+		}
+	}
+	if sentences < 4 {
+		t.Errorf("lesson 6b's output has %d catalogue sentences; want its begins, sends, fence and commit", sentences)
 	}
 }

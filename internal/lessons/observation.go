@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/offsetlab/offsetlab/internal/catalog"
 )
 
 // stepContext is what an action runs with: the step's context, its run
@@ -44,8 +46,11 @@ func (sc *stepContext) memory() *memory { return &sc.run.memory }
 // observation is what a step saw: facts to check, the lines a command
 // would have printed, and the log the step concerns.
 type observation struct {
-	facts  map[string]string
+	facts map[string]string
+	// output is every line in English (StepState.Output); lines the same
+	// lines as the page shows them (StepState.Lines).
 	output []string
+	lines  []OutputLine
 	// command, when set, replaces the step's command with the exact one
 	// for what the step found (e.g. which brokers are the followers).
 	command   string
@@ -54,7 +59,7 @@ type observation struct {
 }
 
 func newObservation(topic string, partition int32) *observation {
-	return &observation{facts: map[string]string{}, output: []string{}, topic: topic, partition: partition}
+	return &observation{facts: map[string]string{}, output: []string{}, lines: []OutputLine{}, topic: topic, partition: partition}
 }
 
 func (o *observation) set(f Fact, value string) { o.facts[string(f)] = value }
@@ -69,9 +74,34 @@ func (o *observation) fact(f Fact, arg string) string {
 	return "not observed"
 }
 
-func (o *observation) printf(format string, args ...any) {
-	o.output = append(o.output, fmt.Sprintf(format, args...))
+// OutputLine is one line of a step's output: a sentence of the catalogue
+// in every language (Text), or a line of verbatim tool output (Tool: what
+// the Kafka command or the application would print, in its own words,
+// which the page labels as such and does not translate).
+type OutputLine struct {
+	Text *Text  `json:"text,omitempty"`
+	Tool string `json:"tool,omitempty"`
 }
+
+// say adds the catalogue sentence "lesson.out.<name>" with its
+// placeholders as name, value pairs.
+func (o *observation) say(name string, kv ...string) {
+	m := text(catalog.M("lesson.out."+name, kv...))
+	o.output = append(o.output, m.En)
+	o.lines = append(o.lines, OutputLine{Text: &m})
+}
+
+// tool adds a line of verbatim tool output.
+func (o *observation) tool(format string, args ...any) {
+	line := fmt.Sprintf(format, args...)
+	o.output = append(o.output, line)
+	o.lines = append(o.lines, OutputLine{Tool: line})
+}
+
+// itoa and i64 spell numbers for catalogue placeholders.
+func itoa[T ~int | ~int16 | ~int32](n T) string { return strconv.Itoa(int(n)) }
+
+func i64(n int64) string { return strconv.FormatInt(n, 10) }
 
 func yesNo(b bool) string {
 	if b {

@@ -74,27 +74,27 @@ func (a Produce) run(sc *stepContext) (*observation, error) {
 		switch {
 		case r.Error != nil:
 			errs++
-			obs.printf("%q: failed: %s", str(r.Value), *r.Error)
+			obs.say("produce.failed", "value", str(r.Value), "error", *r.Error)
 		case r.Offset == nil:
 			unknown++
-			obs.printf("%q: sent to partition %d, offset unknown (acks=0: the broker does not answer)", str(r.Value), r.Partition)
+			obs.say("produce.offsetUnknown", "value", str(r.Value), "partition", itoa(r.Partition))
 		default:
 			offsets = append(offsets, *r.Offset)
 			partitions[r.Partition] = append(partitions[r.Partition], *r.Offset)
-			obs.printf("%q: stored in partition %d at offset %d", str(r.Value), r.Partition, *r.Offset)
+			obs.say("produce.stored", "value", str(r.Value), "partition", itoa(r.Partition), "offset", i64(*r.Offset))
 		}
 		if r.Partition >= 0 && obs.partition == 0 {
 			obs.partition = r.Partition
 		}
 	}
 	for _, b := range out.AckLostAt {
-		obs.printf("The broker's ACK for the batch it stored at offset %d of partition %d was lost on the way back; the producer retried.", b.BaseOffset, b.Partition)
+		obs.say("produce.ackLostAt", "offset", i64(b.BaseOffset), "partition", itoa(b.Partition))
 	}
 	if out.AckLost && len(out.AckLostAt) == 0 {
-		obs.printf("The broker's ACK for the first batch was lost on the way back; the producer retried.")
+		obs.say("produce.ackLost")
 	}
 	if out.ProducerID >= 0 {
-		obs.printf("Producer id %d, epoch %d.", out.ProducerID, out.ProducerEpoch)
+		obs.say("produce.producer", "producer", i64(out.ProducerID), "epoch", itoa(out.ProducerEpoch))
 	}
 	obs.set(FactAcknowledged, strconv.Itoa(len(offsets)))
 	if unknown > 0 && len(offsets) == 0 {
@@ -139,9 +139,21 @@ func (a Produce) refusal(sc *stepContext, obs *observation, out *producer.Outcom
 		obs.setArg(FactErrorMentions, key, yesNo(problem.Is(err, key)))
 	}
 	if err != nil {
-		obs.printf("The producer refused to start: %s", err.Error())
+		obs.say("produce.refused", reasonArgs(err)...)
 	} else {
-		obs.printf("The producer accepted the settings and sent %d value(s).", len(out.Results))
+		obs.say("produce.accepted", "count", itoa(len(out.Results)))
 	}
 	return obs
+}
+
+// reasonArgs names err's catalogue sentence as the {reason} of another
+// (an error that has none is said to be internal; its text goes to the
+// log, not to the page).
+func reasonArgs(err error) []string {
+	m := problem.As(err).Message
+	kv := []string{"reasonKey", m.Key}
+	for k, v := range m.Args {
+		kv = append(kv, k, v)
+	}
+	return kv
 }

@@ -47,22 +47,22 @@ func (a ReadAsGroup) run(sc *stepContext) (*observation, error) {
 	}
 	switch {
 	case out.OutOfRange:
-		obs.printf("Fetch position FetchPosition{offset=%d} is out of range for partition %s-0, resetting offset (log start offset %d, high watermark %d)",
+		obs.tool("Fetch position FetchPosition{offset=%d} is out of range for partition %s-0, resetting offset (log start offset %d, high watermark %d)",
 			out.Committed, topic, out.Pointers.LogStartOffset, out.Pointers.HighWatermark)
-		obs.printf("Resetting offset for partition %s-0 to position FetchPosition{offset=%d} (auto.offset.reset=%s): %d offsets skipped", topic, out.Start, a.Reset, out.Lost)
+		obs.tool("Resetting offset for partition %s-0 to position FetchPosition{offset=%d} (auto.offset.reset=%s): %d offsets skipped", topic, out.Start, a.Reset, out.Lost)
 	case out.Committed < 0:
-		obs.printf("Found no committed offset for partition %s-0; auto.offset.reset=%s: starting at %d", topic, a.Reset, out.Start)
+		obs.tool("Found no committed offset for partition %s-0; auto.offset.reset=%s: starting at %d", topic, a.Reset, out.Start)
 	default:
-		obs.printf("Setting offset for partition %s-0 to the committed offset %d", topic, out.Committed)
+		obs.tool("Setting offset for partition %s-0 to the committed offset %d", topic, out.Committed)
 	}
 	var offsets []int64
 	var records []string
 	for _, r := range out.Records {
 		offsets = append(offsets, r.Offset)
 		records = append(records, strconv.FormatInt(r.Offset, 10)+": "+str(r.Value))
-		obs.printf("Offset:%d\t%s", r.Offset, str(r.Value))
+		obs.tool("Offset:%d\t%s", r.Offset, str(r.Value))
 	}
-	obs.printf("Processed a total of %d messages; committed offset %d for group %s", len(out.Records), out.Next, group)
+	obs.tool("Processed a total of %d messages; committed offset %d for group %s", len(out.Records), out.Next, group)
 	obs.set(FactCommitted, strconv.FormatInt(out.Committed, 10))
 	obs.set(FactOutOfRange, yesNo(out.OutOfRange))
 	obs.set(FactStart, strconv.FormatInt(out.Start, 10))

@@ -73,17 +73,17 @@ func observeLog(sc *stepContext, obs *observation, l *inspect.Log) {
 		case inspect.KindControl:
 			shape = append(shape, fmt.Sprintf("%d:%s", e.Offset, e.Marker))
 			markers = append(markers, fmt.Sprintf("%d %s", e.Offset, e.Marker))
-			obs.printf("offset %d  %s marker  (producer %d, epoch %d)", e.Offset, e.Marker, e.ProducerID, e.ProducerEpoch)
+			obs.tool("offset %d  %s marker  (producer %d, epoch %d)", e.Offset, e.Marker, e.ProducerID, e.ProducerEpoch)
 		case inspect.KindData:
 			shape = append(shape, fmt.Sprintf("%d:%s", e.Offset, e.Txn))
 			who := "no producer id"
 			if e.ProducerID >= 0 {
 				who = fmt.Sprintf("producer %d, epoch %d, sequence %d", e.ProducerID, e.ProducerEpoch, e.Sequence)
 			}
-			obs.printf("offset %d  %s  %s  (%s)", e.Offset, str(e.Value), txnLabel(e), who)
+			obs.tool("offset %d  %s  %s  (%s)", e.Offset, str(e.Value), txnLabel(e), who)
 		default:
 			shape = append(shape, fmt.Sprintf("%d:gap", e.Offset))
-			obs.printf("offset %d  (no record: %s)", e.Offset, gapWords[e.Reason])
+			obs.tool("offset %d  (no record: %s)", e.Offset, gapWords[e.Reason])
 		}
 		switch {
 		case e.Kind == inspect.KindData && e.Txn == inspect.TxnAborted:
@@ -98,7 +98,7 @@ func observeLog(sc *stepContext, obs *observation, l *inspect.Log) {
 			ru = append(ru, e.Offset)
 		}
 	}
-	obs.printf("log start offset %d · last stable offset (LSO) %d · high watermark (HW) %d", l.LogStartOffset, l.LastStableOffset, l.HighWatermark)
+	obs.say("pointers", "start", i64(l.LogStartOffset), "lso", i64(l.LastStableOffset), "hw", i64(l.HighWatermark))
 	obs.set(FactShape, orNone(strings.Join(shape, " ")))
 	obs.set(FactMarkers, orNone(strings.Join(markers, ", ")))
 	obs.set(FactAborted, joinOffsets(aborted))

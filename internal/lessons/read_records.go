@@ -63,7 +63,7 @@ func (a ReadRecords) run(sc *stepContext) (*observation, error) {
 	if err != nil {
 		return obs, err
 	}
-	obs.printf("[%s] %s-%d", a.Isolation, topic, partition)
+	obs.tool("[%s] %s-%d", a.Isolation, topic, partition)
 	var lines, offsets []string
 	counts := map[string]int{}
 	byKey := map[string][]string{}
@@ -75,10 +75,10 @@ func (a ReadRecords) run(sc *stepContext) (*observation, error) {
 		if r.Key != nil {
 			byKey[*r.Key] = append(byKey[*r.Key], v)
 		}
-		obs.printf("  offset %d: %s", r.Offset, v)
+		obs.tool("  offset %d: %s", r.Offset, v)
 	}
 	if len(recs) == 0 {
-		obs.printf("  (nothing)")
+		obs.say("nothingReceived")
 	}
 	obs.set(FactRecords, orNone(strings.Join(lines, " · ")))
 	obs.set(FactOffsets, orNone(strings.Join(offsets, ", ")))

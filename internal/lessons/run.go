@@ -61,9 +61,12 @@ type StepState struct {
 	// Topic and Partition name the log the step concerns, if any.
 	Topic     string `json:"topic,omitempty"`
 	Partition int32  `json:"partition"`
-	// Output is what the step printed, as the command would.
-	Output       []string `json:"output"`
-	Expectations []Check  `json:"expectations"`
+	// Output is what the step printed, as the command would, in
+	// English; Lines are the same lines as the page shows them: a
+	// catalogue sentence in every language, or verbatim tool output.
+	Output       []string     `json:"output"`
+	Lines        []OutputLine `json:"lines"`
+	Expectations []Check      `json:"expectations"`
 	// Error is why the step failed or waits, in English; ErrorText says
 	// it in every language.
 	Error     string `json:"error,omitempty"`
@@ -148,6 +151,7 @@ func (rn *run) reset() {
 			Command:      rn.renderLocked(s.Command),
 			Status:       StepPending,
 			Output:       []string{},
+			Lines:        []OutputLine{},
 			Expectations: make([]Check, len(s.Expect)),
 		}
 		for j, e := range s.Expect {
@@ -267,7 +271,7 @@ func (rn *run) finish(i int, obs *observation, err error) {
 	if obs != nil {
 		st.Topic, st.Partition = obs.topic, obs.partition
 		if obs.output != nil {
-			st.Output = obs.output
+			st.Output, st.Lines = obs.output, obs.lines
 		}
 		if obs.command != "" {
 			st.Command = obs.command
@@ -275,7 +279,7 @@ func (rn *run) finish(i int, obs *observation, err error) {
 	}
 	var why Text
 	if err != nil {
-		why = errorText(err)
+		why = rn.errorText(st.Action, err)
 		st.Error, st.ErrorText = why.En, &why
 	}
 	switch {
@@ -304,13 +308,16 @@ func (rn *run) finish(i int, obs *observation, err error) {
 }
 
 // errorText is an error's sentence in both languages: its catalogue
-// sentence when it has one, else its English text.
-func errorText(err error) Text {
-	var p *problem.Error
-	if errors.As(err, &p) {
+// sentence (a broker's error quoted as Kafka's own words), or, for an
+// error of Offset Lab's own, a sentence naming the action that failed,
+// the error's text going to the operator's log.
+func (rn *run) errorText(action string, err error) Text {
+	p := problem.As(err)
+	if p.Kind != problem.Internal {
 		return text(p.Message)
 	}
-	return Text{En: err.Error(), Ko: err.Error()}
+	rn.runner.lab.Logger().Error("lesson step failed", "lesson", rn.lesson.ID, "action", action, "err", err)
+	return text(catalog.M("lesson.out.stepFailed", "action", action))
 }
 
 // state snapshots the run.
@@ -346,6 +353,7 @@ func (rn *run) state() RunState {
 	st.Steps = make([]StepState, len(rn.steps))
 	for i, s := range rn.steps {
 		s.Output = slices.Clone(s.Output)
+		s.Lines = slices.Clone(s.Lines)
 		s.Expectations = slices.Clone(s.Expectations)
 		if s.Status == StepDone {
 			for _, c := range s.Expectations {

@@ -54,15 +54,15 @@ func (a Send) run(sc *stepContext) (*observation, error) {
 			if firstErr == "none" {
 				firstErr = cmp.Or(r.ErrorCode, "unknown")
 			}
-			obs.printf("%s: produce(%q) failed: %s", process, str(r.Value), *r.Error)
+			obs.say("send.failed", "process", process, "value", str(r.Value), "error", *r.Error)
 		case r.Offset != nil:
 			offsets = append(offsets, *r.Offset)
 			obs.partition = r.Partition
-			obs.printf("%s: produce(%q): partition %d, offset %d (not committed yet)", process, str(r.Value), r.Partition, *r.Offset)
+			obs.say("send.stored", "process", process, "value", str(r.Value), "partition", itoa(r.Partition), "offset", i64(*r.Offset))
 		}
 	}
 	if st.Fenced {
-		obs.printf("%s is fenced: a newer producer owns transactional.id %s. Like a Java producer's ProducerFencedException, this is fatal: the application must close the producer.", process, id)
+		obs.say("send.fenced", "process", process, "txid", id)
 	}
 	obs.set(FactOffsets, joinOffsets(offsets))
 	obs.set(FactFenced, yesNo(st.Fenced))

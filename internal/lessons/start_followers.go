@@ -50,7 +50,8 @@ func (a StartFollowers) run(sc *stepContext) (*observation, error) {
 	}
 	obs.command = fmt.Sprintf("docker compose -f %s start %s", composeFile, composeServices(followers))
 	obs.set(FactISRBefore, strconv.Itoa(len(p.ISR)))
-	obs.printf("Before: %s", describeLine(topic, p))
+	obs.say("before")
+	obs.tool("%s", describeLine(topic, p))
 	full := func(q cluster.PartitionInfo) bool {
 		r := slices.Clone(q.Replicas)
 		slices.Sort(r)
@@ -67,7 +68,8 @@ func (a StartFollowers) run(sc *stepContext) (*observation, error) {
 			if err != nil {
 				return obs, err
 			}
-			obs.printf("Started broker %d; now %s", id, describeLine(topic, q))
+			obs.say("brokerStarted", "broker", itoa(id))
+			obs.tool("%s", describeLine(topic, q))
 		}
 		within = fillWait
 	}

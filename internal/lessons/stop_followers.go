@@ -48,7 +48,7 @@ func (a StopFollowers) run(sc *stepContext) (*observation, error) {
 	}
 	slices.Sort(followers)
 	obs.command = fmt.Sprintf("docker compose -f %s stop %s   # the followers of %s; the leader is broker %d", composeFile, composeServices(followers), topic, leader)
-	obs.printf("%s", describeLine(topic, p))
+	obs.tool("%s", describeLine(topic, p))
 	managed := sc.lab.ManagesBrokers()
 	within := manualWait
 	if managed {
@@ -56,7 +56,7 @@ func (a StopFollowers) run(sc *stepContext) (*observation, error) {
 			if err := sc.lab.StopBroker(sc, int(id)); err != nil {
 				return obs, err
 			}
-			obs.printf("Stopped broker %d (SIGTERM: a controlled shutdown, as docker compose stop does).", id)
+			obs.say("brokerStopped", "broker", itoa(id))
 		}
 		within = 30 * time.Second
 	}
@@ -69,7 +69,7 @@ func (a StopFollowers) run(sc *stepContext) (*observation, error) {
 		if !managed {
 			return obs, problem.Wrap(errWaiting, problem.Conflict, "error.lessonWaitStop", "topic", topic, "isr", joinIDs(q.ISR), "command", obs.command)
 		}
-		return obs, fmt.Errorf("the ISR of %s is still %s 30 s after the followers stopped", topic, joinIDs(q.ISR))
+		return obs, problem.New(problem.Conflict, "error.lessonIsrStuck", "topic", topic, "isr", joinIDs(q.ISR))
 	}
 	sc.memory().setStopped(followers)
 	obs.set(FactStopped, strconv.Itoa(len(followers)))

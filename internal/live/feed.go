@@ -491,5 +491,7 @@ func (f *feed) brokerDown(err error) {
 	}
 	f.unreachable = true
 	no := false
-	f.publishLocked(encode(Message{Type: TypeBroker, Topic: f.key.topic, Partition: f.key.partition, Reachable: &no, Error: err.Error()}))
+	p := problem.As(err)
+	f.publishLocked(encode(Message{Type: TypeBroker, Topic: f.key.topic, Partition: f.key.partition, Reachable: &no,
+		Error: p.Error(), ErrorCode: p.Message.Key, ErrorArgs: p.Message.Args}))
 }

@@ -95,6 +95,26 @@ func waitSteps(t *testing.T, h *Hub, topic string, n int) []Step {
 	}
 }
 
+// waitStepWhere waits until a step of topic's history satisfies match,
+// and returns the history then.
+func waitStepWhere(t *testing.T, h *Hub, topic, what string, match func(Step) bool) []Step {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		hist, err := h.History(topic, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slices.ContainsFunc(hist.Steps, match) {
+			return hist.Steps
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waiting for %s: history of %s is %v", what, topic, stepTypes(hist.Steps))
+		}
+		time.Sleep(5 * time.Millisecond) // the poll's interval
+	}
+}
+
 func stepTypes(steps []Step) []string {
 	var out []string
 	for _, s := range steps {
@@ -155,9 +175,10 @@ func TestHistoryTellsTheOrder(t *testing.T) {
 
 	src.set("orders", []inspect.Entry{data(0, 1, inspect.TxnCommitted), marker(1, 1, inspect.MarkerCommit), data(2, 2, inspect.TxnAborted), marker(3, 2, inspect.MarkerAbort)}, -1)
 	waitSteps(t, h, "orders", 6)
-	time.Sleep(30 * time.Millisecond) // the feed's own sentences about the ABORT
-	hist, _ := h.History("orders", 0, 0)
-	steps = hist.Steps
+	// The feed's own sentence about the ABORT marker at offset 3.
+	steps = waitStepWhere(t, h, "orders", "the ABORT narrated", func(s Step) bool {
+		return s.Type == TypeEvent && s.Event != nil && s.Event.Kind == EventAbort && s.Event.Offset != nil && *s.Event.Offset == 3
+	})
 	for i, s := range steps {
 		if s.Seq != i+1 {
 			t.Fatalf("step %d has seq %d: %v", i, s.Seq, stepTypes(steps))
@@ -177,7 +198,7 @@ func TestHistoryTellsTheOrder(t *testing.T) {
 	if err := again.Keep(context.Background(), "orders", 0); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(20 * time.Millisecond)
+	waitSteps(t, again, "orders", len(steps))
 	hist, err := again.History("orders", 0, 0)
 	if err != nil || len(hist.Steps) != len(steps) {
 		t.Fatalf("after a restart: %d steps (%v), want the %d recorded", len(hist.Steps), err, len(steps))

@@ -42,7 +42,11 @@ type Message struct {
 	Event     *Event                         `json:"event,omitempty"`
 	Events    []Event                        `json:"events,omitempty"`
 	Reachable *bool                          `json:"reachable,omitempty"`
-	Error     string                         `json:"error,omitempty"`
+	// Error is why the broker does not answer (TypeBroker), in English;
+	// ErrorCode and ErrorArgs name its catalogue sentence.
+	Error     string            `json:"error,omitempty"`
+	ErrorCode string            `json:"errorCode,omitempty"`
+	ErrorArgs map[string]string `json:"errorArgs,omitempty"`
 	// Problem is why the partition cannot be read (TypeProblem, and in a
 	// snapshot while it lasts).
 	Problem *Event `json:"problem,omitempty"`

@@ -117,7 +117,7 @@ func As(err error) *Error {
 	if errors.As(err, &ke) {
 		return KafkaError(err)
 	}
-	return Wrap(err, Internal, "error.internal", "detail", err.Error())
+	return Wrap(err, Internal, "error.internal")
 }
 
 // KindOf is the kind of err (see As); "" for nil.

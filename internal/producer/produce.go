@@ -180,7 +180,7 @@ func (p *Producer) Produce(ctx context.Context, req Request) (*Outcome, error) {
 	opts = append(opts, kgo.Dialer(conns.Dial), kgo.RecordRetries(5), kgo.RecordPartitioner(pinnedPartitioner()))
 	client, err := kgo.NewClient(opts...)
 	if err != nil {
-		return nil, problem.Wrap(err, problem.Internal, "error.internal", "detail", err.Error())
+		return nil, problem.Wrap(err, problem.Internal, "error.internal")
 	}
 	defer client.Close()
 

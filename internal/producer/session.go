@@ -122,7 +122,7 @@ func (s *Sessions) get(id string, timeout time.Duration) (*session, error) {
 	opts = append(opts, kgo.Dialer(conns.Dial), kgo.TransactionTimeout(timeout), kgo.RecordPartitioner(pinnedPartitioner()))
 	client, err := kgo.NewClient(opts...)
 	if err != nil {
-		return nil, problem.Wrap(err, problem.Internal, "error.internal", "detail", err.Error())
+		return nil, problem.Wrap(err, problem.Internal, "error.internal")
 	}
 	sess := &session{id: id, client: client, conns: conns, lastUsed: time.Now()}
 	s.sessions[id] = sess

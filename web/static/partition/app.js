@@ -59,6 +59,12 @@ function setBanner() {
   document.body.classList.toggle('broker-down', down);
 }
 
+/** brokerWhy is why the brokers do not answer, in the viewer's language when the server names its sentence. */
+function brokerWhy(m) {
+  const why = m.errorCode ? t(m.errorCode, m.errorArgs || {}) : m.error;
+  return why ? `(${why})` : '';
+}
+
 // The data budget: shown now, then with every poll of the cluster.
 if ($('cluster-budget')) api('GET', '/api/cluster').then((c) => showBudget(c.budget), () => {});
 
@@ -69,7 +75,7 @@ async function pollCluster() {
     reach.server = true;
     reach.cluster = c.reachable;
     if (c.reachable) reach.stream = true;
-    reach.why = c.error ? `(${c.error})` : '';
+    reach.why = brokerWhy(c);
   } catch (err) {
     if (err.status === 0) {
       reach.server = false;
@@ -192,7 +198,7 @@ function onMessage(m) {
       break;
     case 'broker':
       reach.stream = !!m.reachable;
-      if (!m.reachable) reach.why = m.error ? `(${m.error})` : '';
+      if (!m.reachable) reach.why = brokerWhy(m);
       setBanner();
       pollCluster();
       break;

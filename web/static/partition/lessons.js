@@ -68,14 +68,39 @@ function stepCard(run, s, upNext, tx) {
     for (const c of s.expectations) list.append(checkRow(c, s.status === 'done', tx));
     card.append(list);
   }
-  if (s.error) card.append(el('p', { class: 'error', 'data-testid': 'lesson-step-error' }, s.error));
+  if (s.error) card.append(el('p', { class: 'error', 'data-testid': 'lesson-step-error' }, s.errorText ? tx(s.errorText) : s.error));
   if (!upNext && s.output.length) {
     // A consumer's effects are the point of their step: show them open.
     card.append(el('details', { class: 'output', open: s.action === 'apply-payments' },
       el('summary', {}, t('lesson.ui.output')),
-      el('pre', { 'data-testid': 'lesson-output', lang: 'en' }, s.output.join('\n'))));
+      el('div', { class: 'output-lines', 'data-testid': 'lesson-output' }, ...outputBlocks(s, tx))));
   }
   return card;
+}
+
+/**
+ * outputBlocks are a step's output lines as the page shows them: the
+ * catalogue's sentences in the viewer's language, and each run of verbatim
+ * tool output in a block of its own, labelled as such and left in English.
+ * A server without lines sends only the English output.
+ */
+function outputBlocks(s, tx) {
+  if (!s.lines || !s.lines.length) return [el('pre', { lang: 'en' }, s.output.join('\n'))];
+  const blocks = [];
+  let tool = null;
+  for (const line of s.lines) {
+    if (line.text) {
+      tool = null;
+      blocks.push(el('p', { class: 'output-line', 'data-testid': 'lesson-output-line' }, tx(line.text)));
+      continue;
+    }
+    if (!tool) {
+      tool = el('pre', { class: 'tool-output', 'data-testid': 'lesson-tool-output', lang: 'en', 'aria-label': t('lesson.ui.toolOutput'), title: t('lesson.ui.toolOutput') });
+      blocks.push(el('span', { class: 'output-label' }, t('lesson.ui.toolOutput')), tool);
+    }
+    tool.append((tool.childNodes.length ? '\n' : '') + line.tool);
+  }
+  return blocks;
 }
 
 /** checkRow is one check of a step: what it expects and, once checked, what it observed. */
