@@ -44,6 +44,9 @@ func TestBrowserKeyboardCrash(t *testing.T) {
 			p.assertFocusRing()
 			p.press(kb.Enter)
 			p.wait("Begin", `byTestID('txn-status').dataset.step === 'begin'`, 30*time.Second)
+			if got := p.focused(); got != "txn-begin" {
+				t.Errorf("after Begin focus is on %q, want it kept on txn-begin", got)
+			}
 
 			p.tabTo("txn-value")
 			p.typeOver("payment P-7")
@@ -59,6 +62,9 @@ func TestBrowserKeyboardCrash(t *testing.T) {
 			}
 			p.press(kb.Enter)
 			p.wait("the crash", `byTestID('txn-status').dataset.step === 'crash'`, 30*time.Second)
+			if got := p.focused(); got != "txn-crash" {
+				t.Errorf("after Crash before commit focus is on %q, want it kept on txn-crash", got)
+			}
 			if got := p.text("txn-status"); !strings.Contains(got, "No EndTxn was sent") {
 				t.Fatalf("transaction status after the crash = %q", got)
 			}

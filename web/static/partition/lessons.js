@@ -243,17 +243,40 @@ export function setupLessons(app) {
   $('lesson-form').addEventListener('submit', async (ev) => {
     ev.preventDefault();
     if (student) return;
+    delete panel.dataset.picking;
     const st = await call('POST', `/api/lessons/${encodeURIComponent(picker.value)}/runs`);
-    if (st) buttons.next.focus();
+    if (st) buttons.next.focus({ preventScroll: true });
   });
   if (student) {
     document.addEventListener('offsetlab:lesson-run', (ev) => setRun(ev.detail));
   } else {
-    buttons.next.addEventListener('click', async () => {
+    /**
+     * next runs the step up next. Focus stays on the control that acted:
+     * Next itself (disabled while the step runs), or wherever it was when
+     * a presenter's key asked.
+     */
+    async function next() {
+      const before = document.activeElement;
       app.dock.show('lesson', { remember: false });
       const st = await call('POST', `/api/lessons/runs/${run.id}/next`);
       if (st) await openStep(st);
-      if (st && st.status === 'ready') buttons.next.focus({ preventScroll: true });
+      const fallen = !document.activeElement || document.activeElement === document.body;
+      if (before === buttons.next && st && st.status === 'ready') buttons.next.focus({ preventScroll: true });
+      else if (fallen && before && before !== document.body && before.isConnected) before.focus({ preventScroll: true });
+    }
+    buttons.next.addEventListener('click', next);
+    // A presenter's clicker: → / PageDown / Space run the next step when
+    // the focus is not in a field, a list of tabs, the log or a control
+    // that answers the key itself.
+    document.addEventListener('keydown', (ev) => {
+      if (!['ArrowRight', 'PageDown', ' '].includes(ev.key) || ev.defaultPrevented) return;
+      if (ev.altKey || ev.ctrlKey || ev.metaKey || ev.shiftKey) return;
+      const at = ev.target instanceof Element ? ev.target : null;
+      if (at && at.closest('input, textarea, select, [contenteditable], [role="tablist"], [role="slider"], .log-viewport, .minimap, details > summary')) return;
+      if (at && ev.key === ' ' && at.closest('button, a, [role="button"], [tabindex]:not(.dock-panel)')) return;
+      if (!run || run.status !== 'ready' || busy || buttons.next.disabled) return;
+      ev.preventDefault();
+      next();
     });
     buttons.finish.addEventListener('click', async () => {
       const st = await call('POST', `/api/lessons/runs/${run.id}/finish`);
@@ -313,6 +336,8 @@ export function setupLessons(app) {
   function draw() {
     if (!run) {
       bar.replaceChildren();
+      delete panel.dataset.run;
+      delete panel.dataset.picking;
       out.replaceChildren(el('p', { class: 'hint' }, t(student ? 'lesson.ui.notStartedStudent' : 'lesson.ui.notStarted')));
       delete out.dataset.status;
       delete out.dataset.run;
@@ -324,11 +349,29 @@ export function setupLessons(app) {
     out.dataset.passed = String(run.passed);
     out.dataset.checked = String(run.checked);
     const total = run.steps.length;
+    // While a run is on show the lesson list folds into its title (a
+    // button that opens the list again): the buttons, the step bar and
+    // the progress make one bar, and the step's words have the room.
+    panel.dataset.run = run.status;
+    const titleButton = el('button', {
+      type: 'button', class: 'lesson-title', 'data-testid': 'lesson-title',
+      'aria-expanded': String(panel.dataset.picking === 'true'), 'aria-controls': 'lesson-form', title: tx(run.title),
+    }, tx(run.title));
+    titleButton.addEventListener('click', () => {
+      const open = panel.dataset.picking !== 'true';
+      if (open) panel.dataset.picking = 'true';
+      else delete panel.dataset.picking;
+      titleButton.setAttribute('aria-expanded', String(open));
+      if (open) picker.focus();
+    });
     bar.replaceChildren(
-      el('p', { class: 'lesson-progress', 'data-testid': 'lesson-progress', title: tx(run.title) },
-        t('lesson.ui.stepOf', { n: Math.min(run.cursor + 1, total), total }),
-        run.checked ? ' · ' + t('lesson.ui.passed', { passed: run.passed, checked: run.checked }) : ''),
-      stepList(run, tx));
+      stepList(run, tx),
+      el('div', { class: 'lesson-where' }, titleButton,
+        el('p', { class: 'lesson-progress', 'data-testid': 'lesson-progress', title: tx(run.title) },
+          // The step bar shows where the run is; once checks count, the
+          // words say it to screen readers and leave the title the room.
+          el('span', { class: run.checked ? 'sr-only' : null }, t('lesson.ui.stepOf', { n: Math.min(run.cursor + 1, total), total }) + (run.checked ? ' · ' : '')),
+          run.checked ? t('lesson.ui.passed', { passed: run.passed, checked: run.checked }) : '')));
     // The lesson's summary opens and closes it; in between, the cards of
     // the step just done and the one up next have the room.
     const parts = [];
@@ -337,11 +380,26 @@ export function setupLessons(app) {
     const last = shownSteps[shownSteps.length - 1];
     if (run.status === 'finished') parts.unshift(el('p', { class: 'status lesson-end', 'data-testid': 'lesson-end', role: 'status' }, t('lesson.ui.finished')));
     if (run.status === 'failed') parts.unshift(el('p', { class: 'error', 'data-testid': 'lesson-failed' }, t('lesson.ui.failed')));
-    if (last) parts.push(stepCard(run, last, false, tx));
+    // The step just done comes first, under the bar: its words are what
+    // the class reads; the lesson's closing summary follows it.
+    if (last) parts.splice(run.status === 'finished' || run.status === 'failed' ? 1 : 0, 0, stepCard(run, last, false, tx));
     const next = run.steps[run.cursor];
     if (next && run.status !== 'failed') parts.push(stepCard(run, next, true, tx));
     parts.push(namesList(run));
     out.replaceChildren(...parts);
+    showCurrent();
+  }
+
+  /**
+   * showCurrent scrolls the Lesson tab (only it, never the page) so the
+   * step just done starts right under the bar.
+   */
+  function showCurrent() {
+    const card = out.querySelector('[data-testid="lesson-current"]');
+    const scroller = panel.closest('.dock-panel');
+    if (!card || !scroller || scroller.hidden) return;
+    const top = card.getBoundingClientRect().top - panel.querySelector('.lesson-sticky').getBoundingClientRect().bottom - 4;
+    scroller.scrollTop += top;
   }
 
   // ---- boot -------------------------------------------------------------------

@@ -27,6 +27,8 @@ function showError(node, err) {
 /** busy disables the button (and marks the form busy) while fn runs. */
 async function busy(button, fn) {
   const form = button.form;
+  // A disabled button loses the focus to the page: give it back after.
+  const focused = document.activeElement === button;
   button.disabled = true;
   if (form) form.setAttribute('aria-busy', 'true');
   try {
@@ -34,6 +36,8 @@ async function busy(button, fn) {
   } finally {
     button.disabled = false;
     if (form) form.removeAttribute('aria-busy');
+    const fallen = !document.activeElement || document.activeElement === document.body;
+    if (focused && fallen && button.isConnected && !button.hidden) button.focus({ preventScroll: true });
   }
 }
 

@@ -148,6 +148,23 @@ export function setupReplay(app) {
     else if (!loaded) load();
   });
   liveButton.addEventListener('click', live);
+  // A presenter's ← steps the replay back one step, when the focus is not
+  // in a field, a list of tabs, the log or a control that answers arrows.
+  document.addEventListener('keydown', async (ev) => {
+    if (ev.key !== 'ArrowLeft' || ev.defaultPrevented || ev.altKey || ev.ctrlKey || ev.metaKey || ev.shiftKey) return;
+    const at = ev.target instanceof Element ? ev.target : null;
+    if (at && at.closest('input, textarea, select, [contenteditable], [role="tablist"], [role="slider"], .log-viewport, .minimap')) return;
+    if (range.disabled) return;
+    ev.preventDefault();
+    if (!loaded) {
+      await load();
+      if (!loaded) return;
+    }
+    const k = Number(range.value) - 1;
+    if (k < 0) return;
+    range.value = String(k);
+    go(k);
+  });
 
   return {
     active: () => replaying,
