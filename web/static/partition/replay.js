@@ -139,7 +139,7 @@ export function setupReplay(app) {
     const k = Number(range.value);
     if (!loaded) {
       await load();
-      if (!loaded) return;
+      if (!steps.length) return; // a live message may mark it stale meanwhile
     }
     go(k);
   });
@@ -158,7 +158,7 @@ export function setupReplay(app) {
     ev.preventDefault();
     if (!loaded) {
       await load();
-      if (!loaded) return;
+      if (!steps.length) return; // a live message may mark it stale meanwhile
     }
     const k = Number(range.value) - 1;
     if (k < 0) return;
