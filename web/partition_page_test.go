@@ -173,7 +173,7 @@ func checkStrictPage(t *testing.T, rec *httptest.ResponseRecorder, body string) 
 			t.Errorf("script %s is inline or unversioned", m)
 		}
 	}
-	if !strings.Contains(body, `href="/static/`+static.Version()+`/shared/style.css"`) {
+	if !strings.Contains(body, `href="/static/`+static.Version()+`/common/style.css"`) {
 		t.Error("page does not link the versioned stylesheet")
 	}
 }
@@ -186,12 +186,12 @@ func TestStaticAssets(t *testing.T) {
 		path, status, contentType, cache, body string
 	}{
 		{path: "/static/" + v + "/partition/app.js", status: "200", contentType: "text/javascript", cache: "immutable", body: "import"},
-		{path: "/static/" + v + "/shared/style.css", status: "200", contentType: "text/css", cache: "immutable", body: "--slot-min"},
+		{path: "/static/" + v + "/common/style.css", status: "200", contentType: "text/css", cache: "immutable", body: "--slot-min"},
 		{path: "/static/0123456789ab/partition/app.js", status: "200", contentType: "text/javascript", cache: "no-cache", body: "import"},
 		{path: "/static/" + v + "/", status: "404"},
 		{path: "/static/" + v + "/missing.js", status: "404"},
 		{path: "/static/" + v + "/../pages.go", status: "404"},
-		{path: "/static/" + v + "/sections/sections.js", status: "200", contentType: "text/javascript", cache: "immutable", body: "../shared/api.js"},
+		{path: "/static/" + v + "/sections/sections.js", status: "200", contentType: "text/javascript", cache: "immutable", body: "../common/api.js"},
 		{path: "/static/" + v + "/i18n/ko.json", status: "200", contentType: "application/json", cache: "immutable", body: "lang.self"},
 		// What sits beside the assets is not one of them.
 		{path: "/static/" + v + "/assets.go", status: "404"},

@@ -104,7 +104,7 @@ func layout(v layoutView, d document) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var5 string
-		templ_7745c5c3_Var5, templ_7745c5c3_Err = templruntime.NewAttributeExpression(static.URL("shared/style.css")).ResolveURL(ctx)
+		templ_7745c5c3_Var5, templ_7745c5c3_Err = templruntime.NewAttributeExpression(static.URL("common/style.css")).ResolveURL(ctx)
 		if templ_7745c5c3_Err != nil {
 			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/layout.templ`, Line: 38, Col: 63}
 		}
@@ -584,7 +584,7 @@ func sectionPage(v layoutView, page string) templ.Component {
 			}
 			return nil
 		})
-		templ_7745c5c3_Err = layout(v, document{Styles: []string{"sections/sections.css", "shared/heat.css"}, Script: "sections/sections.js", BodyClass: "section-page", SkipTo: "app", SkipKey: "page.skipContent"}).Render(templ.WithChildren(ctx, templ_7745c5c3_Var22), templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = layout(v, document{Styles: []string{"sections/sections.css", "common/heat.css"}, Script: "sections/sections.js", BodyClass: "section-page", SkipTo: "app", SkipKey: "page.skipContent"}).Render(templ.WithChildren(ctx, templ_7745c5c3_Var22), templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -619,7 +619,7 @@ func siteNav(current string) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var28 string
-		templ_7745c5c3_Var28, templ_7745c5c3_Err = templruntime.NewAttributeExpression(static.URL("shared/nav.css")).ResolveURL(ctx)
+		templ_7745c5c3_Var28, templ_7745c5c3_Err = templruntime.NewAttributeExpression(static.URL("common/nav.css")).ResolveURL(ctx)
 		if templ_7745c5c3_Err != nil {
 			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/layout.templ`, Line: 125, Col: 59}
 		}

@@ -19,7 +19,7 @@ import (
 	"github.com/offsetlab/offsetlab/internal/catalog"
 )
 
-// files are the pages' ES modules and stylesheets, by page — shared/
+// files are the pages' ES modules and stylesheets, by page — common/
 // (the API client, the language, the catalogue's rendering, the heat
 // strip, the base styles), partition/ (the partition page: app.js and
 // its modules), sections/ (the Topics, Groups and Transactions pages:
@@ -27,7 +27,7 @@ import (
 // ./cmd/server` needs nothing on disk. Go files (this one) and the
 // modules' node tests (test/) are not embedded.
 //
-//go:embed favicon.svg shared partition sections
+//go:embed favicon.svg common partition sections
 var files embed.FS
 
 // assetSet is the embedded static tree, the catalogue files under i18n/

@@ -5,7 +5,7 @@
 // view (show()), and shows the banner when the broker — or the Offset Lab
 // server itself — does not answer.
 
-import { api, errorText, partitionPath } from '../shared/api.js';
+import { api, errorText, partitionPath } from '../common/api.js';
 import { LogView } from './logview.js';
 import { Stream } from './stream.js';
 import { Timeline } from './timeline.js';
@@ -20,8 +20,8 @@ import { setupSave } from './save.js';
 import { HeatStrip } from './partmap.js';
 import { setupExplore } from './explore.js';
 import { reportEpoch } from './producers.js';
-import { plain, setupI18n, t, tr } from '../shared/i18n.js';
-import { showBudget } from '../shared/budget.js';
+import { plain, setupI18n, t, tr } from '../common/i18n.js';
+import { showBudget } from '../common/budget.js';
 
 setupI18n();
 

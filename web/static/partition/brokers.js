@@ -5,8 +5,8 @@
 // shows the current partition's leader, replicas and ISR, polled every
 // second from GET /api/topics: what the broker reports, never made up.
 
-import { api, showErrorText } from '../shared/api.js';
-import { tr } from '../shared/i18n.js';
+import { api, showErrorText } from '../common/api.js';
+import { tr } from '../common/i18n.js';
 
 const NODES_MS = 2000;
 const PLACEMENT_MS = 1000;

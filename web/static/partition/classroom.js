@@ -5,7 +5,7 @@
 // student turns that off or picks another one) and the guided lesson the
 // teacher drives.
 
-import { api } from '../shared/api.js';
+import { api } from '../common/api.js';
 
 const POLL_MS = 2000;
 

@@ -5,7 +5,7 @@
 
 import { describeKind } from './logview.js';
 import { laneReason } from './cells.js';
-import { onLanguage, t } from '../shared/i18n.js';
+import { onLanguage, t } from '../common/i18n.js';
 import { alias, reportedEpochs } from './producers.js';
 
 // The last details shown, redrawn in the new language after a switch.

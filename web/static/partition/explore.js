@@ -19,8 +19,8 @@
 // Errors are the API's sentences (code and args: the catalogue), in the
 // page's language.
 
-import { api, apiPartition, fmt, patiently, showErrorText } from '../shared/api.js';
-import { onLanguage, plain, t, tr } from '../shared/i18n.js';
+import { api, apiPartition, fmt, patiently, showErrorText } from '../common/api.js';
+import { onLanguage, plain, t, tr } from '../common/i18n.js';
 
 const $ = (id) => document.getElementById(id);
 

@@ -8,8 +8,8 @@
 // the step's partition while it runs, the lesson's focus when it ends. The
 // run lives on the server: any tab or browser resumes the current one.
 
-import { api, errorText } from '../shared/api.js';
-import { has, initialLanguage, onLanguage, plain, t, tr } from '../shared/i18n.js';
+import { api, errorText } from '../common/api.js';
+import { has, initialLanguage, onLanguage, plain, t, tr } from '../common/i18n.js';
 
 const LANGS = ['en', 'ko'];
 const POLL_MS = 3000;

@@ -18,10 +18,10 @@
 // on screen, and from the live stream; both go through EntryCache, which
 // keeps a bounded number of pages.
 
-import { api, apiPartition, fmt } from '../shared/api.js';
+import { api, apiPartition, fmt } from '../common/api.js';
 import { EntryCache, PAGE } from './cache.js';
 import { copyOf, laneReason } from './cells.js';
-import { onLanguage, t } from '../shared/i18n.js';
+import { onLanguage, t } from '../common/i18n.js';
 import { alias, onProducers, producerLabel, resetProducers, seeProducers } from './producers.js';
 import * as geometry from './loggeometry.js';
 import { fillTableRow, makeTableHead, makeTableRow } from './tableview.js';

@@ -1,8 +1,8 @@
 // panels.js: the control panels. Each form calls the JSON API and shows
 // the API's sentence next to the control that caused an error.
 
-import { api, fmt, showErrorText } from '../shared/api.js';
-import { has, onLanguage, plain, span, t, tr } from '../shared/i18n.js';
+import { api, fmt, showErrorText } from '../common/api.js';
+import { has, onLanguage, plain, span, t, tr } from '../common/i18n.js';
 import { reportEpoch } from './producers.js';
 
 const $ = (id) => document.getElementById(id);

@@ -17,10 +17,10 @@
 // server scanning. A new log start, or a partition grown past twice the
 // buckets it was cut in, is mapped afresh. A hidden tab maps nothing.
 
-import { api, apiPartition, fmt, patiently, showErrorText } from '../shared/api.js';
-import { onLanguage, t, tr } from '../shared/i18n.js';
+import { api, apiPartition, fmt, patiently, showErrorText } from '../common/api.js';
+import { onLanguage, t, tr } from '../common/i18n.js';
 import { minimapScale } from './loggeometry.js';
-import { CHUNK_OFFSETS, COUNTS, PALETTE, bucketCount, chunkOffsets, drawBuckets, patterns, planMap, sizeCanvas, totals } from '../shared/heat.js';
+import { CHUNK_OFFSETS, COUNTS, PALETTE, bucketCount, chunkOffsets, drawBuckets, patterns, planMap, sizeCanvas, totals } from '../common/heat.js';
 
 const MIN_GAP_MS = 1000;
 

@@ -6,7 +6,7 @@
 // can say when the cells carry another one (transaction version 2 raises the
 // epoch at every commit and abort).
 
-import { apply, resolveArg } from '../shared/i18n.js';
+import { apply, resolveArg } from '../common/i18n.js';
 
 let topic = '';
 let partition = -1;

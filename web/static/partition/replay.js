@@ -7,8 +7,8 @@
 // back to the log as it is now. Nothing here is reconstructed by guessing:
 // each position is the state after the recorded steps up to it.
 
-import { api, apiPartition, fmt } from '../shared/api.js';
-import { onLanguage, t, tr } from '../shared/i18n.js';
+import { api, apiPartition, fmt } from '../common/api.js';
+import { onLanguage, t, tr } from '../common/i18n.js';
 
 /**
  * stateAt folds the recorded steps 0..k into the log as it was: entries by

@@ -4,7 +4,7 @@
 // file with the page's stylesheets inlined and a static copy of the DOM:
 // no script, nothing fetched, it opens offline.
 
-import { t } from '../shared/i18n.js';
+import { t } from '../common/i18n.js';
 
 /** cssText is every rule of the page's own stylesheets. */
 function cssText() {

@@ -4,7 +4,7 @@
 // closes with 1008 when a viewer keeps lagging; both are handled by the
 // caller resetting on every snapshot.
 
-import { parseJSON } from '../shared/api.js';
+import { parseJSON } from '../common/api.js';
 
 const MIN_DELAY = 500;
 const MAX_DELAY = 10000;

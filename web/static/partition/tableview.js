@@ -8,8 +8,8 @@
 // rows on screen exist) when its table mode is on; this module builds and
 // fills a row.
 
-import { fmt } from '../shared/api.js';
-import { t, tr } from '../shared/i18n.js';
+import { fmt } from '../common/api.js';
+import { t, tr } from '../common/i18n.js';
 
 const el = (tag, cls, text) => {
   const e = document.createElement(tag);

@@ -9,8 +9,8 @@
 // cluster's recent story instead, by time. Clicking an entry marks the
 // cells it is about.
 
-import { api } from '../shared/api.js';
-import { has, language, onLanguage, t, tr, trAttr } from '../shared/i18n.js';
+import { api } from '../common/api.js';
+import { has, language, onLanguage, t, tr, trAttr } from '../common/i18n.js';
 import { producerLabel } from './producers.js';
 
 const MAX_EVENTS = 400;

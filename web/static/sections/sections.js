@@ -7,9 +7,9 @@
 // is said in the page's status line, also after the reload that shows
 // the cluster as it is now.
 
-import { api, apiPartition, showErrorText } from '../shared/api.js';
-import { setupI18n, tr } from '../shared/i18n.js';
-import { watchBudget } from '../shared/budget.js';
+import { api, apiPartition, showErrorText } from '../common/api.js';
+import { setupI18n, tr } from '../common/i18n.js';
+import { watchBudget } from '../common/budget.js';
 import { setupStrips } from './strips.js';
 
 setupI18n();

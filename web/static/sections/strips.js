@@ -18,9 +18,9 @@
 // mapped again less often, so a million-offset partition never keeps the
 // server scanning. A hidden tab polls nothing.
 
-import { api, apiPartition, fmt, showErrorText } from '../shared/api.js';
-import { onLanguage, span, tr } from '../shared/i18n.js';
-import { PALETTE, drawBuckets, patterns, sizeCanvas, totals } from '../shared/heat.js';
+import { api, apiPartition, fmt, showErrorText } from '../common/api.js';
+import { onLanguage, span, tr } from '../common/i18n.js';
+import { PALETTE, drawBuckets, patterns, sizeCanvas, totals } from '../common/heat.js';
 
 const POLL_MS = 2000;
 const PX_PER_BUCKET = 3;

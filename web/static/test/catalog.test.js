@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { endsInConsonant, fill, particle, render } from '../shared/catalog.js';
+import { endsInConsonant, fill, particle, render } from '../common/catalog.js';
 
 const catalogDir = new URL('../../../internal/catalog/', import.meta.url);
 const readJSON = (name) => JSON.parse(readFileSync(new URL(name, catalogDir), 'utf8'));

@@ -4,7 +4,7 @@
 // ABORT markers, gaps) always shows, however few.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CHUNK_OFFSETS, PALETTE, bucketCount, chunkOffsets, drawBuckets, planMap, totals } from '../shared/heat.js';
+import { CHUNK_OFFSETS, PALETTE, bucketCount, chunkOffsets, drawBuckets, planMap, totals } from '../common/heat.js';
 
 // recorder is a 2D context that only remembers its rectangles.
 function recorder() {
