@@ -10,6 +10,7 @@
 
 import { api, errorText } from '../common/api.js';
 import { has, initialLanguage, onLanguage, plain, t, tr } from '../common/i18n.js';
+import { setupStepPlace } from './stepplace.js';
 
 const LANGS = ['en', 'ko'];
 const POLL_MS = 3000;
@@ -49,7 +50,12 @@ function stepList(run, tx) {
   return list;
 }
 
-/** stepCard is one step: its narration, the command on real Kafka, its checks and output. */
+/**
+ * stepCard is one step: its title, narration and the command on real
+ * Kafka beside its checks (one line each where they fit: ✓, what, the
+ * expected and the observed value), then its output. A note the broker
+ * adds to several checks is told once, folded under them.
+ */
 function stepCard(run, s, upNext, tx) {
   const card = el('article', {
     class: 'lesson-step' + (upNext ? ' up-next' : ''),
@@ -59,15 +65,26 @@ function stepCard(run, s, upNext, tx) {
   });
   const heading = (upNext ? t('lesson.ui.upNext') + ' · ' : '') + t('lesson.ui.stepOf', { n: s.index + 1, total: run.steps.length }) + ' — ' + tx(s.title);
   card.append(el('h3', {}, heading));
-  card.append(el('p', { class: 'narration', 'data-testid': upNext ? 'lesson-next-narration' : 'lesson-narration' }, tx(s.narration)));
-  card.append(el('h4', {}, t('lesson.ui.command')));
-  card.append(el('pre', { class: 'command', 'data-testid': upNext ? 'lesson-next-command' : 'lesson-command', lang: 'en' }, s.command));
-  if (s.expectations.length) {
-    card.append(el('h4', {}, t('lesson.ui.checks')));
-    const list = el('ul', { class: 'lesson-checks', 'data-testid': upNext ? 'lesson-next-checks' : 'lesson-checks' });
-    for (const c of s.expectations) list.append(checkRow(c, s.status === 'done', tx));
-    card.append(list);
+  const words = el('div', { class: 'step-words' },
+    el('p', { class: 'narration', 'data-testid': upNext ? 'lesson-next-narration' : 'lesson-narration' }, tx(s.narration)));
+  if (s.command) {
+    words.append(el('div', { class: 'step-command' },
+      el('h4', {}, t('lesson.ui.command')),
+      el('pre', { class: 'command', 'data-testid': upNext ? 'lesson-next-command' : 'lesson-command', lang: 'en' }, s.command)));
   }
+  const body = el('div', { class: 'step-body' }, words);
+  if (s.expectations.length) {
+    const list = el('ul', { class: 'lesson-checks', 'data-testid': upNext ? 'lesson-next-checks' : 'lesson-checks', 'aria-label': t('lesson.ui.checks') });
+    for (const c of s.expectations) list.append(checkRow(c, s.status === 'done', tx));
+    const checks = el('div', { class: 'step-checks' }, list);
+    const notes = [...new Set(s.expectations.filter((c) => c.note).map((c) => tx(c.note)))];
+    if (notes.length && !upNext) {
+      checks.append(el('details', { class: 'check-notes' }, el('summary', {}, t('lesson.ui.checkNotes')),
+        ...notes.map((n) => el('p', { class: 'check-note', 'data-testid': 'check-note' }, n))));
+    }
+    body.append(checks);
+  }
+  card.append(body);
   if (s.error) card.append(el('p', { class: 'error', 'data-testid': 'lesson-step-error' }, s.errorText ? tx(s.errorText) : s.error));
   if (!upNext && s.output.length) {
     // A consumer's effects are the point of their step: show them open.
@@ -111,12 +128,11 @@ function checkRow(c, checked, tx) {
   const row = el('li', { 'data-testid': 'lesson-check', 'data-ok': state, 'data-fact': c.fact },
     el('span', { class: 'mark', 'aria-hidden': 'true' }, mark),
     el('span', { class: 'sr-only' }, word + ': '),
-    el('span', { class: 'what' }, tx(c.text)),
+    el('span', { class: 'what' }, tx(c.text)), ' ',
     el('span', { class: 'values' },
       t('lesson.ui.expected') + ' ', el('strong', { 'data-testid': 'check-expected' }, value(c.expected)),
       checked ? ' — ' + t('lesson.ui.observed') + ' ' : '',
       checked ? el('strong', { 'data-testid': 'check-observed' }, value(c.observed)) : ''));
-  if (c.note) row.append(el('span', { class: 'check-note', 'data-testid': 'check-note' }, tx(c.note)));
   return row;
 }
 
@@ -152,6 +168,9 @@ export function setupLessons(app) {
   let run = null;
   let busy = false;
   let shown = '';
+  // The card of the step just done stands under the log when it leaves
+  // the room, else here in the Lesson tab.
+  const placer = setupStepPlace(app.view, () => showCurrent());
 
   // One language for the whole page: i18n.js remembers it and tells this
   // panel when the masthead's switch changes it.
@@ -339,6 +358,7 @@ export function setupLessons(app) {
       delete panel.dataset.run;
       delete panel.dataset.picking;
       out.replaceChildren(el('p', { class: 'hint' }, t(student ? 'lesson.ui.notStartedStudent' : 'lesson.ui.notStarted')));
+      placer.place(null);
       delete out.dataset.status;
       delete out.dataset.run;
       return;
@@ -387,6 +407,7 @@ export function setupLessons(app) {
     if (next && run.status !== 'failed') parts.push(stepCard(run, next, true, tx));
     parts.push(namesList(run));
     out.replaceChildren(...parts);
+    placer.place(out.querySelector('[data-testid="lesson-current"]'));
     showCurrent();
   }
 
@@ -397,7 +418,12 @@ export function setupLessons(app) {
   function showCurrent() {
     const card = out.querySelector('[data-testid="lesson-current"]');
     const scroller = panel.closest('.dock-panel');
-    if (!card || !scroller || scroller.hidden) return;
+    if (!scroller || scroller.hidden) return;
+    if (!card) {
+      // The card stands under the log: the tab shows the bar and what comes next.
+      scroller.scrollTop = 0;
+      return;
+    }
     const top = card.getBoundingClientRect().top - panel.querySelector('.lesson-sticky').getBoundingClientRect().bottom - 4;
     scroller.scrollTop += top;
   }

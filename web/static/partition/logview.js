@@ -160,6 +160,7 @@ export class LogView {
     // Table mode: one row per offset (tableview.js) under a header row.
     this.table = false;
     this.headH = 0;
+    this.toldH = -1;
     this.head = makeTableHead();
     this.head.hidden = true;
     this.viewport.append(this.head);
@@ -446,6 +447,21 @@ export class LogView {
   slotCount() { return this.pointers ? geometry.slotCount(this) : 0; }
   rowCount() { return this.pointers ? geometry.rowCount(this) : 0; }
   totalH() { return this.rowCount() * this.rowH; }
+
+  /**
+   * tellHeight tells the page (an offsetlab:log-height event) when the
+   * height every row of the log needs changes: a lesson's step card takes
+   * the height the log does not need (stepplace.js).
+   */
+  tellHeight() {
+    const need = this.headH + this.totalH();
+    if (need === this.toldH) return;
+    this.toldH = need;
+    document.dispatchEvent(new CustomEvent('offsetlab:log-height', { detail: need }));
+  }
+
+  /** neededHeight is the height every row of the log needs (0 before it is laid out). */
+  neededHeight() { return this.cols && this.pointers ? this.headH + this.totalH() : 0; }
   /** maxScroll lets the last row end the view with whole rows above it: no row is cut at the top when following. */
   maxScroll() { return this.pointers ? geometry.maxScroll(this) : 0; }
   rowOf(offset) { return geometry.rowOf(this, offset); }
@@ -624,6 +640,7 @@ export class LogView {
       for (let i = 0; i < this.cols; i++) this.fillSlot(slots[i], this.start + r * this.cols + i, flags);
     }
     this.viewport.classList.toggle('scrollable', this.maxScroll() > 0);
+    this.tellHeight();
     if (this.table) this.viewport.setAttribute('aria-rowcount', String(rows + 1));
     else this.viewport.removeAttribute('aria-rowcount');
     this.fixTabStop();

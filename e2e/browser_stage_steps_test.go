@@ -1,0 +1,321 @@
+package e2e
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/offsetlab/offsetlab/web"
+)
+
+// Every step of every lesson, as a class sees it on a 1280×720 projector:
+// the step's words (title, narration, the command on real Kafka, each
+// check with its mark, expected and observed values) are on screen without
+// scrolling any panel, beside the log the step concerns with all of its
+// cells, both consumer lanes and the LSO and HW pointers, and the document
+// itself does not scroll — in English, in Korean, and in classroom mode on
+// the teacher's page and a student's.
+
+// walkStep is one step of a run as the lesson API returns it.
+type walkStep struct {
+	Index     int               `json:"index"`
+	Title     map[string]string `json:"title"`
+	Narration map[string]string `json:"narration"`
+	Command   string            `json:"command"`
+	Status    string            `json:"status"`
+	Topic     string            `json:"topic"`
+	Partition int32             `json:"partition"`
+	Checks    []struct {
+		Text     map[string]string `json:"text"`
+		Expected string            `json:"expected"`
+		Observed string            `json:"observed"`
+		OK       bool              `json:"ok"`
+	} `json:"expectations"`
+}
+
+// words is how many characters of words the step's card carries.
+func (s walkStep) words(lang string) int {
+	n := len([]rune(s.Title[lang])) + len([]rune(s.Narration[lang])) + len(s.Command)
+	for _, c := range s.Checks {
+		n += len([]rune(c.Text[lang])) + len(c.Expected) + len(c.Observed)
+	}
+	return n
+}
+
+// walkRun is a run as the lesson API returns it.
+type walkRun struct {
+	ID     string     `json:"id"`
+	Lesson string     `json:"lesson"`
+	Status string     `json:"status"`
+	Cursor int        `json:"cursor"`
+	Error  string     `json:"error"`
+	Steps  []walkStep `json:"steps"`
+	Focus  *struct {
+		Topic     string `json:"topic"`
+		Partition int32  `json:"partition"`
+	} `json:"focus"`
+}
+
+// stageMode is one way a class sees the lessons: a language, and whether
+// the page is a classroom teacher's (with students' pages beside it).
+type stageMode struct {
+	name      string
+	lang      string
+	classroom bool
+}
+
+// TestBrowserStageEveryStep walks every lesson the embedded broker can run
+// (from GET /api/lessons; lesson 4 needs three brokers and is skipped with
+// a message) with the page's Next button at 1280×720, once per mode, and
+// asserts after each step that its words and its log are on screen and the
+// page does not scroll. In English it also zooms to 150 % at each lesson's
+// wordiest step: the words may scroll with the page there, but nothing is
+// clipped.
+func TestBrowserStageEveryStep(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []stageMode{{"en", "en", false}, {"ko", "ko", false}, {"classroom", "en", true}} {
+		t.Run(mode.name, func(t *testing.T) {
+			t.Parallel()
+			chromium := chromiumPath(t)
+			var a *app
+			var teacher *page
+			var pages []*page
+			if mode.classroom {
+				c := startClassroom(t, web.Access{Classroom: true})
+				a = c.app
+				teacher = openPage(t, a, chromium, 1280, 720)
+				login, _ := url.Parse(c.srv.TeacherLoginURL())
+				teacher.open(login.RequestURI())
+				teacher.wait("the teacher's page", `location.pathname === '/' && document.getElementById('app').dataset.role === 'teacher'`, 10*time.Second)
+				student := openPage(t, a, chromium, 1280, 720)
+				student.open("/")
+				student.wait("the student's lessons panel", `byTestID('lessons-panel')?.dataset.ready === 'true' && document.getElementById('app').dataset.role === 'student'`, 10*time.Second)
+				// A student reads in Korean: the teacher's page stays English.
+				student.click("ui-lang-ko")
+				student.wait("the student's panel in Korean", `byTestID('lessons-panel').lang === 'ko'`, 5*time.Second)
+				pages = []*page{teacher, student}
+			} else {
+				a = startApp(t, embedded)
+				teacher = openPage(t, a, chromium, 1280, 720)
+				teacher.open("/")
+				pages = []*page{teacher}
+			}
+			teacher.wait("the lessons panel", `byTestID('lessons-panel')?.dataset.ready === 'true'`, 10*time.Second)
+			if mode.lang != "en" {
+				teacher.click("ui-lang-" + mode.lang)
+				teacher.wait("the panel in "+mode.lang, fmt.Sprintf(`byTestID('lessons-panel').lang === %q`, mode.lang), 5*time.Second)
+			}
+			var list struct {
+				Lessons []struct {
+					ID        string `json:"id"`
+					Available bool   `json:"available"`
+				} `json:"lessons"`
+			}
+			a.do("GET", "/api/lessons", nil, http.StatusOK, &list)
+			start := time.Now()
+			asserted := map[*page]int{}
+			for _, l := range list.Lessons {
+				if !l.Available {
+					t.Logf("lesson %s skipped: the embedded broker cannot run it (it needs three brokers: --local-kafka triple)", l.ID)
+					continue
+				}
+				walkLesson(t, a, mode, l.ID, teacher, pages, asserted)
+			}
+			for i, p := range pages {
+				who := "the page"
+				if mode.classroom {
+					who = map[int]string{0: "the teacher's page", 1: "the student's page"}[i]
+				}
+				t.Logf("%s: %d steps asserted on %s at 1280×720 in %v", mode.name, asserted[p], who, time.Since(start).Round(time.Second))
+			}
+		})
+	}
+}
+
+// walkLesson starts lesson id on the teacher's page and steps it to its
+// end with Next, asserting every page after every step.
+func walkLesson(t *testing.T, a *app, mode stageMode, id string, teacher *page, pages []*page, asserted map[*page]int) {
+	t.Helper()
+	before := teacher.attr("lesson-run", "data-run")
+	if teacher.attr("lessons-panel", "data-run") != "" {
+		// A run is on show: its title opens the lesson list again.
+		teacher.click("lesson-title")
+	}
+	teacher.fill("lesson-select", id)
+	teacher.click("lesson-start")
+	teacher.wait("lesson "+id+" to start", fmt.Sprintf(`byTestID('lesson-run').dataset.run && byTestID('lesson-run').dataset.run !== %q && byTestID('lesson-run').dataset.status === 'ready' && !byTestID('lesson-next').disabled`, before), 15*time.Second)
+	runID := teacher.attr("lesson-run", "data-run")
+	var st walkRun
+	a.do("GET", "/api/lessons/runs/"+runID, nil, http.StatusOK, &st)
+	wordiest := 0
+	for i, s := range st.Steps {
+		if s.words("en") > st.Steps[wordiest].words("en") {
+			wordiest = i
+		}
+	}
+	topic, partition := "", int32(0)
+	for i := range st.Steps {
+		teacher.wait(fmt.Sprintf("lesson %s: Next before step %d", id, i+1), `!byTestID('lesson-next').disabled`, 15*time.Second)
+		teacher.click("lesson-next")
+		teacher.wait(fmt.Sprintf("lesson %s step %d", id, i+1), fmt.Sprintf(`byTestID('lesson-run').dataset.cursor === '%d' && byTestID('lesson-run').dataset.busy === undefined && byTestID('lesson-current')?.dataset.index === '%d'`, i+1, i), 90*time.Second)
+		a.do("GET", "/api/lessons/runs/"+runID, nil, http.StatusOK, &st)
+		if st.Status == "failed" {
+			t.Fatalf("lesson %s failed at step %d: %s", id, i+1, st.Error)
+		}
+		if s := st.Steps[i]; s.Topic != "" {
+			topic, partition = s.Topic, s.Partition
+		}
+		if st.Status == "finished" && st.Focus != nil {
+			topic, partition = st.Focus.Topic, st.Focus.Partition
+		}
+		when := fmt.Sprintf("%s: lesson %s step %d", mode.name, id, i+1)
+		for n, p := range pages {
+			lang := mode.lang
+			who := ""
+			if n > 0 {
+				lang, who = "ko", " (student)"
+				p.wait(when+who+": the step on the student's page", fmt.Sprintf(`byTestID('lesson-run').dataset.cursor === '%d' && byTestID('lesson-current')?.dataset.index === '%d'`, i+1, i), 15*time.Second)
+			}
+			p.assertStepOnStage(when+who, lang, st.Steps[i], topic, partition)
+			asserted[p]++
+		}
+		if mode.name == "en" && i == wordiest {
+			teacher.assertStepZoomed(when)
+		}
+	}
+}
+
+// assertStepOnStage fails unless step's words and the log of topic (when
+// the lesson has opened one) are on screen at 1280×720 without scrolling,
+// the words' text measures at least 16 px and the page does not scroll.
+func (p *page) assertStepOnStage(when, lang string, step walkStep, topic string, partition int32) {
+	p.t.Helper()
+	// The words are the step's, in the page's language.
+	var shown struct {
+		Title     string   `json:"title"`
+		Narration string   `json:"narration"`
+		Command   string   `json:"command"`
+		Checks    []string `json:"checks"`
+	}
+	p.eval(`(() => { const q = (sel) => document.querySelector('[data-testid="lesson-current"] ' + sel); return {title: q('h3')?.textContent || '',
+		narration: q('[data-testid="lesson-narration"]')?.textContent || '', command: q('[data-testid="lesson-command"]')?.textContent || '',
+		checks: [...document.querySelectorAll('[data-testid="lesson-current"] [data-testid="lesson-check"]')].map((li) => li.dataset.ok + ' ' + li.textContent)}; })()`, &shown)
+	if !strings.Contains(shown.Title, step.Title[lang]) || shown.Narration != step.Narration[lang] || shown.Command != step.Command || len(shown.Checks) != len(step.Checks) {
+		p.t.Fatalf("%s: the card shows %+v; want the step's title %q, narration %q, command %q and %d checks", when, shown, step.Title[lang], step.Narration[lang], step.Command, len(step.Checks))
+	}
+	exprs := map[string]string{
+		"the step's title":     `document.querySelector('[data-testid="lesson-current"] h3')`,
+		"the step's narration": `document.querySelector('[data-testid="lesson-current"] [data-testid="lesson-narration"]')`,
+		"the masthead":         `document.querySelector('.masthead')`,
+	}
+	if step.Command != "" {
+		exprs["the step's command"] = `document.querySelector('[data-testid="lesson-current"] [data-testid="lesson-command"]')`
+	}
+	for i := range step.Checks {
+		c := fmt.Sprintf(`document.querySelectorAll('[data-testid="lesson-current"] [data-testid="lesson-check"]')[%d]`, i)
+		exprs[fmt.Sprintf("check %d", i+1)] = c
+		exprs[fmt.Sprintf("check %d's mark", i+1)] = c + `.querySelector('.mark')`
+		exprs[fmt.Sprintf("check %d's expected value", i+1)] = c + `.querySelector('[data-testid="check-expected"]')`
+		exprs[fmt.Sprintf("check %d's observed value", i+1)] = c + `.querySelector('[data-testid="check-observed"]')`
+	}
+	if p.attr("lesson-next", "data-testid") != "" {
+		exprs["Next"] = `byTestID('lesson-next')`
+	}
+	var l partitionLog
+	if topic != "" {
+		l = p.a.logOf(topic, partition)
+		p.wait(fmt.Sprintf("%s: the page on %s-%d at HW %d", when, topic, partition, l.HighWatermark),
+			fmt.Sprintf(`location.pathname === '/topics/%s/partitions/%d' && byTestID('stream-status').dataset.state === 'open' &&
+				summary('hw')?.dataset.value === '%d' && summary('lso')?.dataset.value === '%d' && summary('logstart')?.dataset.value === '%d'`,
+				topic, partition, l.HighWatermark, l.LastStableOffset, l.LogStartOffset), 20*time.Second)
+		// Every cell drawn, none still loading (a cell scrolled out of the
+		// log is not drawn: the assertions below name it).
+		p.waitErr(fmt.Sprintf(`[...Array(%d).keys()].every((o) => cell(o + %d) && cell(o + %d).dataset.kind !== 'loading')`,
+			l.HighWatermark-l.LogStartOffset, l.LogStartOffset, l.LogStartOffset), 5*time.Second)
+		exprs["the LSO summary"] = `summary('lso')`
+		exprs["the HW summary"] = `summary('hw')`
+		exprs["the LSO flag"] = `flag('lso')`
+		exprs["the HW flag"] = `flag('hw')`
+		exprs["the next offset's slot"] = fmt.Sprintf(`cell(%d)`, l.HighWatermark)
+		for o := l.LogStartOffset; o < l.HighWatermark; o++ {
+			exprs[fmt.Sprintf("cell %d", o)] = fmt.Sprintf(`cell(%d)`, o)
+			exprs[fmt.Sprintf("cell %d's read_committed lane", o)] = fmt.Sprintf(`lane('rc', %d)`, o)
+			exprs[fmt.Sprintf("cell %d's read_uncommitted lane", o)] = fmt.Sprintf(`lane('ru', %d)`, o)
+		}
+	}
+	p.wait(when+": animations to finish", `document.getAnimations().length === 0`, 5*time.Second)
+	off := p.offScreen(exprs)
+	var small []string
+	p.eval(`[...document.querySelectorAll('[data-testid="lesson-current"] :is(h3, [data-testid="lesson-narration"], [data-testid="lesson-command"], [data-testid="lesson-check"] *)')]
+		.filter((e) => e.getClientRects().length > 0 && e.textContent.trim() !== '' && !e.closest('.sr-only'))
+		.map((e) => [(e.dataset.testid || e.className || e.tagName) + ' "' + e.textContent.trim().slice(0, 30) + '"', parseFloat(getComputedStyle(e).fontSize)])
+		.filter(([, size]) => size < 16).map(([what, size]) => what + ': ' + size + 'px')`, &small)
+	var doc struct {
+		Height int `json:"height"`
+		Width  int `json:"width"`
+		InnerH int `json:"innerH"`
+		InnerW int `json:"innerW"`
+	}
+	p.eval(`({height: document.scrollingElement.scrollHeight, width: document.scrollingElement.scrollWidth, innerH: innerHeight, innerW: innerWidth})`, &doc)
+	var problems []string
+	if len(off) > 0 {
+		problems = append(problems, fmt.Sprintf("not on screen without scrolling: %v", off))
+	}
+	if len(small) > 0 {
+		problems = append(problems, fmt.Sprintf("the step's words under 16 px: %v", small))
+	}
+	if doc.Height > doc.InnerH || doc.Width > doc.InnerW {
+		problems = append(problems, fmt.Sprintf("the document is %d×%d px in a %d×%d window: it scrolls", doc.Width, doc.Height, doc.InnerW, doc.InnerH))
+	}
+	if len(problems) > 0 {
+		p.screenshot("stage-step-"+strings.NewReplacer(" ", "-", ":", "", "(", "", ")", "").Replace(when), 1280, 720, false)
+		p.t.Errorf("%s: %s", when, strings.Join(problems, "; "))
+	}
+}
+
+// assertStepZoomed zooms the page to 150 % (a laptop's 1280×720 at 853×480
+// CSS pixels, where the page stacks and scrolls), fails if any of the
+// step's words or the stage's labels are clipped, and zooms back.
+func (p *page) assertStepZoomed(when string) {
+	p.t.Helper()
+	p.zoom(1.5)
+	clipped := p.clipped()
+	var words []string
+	p.eval(`(() => {
+		const out = [];
+		for (const e of document.querySelectorAll('[data-testid="lesson-current"], [data-testid="lesson-current"] *')) {
+			if (!e.getClientRects().length || e.closest('.sr-only')) continue;
+			if (e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== 'visible') out.push((e.dataset.testid || e.className || e.tagName) + ' scrolls sideways');
+			const r = e.getBoundingClientRect();
+			for (let a = e.parentElement; a; a = a.parentElement) {
+				const s = getComputedStyle(a);
+				if (!/hidden|clip/.test(s.overflowX + ' ' + s.overflowY)) continue;
+				const q = a.getBoundingClientRect();
+				if (r.left < q.left - 0.5 || r.right > q.right + 0.5 || r.top < q.top - 0.5 || r.bottom > q.bottom + 0.5) {
+					out.push((e.dataset.testid || e.className || e.tagName) + ' "' + e.textContent.trim().slice(0, 30) + '" cut by ' + (a.dataset.testid || a.className || a.tagName));
+					break;
+				}
+			}
+		}
+		return out;
+	})()`, &words)
+	p.screenshot("stage-step-zoom150-"+strings.NewReplacer(" ", "-", ":", "").Replace(when), 853, 480, false)
+	p.do("back to 100%", chromedp.EmulateViewport(1280, 720))
+	p.wait("the log to redraw at 100%", `byTestID('log-viewport').clientWidth > 600`, 5*time.Second)
+	if len(clipped)+len(words) > 0 {
+		p.t.Errorf("%s at 150 %%: clipped %v %v", when, clipped, words)
+	}
+}
+
+// logOf reads a partition's log (its first 100 offsets) from the API.
+func (a *app) logOf(topic string, partition int32) partitionLog {
+	a.t.Helper()
+	var l partitionLog
+	a.do("GET", fmt.Sprintf("/api/topics/%s/partitions/%d/log?from=0&limit=100", topic, partition), nil, http.StatusOK, &l)
+	return l
+}
