@@ -34,7 +34,7 @@ function arrangements(n) {
 
 /**
  * setupStepPlace places the step cards lessons.js draws.
- * @param {{neededHeight: () => number}} view the log view
+ * @param {{neededHeight: () => number, layout: (quiet: boolean) => void}} view the log view
  * @param {() => void} moved called once the card has found its place
  * @returns {{place: (card: Element | null) => void}}
  */
@@ -83,7 +83,7 @@ export function setupStepPlace(view, moved) {
   }
 
   /** arrange stands the card as a says and tells whether every word shows. */
-  function arrange(a, need) {
+  function arrange(a, need, roomy) {
     reset();
     if (a.fold) dock.dataset.story = 'folded';
     if (a.fold === 'foot') {
@@ -129,15 +129,17 @@ export function setupStepPlace(view, moved) {
       slot.append(...inLog);
     }
     for (const node of inDock) toHome(node);
-    return fits(inLog.length > 0, inDock, need);
+    return fits(inLog.length > 0, inDock, need, roomy);
   }
 
-  /** fits tells whether the slot under the log and the Lesson tab show all they hold. */
-  function fits(useLog, inDock, need) {
-    if (useLog) {
-      if (slot.scrollHeight > slot.clientHeight + 1 || slot.scrollWidth > slot.clientWidth + 1) return false;
-      if (frame.getBoundingClientRect().height < need - 1) return false;
-    }
+  /**
+   * fits tells whether the slot under the log and the Lesson tab show all
+   * they hold, and the log all its rows when it can (roomy: the height the
+   * log has with everything folded).
+   */
+  function fits(useLog, inDock, need, roomy) {
+    if (useLog && (slot.scrollHeight > slot.clientHeight + 1 || slot.scrollWidth > slot.clientWidth + 1)) return false;
+    if ((useLog || need <= roomy) && frame.getBoundingClientRect().height < need - 1) return false;
     if (!inDock.length) return true;
     const bar = lessonTab.querySelector('.lesson-sticky');
     let height = 0;
@@ -146,12 +148,20 @@ export function setupStepPlace(view, moved) {
   }
 
   function fit() {
+    // The rows' height follows the lesson's lanes (lessons.css): measure it afresh.
+    view.layout(true);
     const need = view.neededHeight();
     if (!card || !home || !home.parent.isConnected || !wide.matches || lessonTab.hidden || frame.hidden || !need) {
       reset();
+      delete panel.dataset.arrangement;
     } else {
+      // The height the log has for its rows with everything folded.
+      arrange({ head: 'dock', keep: Infinity, fold: 'foot' }, need, 0);
+      const roomy = frame.getBoundingClientRect().height;
       const all = arrangements(pieces(false).length);
-      if (!all.some((a) => arrange(a, need))) arrange(all[1], need);
+      const i = all.findIndex((a) => arrange(a, need, roomy));
+      if (i < 0) arrange(all[1], need, roomy);
+      panel.dataset.arrangement = String(i);
     }
     moved();
   }
@@ -168,6 +178,14 @@ export function setupStepPlace(view, moved) {
   document.addEventListener('offsetlab:tab', fitSoon);
   wide.addEventListener('change', fitSoon);
   window.addEventListener('resize', fitSoon);
+  // The log's head (its pointers, the LSO's sentence, the lanes' counts)
+  // takes more or less height as the log changes.
+  const watch = new ResizeObserver(fitSoon);
+  for (const id of ['pointer-summary', 'lso-why', 'problem']) {
+    const node = document.getElementById(id);
+    if (node) watch.observe(node);
+  }
+  watch.observe(panel.querySelector('.lane-counts') || panel);
 
   return {
     /** place takes the card just drawn in the dock (null when there is none) and finds it its place. */
