@@ -202,6 +202,7 @@ func (p *page) assertStepOnStage(when, lang string, step walkStep, topic string,
 		Command   string   `json:"command"`
 		Checks    []string `json:"checks"`
 	}
+	p.waitErr(fmt.Sprintf(`document.querySelector('[data-testid="lesson-current"] [data-testid="lesson-narration"]')?.textContent === %q`, step.Narration[lang]), 5*time.Second)
 	p.eval(`(() => { const q = (sel) => document.querySelector('[data-testid="lesson-current"] ' + sel); return {title: q('h3')?.textContent || '',
 		narration: q('[data-testid="lesson-narration"]')?.textContent || '', command: q('[data-testid="lesson-command"]')?.textContent || '',
 		checks: [...document.querySelectorAll('[data-testid="lesson-current"] [data-testid="lesson-check"]')].map((li) => li.dataset.ok + ' ' + li.textContent)}; })()`, &shown)
@@ -249,6 +250,12 @@ func (p *page) assertStepOnStage(when, lang string, step walkStep, topic string,
 		}
 	}
 	p.wait(when+": animations to finish", `document.getAnimations().length === 0`, 5*time.Second)
+	// The card finds its place within a frame or two of the log's last change.
+	var all []string
+	for _, e := range exprs {
+		all = append(all, "visible("+e+")")
+	}
+	p.waitErr("(() => {"+visibleJS+" return "+strings.Join(all, " && ")+"; })()", 3*time.Second)
 	off := p.offScreen(exprs)
 	var small []string
 	p.eval(`[...document.querySelectorAll('[data-testid="lesson-current"] :is(h3, [data-testid="lesson-narration"], [data-testid="lesson-command"], [data-testid="lesson-check"] *)')]

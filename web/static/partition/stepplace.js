@@ -160,7 +160,9 @@ export function setupStepPlace(view, moved) {
       const roomy = frame.getBoundingClientRect().height;
       const all = arrangements(pieces(false).length);
       const i = all.findIndex((a) => arrange(a, need, roomy));
-      if (i < 0) arrange(all[1], need, roomy);
+      // Too long for the screen: every cell still shows, and the card
+      // whole in the Lesson tab with the most room, the rest a scroll away.
+      if (i < 0) arrange({ head: 'dock', keep: Infinity, fold: 'foot' }, need, roomy);
       panel.dataset.arrangement = String(i);
     }
     moved();
