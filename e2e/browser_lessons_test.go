@@ -17,11 +17,13 @@ type pageCheck struct {
 	Mark     string `json:"mark"`
 }
 
-// currentChecks reads the checks of the step the panel shows as done.
+// currentChecks reads the checks of the step the panel shows as done, in
+// the step's order (some may stand under the log, before the card in the
+// document).
 func (p *page) currentChecks() []pageCheck {
 	p.t.Helper()
 	var out []pageCheck
-	p.eval(`[...document.querySelectorAll('[data-testid="lesson-current"] [data-testid="lesson-check"]')].map(li => ({
+	p.eval(`[...document.querySelectorAll('[data-testid="lesson-current"] [data-testid="lesson-check"]')].sort((a, b) => a.dataset.n - b.dataset.n).map(li => ({
 		ok: li.dataset.ok, text: li.textContent,
 		expected: li.querySelector('[data-testid="check-expected"]')?.textContent ?? '',
 		observed: li.querySelector('[data-testid="check-observed"]')?.textContent ?? '',

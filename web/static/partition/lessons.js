@@ -75,7 +75,12 @@ function stepCard(run, s, upNext, tx) {
   const body = el('div', { class: 'step-body' }, words);
   if (s.expectations.length) {
     const list = el('ul', { class: 'lesson-checks', 'data-testid': upNext ? 'lesson-next-checks' : 'lesson-checks', 'aria-label': t('lesson.ui.checks') });
-    for (const c of s.expectations) list.append(checkRow(c, s.status === 'done', tx));
+    // data-n keeps the checks' order when some stand apart (stepplace.js).
+    s.expectations.forEach((c, n) => {
+      const row = checkRow(c, s.status === 'done', tx);
+      row.dataset.n = String(n);
+      list.append(row);
+    });
     const checks = el('div', { class: 'step-checks' }, list);
     const notes = [...new Set(s.expectations.filter((c) => c.note).map((c) => tx(c.note)))];
     if (notes.length && !upNext) {
