@@ -188,6 +188,10 @@ export function setupStepPlace(view, moved) {
     if (node) watch.observe(node);
   }
   watch.observe(panel.querySelector('.lane-counts') || panel);
+  // So does the lesson's bar (a status line, an error), and the tab itself.
+  watch.observe(lessonTab);
+  const bar = lessonTab.querySelector('.lesson-sticky');
+  if (bar) watch.observe(bar);
 
   return {
     /** place takes the card just drawn in the dock (null when there is none) and finds it its place. */
