@@ -133,11 +133,12 @@ function checkRow(c, checked, tx) {
   const row = el('li', { 'data-testid': 'lesson-check', 'data-ok': state, 'data-fact': c.fact },
     el('span', { class: 'mark', 'aria-hidden': 'true' }, mark),
     el('span', { class: 'sr-only' }, word + ': '),
-    el('span', { class: 'what' }, tx(c.text)), ' ',
-    el('span', { class: 'values' },
-      t('lesson.ui.expected') + ' ', el('strong', { 'data-testid': 'check-expected' }, value(c.expected)),
-      checked ? ' — ' + t('lesson.ui.observed') + ' ' : '',
-      checked ? el('strong', { 'data-testid': 'check-observed' }, value(c.observed)) : ''));
+    el('span', { class: 'check-text' },
+      el('span', { class: 'what' }, tx(c.text)), ' ',
+      el('span', { class: 'values' },
+        t('lesson.ui.expected') + ' ', el('strong', { 'data-testid': 'check-expected' }, value(c.expected)),
+        checked ? ' — ' + t('lesson.ui.observed') + ' ' : '',
+        checked ? el('strong', { 'data-testid': 'check-observed' }, value(c.observed)) : '')));
   return row;
 }
 
