@@ -454,7 +454,7 @@ export class LogView {
    * the height the log does not need (stepplace.js).
    */
   tellHeight() {
-    const need = this.headH + this.totalH();
+    const need = this.neededHeight();
     if (need === this.toldH) return;
     this.toldH = need;
     document.dispatchEvent(new CustomEvent('offsetlab:log-height', { detail: need }));
@@ -612,6 +612,7 @@ export class LogView {
     if (!this.pointers || !this.cols) {
       this.clearRows();
       this.updateMinimap();
+      this.tellHeight();
       return;
     }
     const rows = this.rowCount();
