@@ -115,6 +115,7 @@ func (s *Server) Handler() http.Handler {
 		sameOriginWrites, limitBody, jsonBodies, s.guardWrites)
 
 	r.Get("/", s.pages.Home)
+	r.Get("/exercise", s.pages.StudentExercise)
 	r.Get("/teacher/login", s.teacherLogin)
 	r.Get("/classroom/join.svg", s.joinQR)
 	r.With(s.reads.limit).Get("/topics", s.pages.Topics)

@@ -50,6 +50,10 @@ type layoutView struct {
 	// session's token for state changes.
 	Classroom bool
 	CSRFToken string
+	// HandsOn is true when students may join and do the hands-on
+	// exercises (classroom mode with a class): the student's stage then
+	// links to their exercise page.
+	HandsOn bool
 	// ReadOnly is true when the server refuses to change the cluster: the
 	// page renders no control that would.
 	ReadOnly bool
@@ -81,6 +85,7 @@ func (s *Server) newLayout(r *http.Request, section, title string) layoutView {
 		Section: section, Title: title,
 		Mode: string(s.deps.Lab.Mode()), KafkaAddr: strings.Join(s.deps.Lab.Brokers(), ","),
 		Role: httpx.RoleOf(r).String(), Classroom: s.access.Classroom, ReadOnly: s.deps.Lab.ReadOnly(),
+		HandsOn: s.access.Classroom && s.deps.Exercises != nil,
 	}
 	if v.Classroom && v.Teacher() {
 		v.CSRFToken = httpx.CSRFTokenOf(r)

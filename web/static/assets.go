@@ -27,7 +27,7 @@ import (
 // ./cmd/server` needs nothing on disk. Go files (this one) and the
 // modules' node tests (test/) are not embedded.
 //
-//go:embed favicon.svg common partition sections
+//go:embed favicon.svg common exercises partition sections
 var files embed.FS
 
 // assetSet is the embedded static tree, the catalogue files under i18n/
