@@ -22,19 +22,20 @@ type studentView struct {
 	Clients []starterClient
 }
 
-// starterClient is one tab of the starter code: the API's client name
-// and its label, the same in every language (a program's own name).
+// starterClient is one tab of the starter code: the API's client name,
+// its label and how to install it, the same in every language (a
+// program's own name and command).
 type starterClient struct {
-	Client, Label string
+	Client, Label, Install string
 }
 
 // starterClients are the clients exercises.Exercise.Starters writes for.
 func starterClients() []starterClient {
 	return []starterClient{
-		{"python", "Python (confluent-kafka)"},
-		{"java", "Java (kafka-clients)"},
-		{"kcat", "kcat"},
-		{"go", "Go (franz-go)"},
+		{"python", "Python", "pip install confluent-kafka"},
+		{"java", "Java", "org.apache.kafka:kafka-clients"},
+		{"kcat", "kcat", "apt install kcat · brew install kcat"},
+		{"go", "Go", "go get github.com/twmb/franz-go/pkg/kgo"},
 	}
 }
 

@@ -212,7 +212,7 @@ function drawExercise() {
   steps.replaceChildren(...(v.steps || []).map((s) => plain(document.createElement('li'), textIn(s, lang))));
   for (const panel of document.querySelectorAll('.starter')) {
     const starter = (v.starters || []).find((s) => s.client === panel.dataset.client);
-    plain(panel.querySelector('code'), starter ? starter.code : '');
+    plain(panel.querySelector('pre code'), starter ? starter.code : '');
     $('starter-tab-' + panel.dataset.client).hidden = !starter;
   }
   const link = byTestID('log-link');
