@@ -89,6 +89,10 @@ func TestBrowserStudentExercise(t *testing.T) {
 		p.fill("join-name", taken.Name)
 		p.click("join-submit")
 		p.wait("the taken name's sentence", fmt.Sprintf(`!byTestID('join-error').hidden && byTestID('join-error').textContent.includes(%q) && byTestID('join-error').textContent.includes(%q)`, s.takenName, taken.Name), 10*time.Second)
+		if i == 0 {
+			p.assertTextSize()
+			p.studentScreenshot("student-join-1280x720-en", 1280, 720, false)
+		}
 		// Reached by keyboard: Tab to the field, type, Enter.
 		p.fill("join-name", "")
 		p.tabTo("join-name")
