@@ -196,6 +196,7 @@ function drawExercise() {
   const body = byTestID('exercise-body');
   byTestID('exercise-none').hidden = !!v;
   body.hidden = !v;
+  $('student-starters').hidden = !v;
   main.dataset.exercise = v?.id || '';
   if (!v) {
     tr(title, 'student.exercise.none');
