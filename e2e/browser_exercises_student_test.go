@@ -29,7 +29,8 @@ import (
 // student's checklist turns ✓ live; the Korean student follows the
 // starter's own comment and aborts instead, and their page shows the
 // failing check with its hint, in Korean. A returning student sees their
-// identity again; the log link opens their own partition.
+// identity again; the log link opens their own partition. When the
+// teacher starts another exercise, the page follows.
 func TestBrowserStudentExercise(t *testing.T) {
 	t.Parallel()
 	chromium := chromiumPath(t)
@@ -214,6 +215,13 @@ func TestBrowserStudentExercise(t *testing.T) {
 	}
 	en.open(href)
 	en.wait("the student's own log: three records and the COMMIT marker", `[0, 1, 2].every((o) => cell(o)?.dataset.kind === 'data') && cell(3)?.dataset.marker === 'COMMIT' && !byTestID('follow-teacher').checked`, 20*time.Second)
+
+	// The teacher moves on: the Korean page follows without a reload.
+	if status, body := teacher.post("/api/exercises/abort/start", ""); status != http.StatusOK {
+		t.Fatalf("start abort: %d %s", status, body)
+	}
+	ko.wait("the abort exercise, live", `document.getElementById('app').dataset.exercise === 'abort' && byTestID('exercise-title').textContent === '중단된 트랜잭션' &&
+		document.querySelectorAll('[data-testid="check"]').length === 3 && byTestID('names-topic').textContent.endsWith('-abort') && window.offsetlabBoot === 'joined'`, 15*time.Second)
 }
 
 // assertTextSize fails when any visible text of the page measures less
