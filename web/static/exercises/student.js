@@ -92,6 +92,9 @@ function wireJoin() {
       const me = await api('POST', '/api/classroom/students', { name });
       plain(pageStatus, '');
       joined(me);
+      // The form is gone: the keyboard goes on from the exercise's title.
+      $('exercise-title').tabIndex = -1;
+      $('exercise-title').focus();
     } catch (err) {
       plain(pageStatus, '');
       say(err);
