@@ -22,7 +22,7 @@ const main = $('app');
 const pageStatus = $('page-status');
 
 // state is what the page shows, kept to redraw it in another language.
-const state = { me: null, list: null, view: null, result: undefined };
+const state = { me: null, view: null, result: undefined };
 
 setupI18n();
 if (main.dataset.handsOn === 'true') {
@@ -141,7 +141,6 @@ async function follow() {
   for (;;) {
     try {
       const list = await api('GET', '/api/exercises');
-      state.list = list;
       const current = list.current || null;
       if ((state.view?.id || null) !== current) {
         const before = state.view;
