@@ -4,19 +4,35 @@
 // evidence of a check as catalogue sentences ({key, args}), so that the
 // page says it in the viewer's language.
 
+// ACTIVITY are the evidence fields that only a student's own writes (or
+// their group's commits) fill in; the log's end and the coordinator's
+// epoch are there for everyone.
+const ACTIVITY = ['offsets', 'producerId', 'producerEpoch', 'epochs', 'sequences', 'marker', 'received', 'committedOffset'];
+
+/**
+ * attempted reports whether the broker shows anything of the student's
+ * attempt: a check passed, or a check's evidence holds records, a marker,
+ * a producer or a group commit of theirs.
+ */
+export function attempted(result) {
+  return (result.checks || []).some((c) => c.ok || ACTIVITY.some((f) => {
+    const v = c.evidence?.[f];
+    return v !== undefined && v !== null && !(Array.isArray(v) && v.length === 0);
+  }));
+}
+
 /**
  * cellState is a check's state on the board: 'ok' (✓) when it passed;
  * 'pending' (…) when there is nothing to judge yet — the grader has not
- * looked at the student's log since the start, or the log holds no
- * records of this attempt; 'fail' (✗) when what the broker holds is
+ * looked at the student's log since the start, or the broker shows
+ * nothing of their attempt; 'fail' (✗) when what the broker holds is
  * wrong.
- * @param {{checkedAt?: string|null}} result
- * @param {{ok: boolean, hintArgs?: object}} check
+ * @param {{checkedAt?: string|null, checks: Array}} result
+ * @param {{ok: boolean, evidence?: object}} check
  */
 export function cellState(result, check) {
   if (check.ok) return 'ok';
-  if (!result.checkedAt) return 'pending';
-  if (check.hintArgs && check.hintArgs.got === '0') return 'pending';
+  if (!result.checkedAt || !attempted(result)) return 'pending';
   return 'fail';
 }
 

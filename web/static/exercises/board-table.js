@@ -16,13 +16,13 @@ const MARKS = { ok: '✓', fail: '✗', pending: '…' };
 /** stateNode is a mark and its word: the state of a cell without colour. */
 function stateNode(state, tag = 'span') {
   const node = document.createElement(tag);
-  node.className = 'state';
+  node.className = 'verdict';
   const mark = document.createElement('span');
-  mark.className = 'mark';
+  mark.className = 'verdict-mark';
   mark.setAttribute('aria-hidden', 'true');
   mark.textContent = MARKS[state];
   node.append(mark, ' ', span('board.cell.' + state, undefined));
-  node.lastChild.className = 'word';
+  node.lastChild.className = 'verdict-word';
   return node;
 }
 
@@ -86,7 +86,7 @@ export function createBoard(els) {
       const td = document.createElement('td');
       const b = document.createElement('button');
       b.type = 'button';
-      b.className = 'cell';
+      b.className = 'board-cell';
       b.dataset.testid = 'board-cell';
       b.dataset.student = name;
       b.dataset.check = c.key;
@@ -126,7 +126,7 @@ export function createBoard(els) {
       r.tr.dataset.state = state;
       r.done.dataset.state = state;
       r.done.replaceChildren(stateNode(state));
-      if (state === 'ok') tr(r.done.querySelector('.word'), 'board.done');
+      if (state === 'ok') tr(r.done.querySelector('.verdict-word'), 'board.done');
     }
   }
 
@@ -183,7 +183,7 @@ export function createBoard(els) {
   }
 
   function cellAt(node) {
-    const b = node instanceof Element ? node.closest('button.cell') : null;
+    const b = node instanceof Element ? node.closest('button.board-cell') : null;
     return b ? { student: b.dataset.student, check: b.dataset.check } : null;
   }
   els.rows.addEventListener('mouseover', (ev) => {
@@ -213,7 +213,7 @@ export function createBoard(els) {
     if (!at) return;
     const same = selected && selected.student === at.student && selected.check === at.check;
     selected = same ? null : at;
-    for (const b of els.rows.querySelectorAll('button.cell[aria-pressed="true"]')) b.setAttribute('aria-pressed', 'false');
+    for (const b of els.rows.querySelectorAll('button.board-cell[aria-pressed="true"]')) b.setAttribute('aria-pressed', 'false');
     if (selected) rows.get(at.student)?.cells.get(at.check)?.setAttribute('aria-pressed', 'true');
     pointed = same ? null : pointed;
     drawEvidence();

@@ -8,19 +8,23 @@ import { cellState, countDone, evidenceLines, listText, rowState, topicOf } from
 const graded = { checkedAt: '2026-12-02T00:00:00Z' };
 
 test('cellState: passed, failed, or waiting', () => {
+  const nothing = { ok: false, evidence: {}, hintCode: 'exercise.hint.tooFew', hintArgs: { got: '0', want: '3' } };
+  const noneReceived = { ok: false, evidence: { logEnd: 0 }, hintCode: 'exercise.hint.receivesFew', hintArgs: { got: '0', want: '3' } };
+  const aborted = { ok: false, evidence: { offsets: [0, 1, 2], marker: { offset: 3, type: 'ABORT' } }, hintCode: 'exercise.hint.abortMarker' };
   const tests = [
-    { name: 'passed', result: graded, check: { ok: true }, want: 'ok' },
-    { name: 'not graded yet', result: { checkedAt: null }, check: { ok: false }, want: 'pending' },
-    { name: 'nothing written yet', result: graded, check: { ok: false, hintCode: 'exercise.hint.tooFew', hintArgs: { got: '0', want: '3' } }, want: 'pending' },
-    { name: 'an ABORT marker', result: graded, check: { ok: false, hintCode: 'exercise.hint.abortMarker', hintArgs: { offset: '3' } }, want: 'fail' },
-    { name: 'too few received', result: graded, check: { ok: false, hintCode: 'exercise.hint.receivesFew', hintArgs: { got: '2', want: '3' } }, want: 'fail' },
+    { name: 'passed', result: { ...graded, checks: [{ ok: true }] }, check: { ok: true }, want: 'ok' },
+    { name: 'not graded yet', result: { checkedAt: null, checks: [{ ok: false }] }, check: { ok: false }, want: 'pending' },
+    { name: 'nothing written yet', result: { ...graded, checks: [nothing, noneReceived] }, check: noneReceived, want: 'pending' },
+    { name: 'an ABORT marker', result: { ...graded, checks: [aborted, noneReceived] }, check: aborted, want: 'fail' },
+    { name: 'nothing received of an aborted attempt', result: { ...graded, checks: [aborted, noneReceived] }, check: noneReceived, want: 'fail' },
+    { name: 'one check passed, another not', result: { ...graded, checks: [{ ok: true, evidence: {} }, nothing] }, check: nothing, want: 'fail' },
   ];
   for (const tt of tests) assert.equal(cellState(tt.result, tt.check), tt.want, tt.name);
 });
 
 test('rowState and countDone', () => {
   const done = { ...graded, done: true, checks: [{ ok: true }] };
-  const wrong = { ...graded, done: false, checks: [{ ok: true }, { ok: false, hintArgs: { offset: '3' } }] };
+  const wrong = { ...graded, done: false, checks: [{ ok: true }, { ok: false, evidence: { marker: { offset: 3, type: 'ABORT' } } }] };
   const idle = { checkedAt: null, done: false, checks: [{ ok: false }] };
   assert.deepEqual([done, wrong, idle].map(rowState), ['ok', 'fail', 'pending']);
   assert.deepEqual(countDone([done, wrong, idle]), { done: 1, total: 3 });
