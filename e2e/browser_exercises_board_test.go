@@ -125,6 +125,9 @@ func exerciseBoardScenario(t *testing.T, chromium, lang string, words boardWords
 	t.Logf("evidence: %s", teacher.text("board-evidence"))
 	assertProjectorReadable(t, teacher)
 	teacher.boardShot("exercise-board-"+lang+"-1280x720", 1280, 720)
+	teacher.press(kb.Tab)
+	teacher.wait("the evidence of the focused cell", fmt.Sprintf(`document.activeElement.dataset.check === 'readCommitted' && byTestID('board-evidence').dataset.student === %q &&
+		byTestID('board-evidence').dataset.check === 'readCommitted' && byTestID('evidence-hint')?.dataset.code === 'exercise.hint.receivesFew'`, wrong.Name), 5*time.Second)
 
 	// The CSV link downloads the rows.
 	var csv struct {
