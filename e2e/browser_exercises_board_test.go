@@ -30,8 +30,9 @@ var boardLanguages = map[string]boardWords{
 
 // TestBrowserExerciseBoard is the teacher's side of a hands-on class in
 // a real browser at 1280×720, in English and in Korean: the teacher
-// starts `commit` on the Exercises page; two students join over the API;
-// one commits a transaction of three with a client nobody here wrote
+// starts `commit` on the Exercises page; two students join over the API
+// (the first before, and the board shows them while nothing runs); one
+// commits a transaction of three with a client nobody here wrote
 // (confluent-kafka when OFFSETLAB_PYTHON is set, else franz-go), the
 // other aborts it. The scoreboard turns ✓ and ✗ live without a reload,
 // with the broker's evidence on selection; clicking a student (the
@@ -68,6 +69,11 @@ func exerciseBoardScenario(t *testing.T, chromium, lang string, words boardWords
 	teacher.eval(`window.offsetlabBoot = 'first load'`, nil)
 	teacher.wait("an empty board", `!byTestID('board-empty').hidden && byTestID('board-count').dataset.total === '0'`, 10*time.Second)
 
+	// A student joins while no exercise runs: their row appears.
+	right := h.join("right")
+	teacher.wait("the first student on the board, nothing running", fmt.Sprintf(`byTestID('exercise-running').dataset.running === 'false' &&
+		document.querySelector('[data-testid="board-row"][data-student=%q]') && byTestID('board-empty').hidden`, right.Name), 20*time.Second)
+
 	// Start commit.
 	teacher.fill("exercise-select", "commit")
 	teacher.wait("the commit board", `document.getElementById('app').dataset.selected === 'commit' && document.querySelectorAll('#board-head th').length === 4`, 10*time.Second)
@@ -81,8 +87,8 @@ func exerciseBoardScenario(t *testing.T, chromium, lang string, words boardWords
 		t.Fatalf("current exercise after Start: %q", current.Current)
 	}
 
-	// Two students join: their rows appear live, waiting.
-	right, wrong := h.join("right"), h.join("wrong")
+	// Another student joins: both rows live, waiting.
+	wrong := h.join("wrong")
 	teacher.wait("both students on the board, waiting", fmt.Sprintf(`document.querySelectorAll('[data-testid="board-row"]').length === 2 &&
 		[...document.querySelectorAll('[data-testid="board-cell"]')].every((c) => c.dataset.state === 'pending') &&
 		byTestID('board-count').textContent === %q`, words.count(0, 2)), 20*time.Second)

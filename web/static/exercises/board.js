@@ -25,6 +25,19 @@ const select = $('exercise-select');
 const RETRY_MS = 2000;
 /** STAGE_MS bounds how often the board asks which log is on the stage. */
 const STAGE_MS = 2000;
+/** IDLE_MS is how often the board of an exercise that is not running asks again (for students who join). */
+const IDLE_MS = 3000;
+
+/** pause waits ms, or rejects when signal aborts first. */
+function pause(ms, signal) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      reject(new DOMException('aborted', 'AbortError'));
+    }, { once: true });
+  });
+}
 
 if (select) await setup();
 main.dataset.ready = 'true';
@@ -82,12 +95,18 @@ async function setup() {
     }
   }
 
-  /** follow long-polls the viewed exercise's results until signal aborts. */
+  /**
+   * follow long-polls the viewed exercise's results until signal aborts.
+   * While it is not the running one nothing grades it, and a student
+   * joining changes no version: it is asked every few seconds instead.
+   */
   async function follow(id, signal) {
     let after = -1;
     while (!signal.aborted) {
       try {
-        const res = await api('GET', `/api/exercises/${encodeURIComponent(id)}/results` + (after >= 0 ? `?after=${after}` : ''), undefined, signal);
+        if (after >= 0 && id !== current) await pause(IDLE_MS, signal);
+        const wait = after >= 0 && id === current ? `?after=${after}` : '';
+        const res = await api('GET', `/api/exercises/${encodeURIComponent(id)}/results` + wait, undefined, signal);
         if (signal.aborted) return;
         if (status.dataset.i18n === 'board.reconnecting') tr(status, 'board.live');
         if (res.version === after) refreshCurrent(); // quiet for a while: did another tab start another exercise?
@@ -103,7 +122,7 @@ async function setup() {
           return;
         }
         tr(status, 'board.reconnecting');
-        await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+        await pause(RETRY_MS, signal).catch(() => {});
       }
     }
   }
