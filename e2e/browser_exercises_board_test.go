@@ -213,6 +213,11 @@ func exerciseBoardScenario(t *testing.T, chromium, lang string, words boardWords
 		h.join(fmt.Sprintf("s%02d", i))
 	}
 	teacher.wait("thirty rows, live", `document.querySelectorAll('[data-testid="board-row"]').length === 30`, 30*time.Second)
+	// A student who wrote nothing has no log to put on the stage.
+	idle := fmt.Sprintf("s00%s", h.suffix)
+	teacher.do("click a student who wrote nothing", chromedp.Click(chromedp.CSS(fmt.Sprintf(`[data-testid="stage-student"][data-student=%q]`, idle))))
+	teacher.wait("the board to say there is no log", fmt.Sprintf(`location.pathname === '/exercises' && byTestID('board-status').dataset.i18n === 'board.stageNoTopic' &&
+		byTestID('board-status').textContent.includes(%q)`, idle+"-commit"), 10*time.Second)
 	franzTransaction(t, right, ex, kgo.TryCommit)
 	teacher.wait("the right student done again", cellIs(right, "committed", "ok")+` && byTestID('board-count').textContent === '1 of 30 done'`, 45*time.Second)
 	assertProjectorReadable(t, teacher)
