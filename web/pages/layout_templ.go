@@ -595,8 +595,8 @@ func sectionPage(v layoutView, page string) templ.Component {
 // siteNav is the masthead's navigation, on every page: Log · Topics ·
 // Groups · Transactions (and Exercises, the scoreboard, for the teacher
 // of a class, except on the partition page, whose masthead has no room
-// for it at 1280 px: its classroom bar links it), the current one marked for screen readers and
-// by an underline. It brings its own stylesheet (a link in the body is
+// for it at 1280 px: its classroom bar links it), the current one
+// marked for screen readers and by an underline. It brings its own stylesheet (a link in the body is
 // allowed for stylesheets), so the partition page needs only this one
 // line to show it.
 func siteNav(current string, exercises bool) templ.Component {
