@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -35,7 +36,7 @@ var boardLanguages = map[string]boardWords{
 // commits a transaction of three with a client nobody here wrote
 // (confluent-kafka when OFFSETLAB_PYTHON is set, else franz-go), the
 // other aborts it. The scoreboard turns ✓ and ✗ live without a reload,
-// with the broker's evidence on selection; clicking a student (the
+// with the broker's evidence on selection, focus and hover; clicking a student (the
 // keyboard in Korean) puts their log on the stage — GET /api/classroom
 // says so and a student's page follows — and opens it for the teacher;
 // the CSV link downloads the rows; Reset clears the board; the join code
@@ -134,6 +135,12 @@ func exerciseBoardScenario(t *testing.T, chromium, lang string, words boardWords
 	teacher.press(kb.Tab)
 	teacher.wait("the evidence of the focused cell", fmt.Sprintf(`document.activeElement.dataset.check === 'readCommitted' && byTestID('board-evidence').dataset.student === %q &&
 		byTestID('board-evidence').dataset.check === 'readCommitted' && byTestID('evidence-hint')?.dataset.code === 'exercise.hint.receivesFew'`, wrong.Name), 5*time.Second)
+	var at struct{ X, Y float64 }
+	teacher.eval(fmt.Sprintf(`(() => { const r = document.querySelector('[data-testid="board-cell"][data-student=%q][data-check="committed"]').getBoundingClientRect();
+		return {x: r.x + r.width / 2, y: r.y + r.height / 2}; })()`, right.Name), &at)
+	teacher.do("point at the right student's cell", chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, at.X, at.Y))
+	teacher.wait("the evidence of the cell pointed at", fmt.Sprintf(`byTestID('board-evidence').dataset.student === %q && byTestID('evidence-state').dataset.state === 'ok' &&
+		[...document.querySelectorAll('[data-testid="evidence-line"]')].some((l) => l.textContent.includes('COMMIT'))`, right.Name), 5*time.Second)
 
 	// The CSV link downloads the rows.
 	var csv struct {
