@@ -36,12 +36,13 @@ var boardLanguages = map[string]boardWords{
 // commits a transaction of three with a client nobody here wrote
 // (confluent-kafka when OFFSETLAB_PYTHON is set, else franz-go), the
 // other aborts it. The scoreboard turns ✓ and ✗ live without a reload,
-// with the broker's evidence on selection, focus and hover; clicking a student (the
-// keyboard in Korean) puts their log on the stage — GET /api/classroom
-// says so and a student's page follows — and opens it for the teacher;
-// the CSV link downloads the rows; Reset clears the board; the join code
-// shows full screen and Esc closes it. Screenshots at 1280×720 in both
-// languages and 1920×1080, with thirty students on the English board.
+// with the broker's evidence on selection, focus and hover; clicking a
+// student (the keyboard in Korean) puts their log on the stage — GET
+// /api/classroom says so and a student's page follows — and opens it for
+// the teacher; the CSV link downloads the rows; Reset clears the board;
+// the join code shows full screen and Esc closes it. Screenshots at
+// 1280×720 in both languages and 1920×1080, with thirty students on the
+// English board.
 func TestBrowserExerciseBoard(t *testing.T) {
 	t.Parallel()
 	chromium := chromiumPath(t)
