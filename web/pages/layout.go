@@ -31,6 +31,7 @@ const (
 	sectionTopics       = "topics"
 	sectionGroups       = "groups"
 	sectionTransactions = "transactions"
+	sectionExercises    = "exercises"
 )
 
 // layoutView is what the frame of every page needs: the section on
@@ -57,6 +58,9 @@ type layoutView struct {
 	// ReadOnly is true when the server refuses to change the cluster: the
 	// page renders no control that would.
 	ReadOnly bool
+	// ExercisesNav adds Exercises (the scoreboard) to the navigation: the
+	// teacher's pages in classroom mode, when the server has a class.
+	ExercisesNav bool
 	// Unreachable shows the broker banner.
 	Unreachable bool
 	// Problem, when set, is why the page has no content (unknown topic,
@@ -89,6 +93,7 @@ func (s *Server) newLayout(r *http.Request, section, title string) layoutView {
 	}
 	if v.Classroom && v.Teacher() {
 		v.CSRFToken = httpx.CSRFTokenOf(r)
+		v.ExercisesNav = s.deps.Exercises != nil
 	}
 	return v
 }
