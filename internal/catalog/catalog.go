@@ -26,7 +26,6 @@ import (
 	"maps"
 	"regexp"
 	"slices"
-	"strings"
 	"sync"
 )
 
@@ -204,42 +203,11 @@ const (
 )
 
 // endsInRieul reports whether s, read aloud in Korean, ends in rieul (the
-// final consonant l): a Hangul syllable with final rieul, the digits 1, 7
-// and 8 (il, chil, pal), the letters l and r (el, al).
-func endsInRieul(s string) bool {
-	s = strings.TrimRight(s, " .,'\"’”)]")
-	if s == "" {
-		return false
-	}
-	r := []rune(s)
-	last := r[len(r)-1]
-	switch {
-	case last >= 0xAC00 && last <= 0xD7A3:
-		return (last-0xAC00)%28 == 8
-	case last >= '0' && last <= '9':
-		return strings.ContainsRune("178", last)
-	}
-	return strings.ContainsRune("lrLR", last)
-}
+// final consonant l): see finalSound.
+func endsInRieul(s string) bool { return finalSound(s) == endsRieul }
 
 // endsInConsonant reports whether a Korean reader pronounces s with a final
 // consonant (batchim), which decides the particles that have one form after
-// a consonant and another after a vowel. Hangul is read from its last
-// syllable; a generated name such as "orders-b9cd86" ends in a digit or
-// Latin letter, read as Korean reads them: the digits 0, 1, 3, 6, 7 and 8
-// and the letters l, m, n and r end in a consonant; the others do not.
-func endsInConsonant(s string) bool {
-	s = strings.TrimRight(s, " .,'\"’”)]")
-	if s == "" {
-		return false
-	}
-	r := []rune(s)
-	last := r[len(r)-1]
-	switch {
-	case last >= 0xAC00 && last <= 0xD7A3:
-		return (last-0xAC00)%28 != 0
-	case last >= '0' && last <= '9':
-		return strings.ContainsRune("013678", last)
-	}
-	return strings.ContainsRune("lmnrLMNR", last)
-}
+// a consonant and another after a vowel: see finalSound for how Latin
+// names and digits are read.
+func endsInConsonant(s string) bool { return finalSound(s) != endsVowel }

@@ -9,26 +9,97 @@
 // "<name>Key" names another catalogue sentence that fills {name}.
 const PLACEHOLDER = /\{(\w+)(?:\|([^/{}]*)\/([^{}]*))?\}/g;
 
+// How a value ends when a Korean reader says it, as Go's finalSound
+// (internal/catalog/reading.go) — the same rules, the same shared cases.
+const VOWEL = 0;
+const RIEUL = 1;
+const CONSONANT = 2;
+const TRAILING = /[ .,'"’”)\]]+$/;
+
+/** withoutTrailingAside drops the marks and a parenthesised aside a reader does not say. */
+function withoutTrailingAside(s) {
+  let v = String(s);
+  for (;;) {
+    v = v.replace(/[ .,'"’”\]]+$/, '');
+    if (!v.endsWith(')')) return v;
+    v = v.slice(0, -1);
+    const open = v.lastIndexOf('(');
+    if (open >= 0 && v.slice(0, open).replace(TRAILING, '') !== '') v = v.slice(0, open);
+  }
+}
+
+const isLetter = (c) => /^[A-Za-z]$/.test(c);
+const isVowelLetter = (c) => 'aeiou'.includes(c);
+
+function lastCamelPart(w) {
+  for (let i = w.length - 1; i > 0; i--) {
+    if (/[A-Z]/.test(w[i]) && /[a-z]/.test(w[i - 1])) return w.slice(i);
+  }
+  return w;
+}
+
+function digitSound(d) {
+  if ('178'.includes(d)) return RIEUL;
+  return '036'.includes(d) ? CONSONANT : VOWEL;
+}
+
+function letterSound(c) {
+  const l = c.toLowerCase();
+  if (l === 'l' || l === 'r') return RIEUL;
+  return l === 'm' || l === 'n' ? CONSONANT : VOWEL;
+}
+
+function wordSound(w) {
+  const n = w.length;
+  const last = w[n - 1];
+  const prev = w[n - 2];
+  const shortVowelBefore = isVowelLetter(prev) && (n < 3 || !isVowelLetter(w[n - 3]));
+  switch (last) {
+    case 'm': case 'n': return CONSONANT;
+    case 'l': return RIEUL;
+    case 'g': return prev === 'n' ? CONSONANT : VOWEL;
+    case 'p': case 'b': return isVowelLetter(prev) || prev === last ? CONSONANT : VOWEL;
+    case 't': return shortVowelBefore || prev === 't' ? CONSONANT : VOWEL;
+    case 'k': return shortVowelBefore || prev === 'c' ? CONSONANT : VOWEL;
+    case 'c': return isVowelLetter(prev) ? CONSONANT : VOWEL;
+    case 'e':
+      if (prev === 'm' || prev === 'n') return CONSONANT;
+      return prev === 'l' ? RIEUL : VOWEL;
+    default: return VOWEL;
+  }
+}
+
+/** finalSound: VOWEL, RIEUL or CONSONANT — how s ends read aloud in Korean (Go's finalSound). */
+function finalSound(s) {
+  const v = withoutTrailingAside(s);
+  if (!v) return VOWEL;
+  const c = v.codePointAt(v.length - 1);
+  if (c >= 0xac00 && c <= 0xd7a3) {
+    const f = (c - 0xac00) % 28;
+    if (f === 0) return VOWEL;
+    return f === 8 ? RIEUL : CONSONANT;
+  }
+  const last = v[v.length - 1];
+  if (last >= '0' && last <= '9') return digitSound(last);
+  if (!isLetter(last)) return VOWEL;
+  let start = v.length;
+  while (start > 0 && isLetter(v[start - 1])) start--;
+  const word = lastCamelPart(v.slice(start));
+  if (word.length === 1 || !/[aeiouy]/i.test(word) || (word.length <= 3 && word.toUpperCase() === word) ||
+      (start > 0 && /[0-9]/.test(v[start - 1]))) {
+    return letterSound(word[word.length - 1]);
+  }
+  return wordSound(word.toLowerCase());
+}
+
 /** endsInConsonant: does a Korean reader say s with a final consonant (받침)? */
 export function endsInConsonant(s) {
-  const v = String(s).replace(/[ .,'"’”)\]]+$/, '');
-  if (!v) return false;
-  const c = v.codePointAt(v.length - 1);
-  if (c >= 0xac00 && c <= 0xd7a3) return (c - 0xac00) % 28 !== 0;
-  const last = v[v.length - 1];
-  if (last >= '0' && last <= '9') return '013678'.includes(last);
-  return 'lmnrLMNR'.includes(last);
+  return finalSound(s) !== VOWEL;
 }
 
 /** endsInRieul: does a Korean reader say s ending in ㄹ (as Go's endsInRieul)? */
 export function endsInRieul(s) {
-  const v = String(s).replace(/[ .,'"’”)\]]+$/, '');
-  if (!v) return false;
-  const c = v.codePointAt(v.length - 1);
-  if (c >= 0xac00 && c <= 0xd7a3) return (c - 0xac00) % 28 === 8;
-  const last = v[v.length - 1];
-  if (last >= '0' && last <= '9') return '178'.includes(last);
-  return 'lrLR'.includes(last);
+  return finalSound(s) === RIEUL;
 }
 
 /** particle is the form of a Korean particle after v, as Go's catalog.Particle:
