@@ -19,8 +19,9 @@ const (
 )
 
 // trailingMarks are the characters a reader does not say at the end of a
-// value: spaces, full stops, quotes, closing brackets.
-const trailingMarks = " .,'\"’”)]"
+// value: spaces, full stops, commas, quotes, a closing square bracket (a
+// closing parenthesis ends an aside, see withoutTrailingAside).
+const trailingMarks = " .,'\"’”]"
 
 // finalSound is how s ends when a Korean reader says it. Hangul is read
 // from its last syllable. A parenthesis at the end is not said
