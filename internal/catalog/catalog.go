@@ -135,6 +135,27 @@ func Text(lang Lang, key string, args Args) string {
 	return fill(lang, s, args)
 }
 
+// latinWord is a word of a structured value: "aborted" in "0:aborted 1:ABORT".
+var latinWord = regexp.MustCompile(`[A-Za-z]+`)
+
+// Words is v with each of its Latin words that the catalogue holds as
+// prefix+word replaced by that sentence in lang, the others kept: a
+// check's structured value "0:aborted 1:ABORT 2:committed" reads
+// "0:중단됨 1:ABORT 2:커밋됨" in Korean (with prefix "lesson.ui.value."),
+// the marker names staying as Kafka prints them. A whole value the
+// catalogue holds ("yes") is one word too.
+func Words(lang Lang, prefix, v string) string {
+	if s, ok := Sentence(lang, prefix+v); ok {
+		return s
+	}
+	return latinWord.ReplaceAllStringFunc(v, func(w string) string {
+		if s, ok := Sentence(lang, prefix+w); ok {
+			return s
+		}
+		return w
+	})
+}
+
 // placeholder matches {name} and {name|after consonant/after vowel}.
 var placeholder = regexp.MustCompile(`\{(\w+)(?:\|([^/{}]*)/([^{}]*))?\}`)
 

@@ -135,6 +135,17 @@ export function fill(catalogue, lang, s, args, resolve) {
   });
 }
 
+/**
+ * words is v with each Latin word the catalogue holds as prefix + word in
+ * lang replaced by that sentence (Go's catalog.Words): "0:aborted 1:ABORT"
+ * reads "0:중단됨 1:ABORT" in Korean. A whole value the catalogue holds is one word.
+ */
+export function words(catalogue, lang, prefix, v) {
+  const s = String(v);
+  if (sentence(catalogue, 'en', prefix + s) !== undefined) return sentence(catalogue, lang, prefix + s);
+  return s.replace(/[A-Za-z]+/g, (w) => (sentence(catalogue, 'en', prefix + w) !== undefined ? sentence(catalogue, lang, prefix + w) : w));
+}
+
 /** render is key's sentence in lang with its placeholders filled; key itself when the catalogue lacks it. */
 export function render(catalogue, lang, key, args, resolve) {
   return fill(catalogue, lang, sentence(catalogue, lang, key) ?? key, args, resolve);

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { endsInConsonant, fill, particle, render } from '../common/catalog.js';
+import { endsInConsonant, fill, particle, render, words } from '../common/catalog.js';
 
 const catalogDir = new URL('../../../internal/catalog/', import.meta.url);
 const readJSON = (name) => JSON.parse(readFileSync(new URL(name, catalogDir), 'utf8'));
@@ -11,7 +11,7 @@ const cases = readJSON('testdata/render_cases.json');
 const catalogue = { en: readJSON('en.json'), ko: readJSON('ko.json') };
 
 test('the shared table has every section', () => {
-  for (const section of ['particles', 'sentences', 'keys']) assert.ok(cases[section].length > 0, section);
+  for (const section of ['particles', 'sentences', 'words', 'keys']) assert.ok(cases[section].length > 0, section);
 });
 
 test('particles follow the last character as a Korean reader says it', () => {
@@ -23,6 +23,12 @@ test('particles follow the last character as a Korean reader says it', () => {
 test('sentences are filled as Go fills them', () => {
   for (const c of cases.sentences) {
     assert.equal(fill(catalogue, c.lang, c.sentence, c.args), c.want, `${c.lang}: ${c.sentence}`);
+  }
+});
+
+test('a structured value takes its words from the catalogue as Go does', () => {
+  for (const c of cases.words) {
+    assert.equal(words(catalogue, c.lang, c.prefix, c.value), c.want, `${c.lang}: ${c.value}`);
   }
 });
 
