@@ -1,6 +1,8 @@
 package lessons
 
 import (
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/offsetlab/offsetlab/internal/catalog"
@@ -28,6 +30,36 @@ func TestCheckValuesInKorean(t *testing.T) {
 		}
 		if got := value(catalog.Korean, tt.fact, tt.value); got != tt.ko {
 			t.Errorf("value(ko, %s, %q) = %q, want %q", tt.fact, tt.value, got, tt.ko)
+		}
+	}
+}
+
+// TestLesson4ReasonNeedsJavaOnly: on the embedded broker lesson 4 says
+// what --local-kafka triple needs as the README does — Java 17 or later,
+// the jars downloaded from Maven Central on the first start — and never
+// that Maven itself is needed.
+func TestLesson4ReasonNeedsJavaOnly(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), "It needs Java 17+ only (no\nMaven") {
+		t.Fatal("README.md no longer says --local-kafka needs Java 17+ only: update lesson 4's reason with it")
+	}
+	for _, key := range []string{"lesson.unavailable.replication", "lesson.unavailable.replication.java"} {
+		for _, lang := range catalog.Languages() {
+			s := catalog.Text(lang, key, nil)
+			for _, want := range []string{"--local-kafka triple", "Java 17", "Maven Central"} {
+				if !strings.Contains(s, want) {
+					t.Errorf("%s %s does not say %q: %s", lang, key, want, s)
+				}
+			}
+			for _, wrong := range []string{"needs Maven", "Maven이 필요"} {
+				if strings.Contains(s, wrong) {
+					t.Errorf("%s %s says %q, but --local-kafka needs Java only: %s", lang, key, wrong, s)
+				}
+			}
 		}
 	}
 }
