@@ -11,7 +11,8 @@
 // fills {name} (a "null value" or "binary value" label, say). A Korean
 // particle that depends on the last syllable of a generated name is written
 // {name|A/B}: form A after a final consonant, form B after a vowel (see
-// endsInConsonant).
+// endsInConsonant). An English noun whose form follows a count is written
+// {count#one/other}: "{count} {count#partition/partitions}" (see Plural).
 //
 // The catalogue is parsed once, on first use, and never changes while the
 // process runs. A missing key renders as "[key]"; TestCatalogue fails on
@@ -26,6 +27,7 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -156,14 +158,15 @@ func Words(lang Lang, prefix, v string) string {
 	})
 }
 
-// placeholder matches {name} and {name|after consonant/after vowel}.
-var placeholder = regexp.MustCompile(`\{(\w+)(?:\|([^/{}]*)/([^{}]*))?\}`)
+// placeholder matches {name}, {name|after consonant/after vowel} and
+// {name#one/other}.
+var placeholder = regexp.MustCompile(`\{(\w+)(?:\|([^/{}]*)/([^{}]*)|#([^/{}]*)/([^{}]*))?\}`)
 
 // Placeholders lists the placeholder names of a sentence, sorted, each once.
 func Placeholders(sentence string) []string {
 	var out []string
 	for _, m := range placeholder.FindAllStringSubmatch(sentence, -1) {
-		if m[2] == "" && m[3] == "" && !slices.Contains(out, m[1]) {
+		if m[0] == "{"+m[1]+"}" && !slices.Contains(out, m[1]) {
 			out = append(out, m[1])
 		}
 	}
@@ -175,6 +178,13 @@ func fill(lang Lang, s string, args Args) string {
 	return placeholder.ReplaceAllStringFunc(s, func(m string) string {
 		g := placeholder.FindStringSubmatch(m)
 		name, afterConsonant, afterVowel := g[1], g[2], g[3]
+		if strings.HasPrefix(m, "{"+name+"#") {
+			v, ok := value(lang, name, args)
+			if !ok {
+				return m
+			}
+			return Plural(v, g[4], g[5])
+		}
 		if afterConsonant != "" || afterVowel != "" {
 			v, ok := value(lang, name, args)
 			if !ok {
@@ -187,6 +197,16 @@ func fill(lang Lang, s string, args Args) string {
 		}
 		return m
 	})
+}
+
+// Plural is one when the count n (as shown: "1", "1,000") is one, and
+// other for any other count — an English noun after a number:
+// {count#partition/partitions}.
+func Plural(n, one, other string) string {
+	if strings.TrimSpace(n) == "1" {
+		return one
+	}
+	return other
 }
 
 // value is the value of placeholder name: args[name], or the sentence whose

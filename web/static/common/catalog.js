@@ -7,7 +7,8 @@
 // A placeholder is {name}, or {name|after consonant/after vowel} for a
 // Korean particle chosen by the last syllable of the value. An argument
 // "<name>Key" names another catalogue sentence that fills {name}.
-const PLACEHOLDER = /\{(\w+)(?:\|([^/{}]*)\/([^{}]*))?\}/g;
+// {name#one/other} is an English noun after a count (Go's catalog.Plural).
+const PLACEHOLDER = /\{(\w+)(?:\|([^/{}]*)\/([^{}]*)|#([^/{}]*)\/([^{}]*))?\}/g;
 
 // How a value ends when a Korean reader says it, as Go's finalSound
 // (internal/catalog/reading.go) — the same rules, the same shared cases.
@@ -109,6 +110,23 @@ export function particle(v, afterConsonant, afterVowel) {
   return endsInConsonant(v) ? afterConsonant : afterVowel;
 }
 
+/** plural is one when the count n (as shown: "1", "1,000") is one, else other (Go's catalog.Plural). */
+export function plural(n, one, other) {
+  return String(n).trim() === '1' ? one : other;
+}
+
+/**
+ * dateTime is a moment as every page writes it, in any language: the
+ * viewer's local time as 2026-12-01 19:55:21 (the transactions page
+ * writes the same shape in UTC).
+ */
+export function dateTime(ms) {
+  const d = new Date(ms);
+  if (Number.isNaN(d.getTime())) return '';
+  const p = (n) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+}
+
 /**
  * sentence is key's sentence in lang, else in English; undefined when the
  * catalogue ({lang: {key: sentence}}) has neither.
@@ -123,13 +141,14 @@ export function sentence(catalogue, lang, key) {
  * args[name + 'Key'] names. A placeholder without a value stays as it is.
  */
 export function fill(catalogue, lang, s, args, resolve) {
-  return s.replace(PLACEHOLDER, (m, name, afterConsonant, afterVowel) => {
+  return s.replace(PLACEHOLDER, (m, name, afterConsonant, afterVowel, one, other) => {
     let v;
     if (args && name in args) v = resolve ? String(resolve(name, args[name])) : String(args[name]);
     else if (args && args[name + 'Key'] && sentence(catalogue, 'en', args[name + 'Key']) !== undefined) {
       v = render(catalogue, lang, args[name + 'Key'], args, resolve);
     }
     if (v === undefined) return m;
+    if (one !== undefined) return plural(v, one, other);
     if (afterConsonant !== undefined) return particle(v, afterConsonant, afterVowel);
     return v;
   });

@@ -156,6 +156,8 @@ export function setupLessons(app) {
   let run = null;
   let busy = false;
   let shown = '';
+  /** onShow: the run is the picked lesson's (a student always sees the teacher's). */
+  const onShow = () => !!run && (student || picker.value === run.lesson);
 
   // One language for the whole page: i18n.js remembers it and tells this
   // panel when the masthead's switch changes it.
@@ -180,16 +182,22 @@ export function setupLessons(app) {
     unavailable.hidden = !why;
     enable();
   }
-  picker.addEventListener('change', showAvailability);
+  picker.addEventListener('change', () => {
+    // Another lesson picked: the last run (lesson 3, finished) is not
+    // shown under its name; picking the run's lesson again shows it.
+    if (!student) plain(status, '');
+    showAvailability();
+    draw();
+  });
 
   function enable() {
     if (student) return;
     const o = picker.selectedOptions[0];
     buttons.start.disabled = busy || !o || o.dataset.available === 'false';
-    const ready = !!run && run.status === 'ready';
+    const ready = onShow() && run.status === 'ready';
     buttons.next.disabled = busy || !ready;
     buttons.finish.disabled = busy || !ready;
-    buttons.reset.disabled = busy || !run;
+    buttons.reset.disabled = busy || !onShow();
     buttons.cleanup.disabled = busy;
   }
 
@@ -248,6 +256,8 @@ export function setupLessons(app) {
     ev.preventDefault();
     if (student) return;
     delete panel.dataset.picking;
+    // A new run says only its own news: "Started over: …" of the last goes.
+    plain(status, '');
     const st = await call('POST', `/api/lessons/${encodeURIComponent(picker.value)}/runs`);
     if (st) buttons.next.focus({ preventScroll: true });
   });
@@ -338,7 +348,7 @@ export function setupLessons(app) {
   // ---- drawing ----------------------------------------------------------------
 
   function draw() {
-    if (!run) {
+    if (!onShow()) {
       bar.replaceChildren();
       delete panel.dataset.run;
       delete panel.dataset.picking;
