@@ -110,7 +110,9 @@ func TestPages(t *testing.T) {
 			contains: []string{`data-topic="recent"`, `data-partition="1"`, `data-has-topic="true"`, `<title>recent-1 · Offset Lab</title>`,
 				`value="recent/1" selected`, `data-testid="txn-crash"`, `data-testid="processor-crash"`, `data-testid="seed-setup"`,
 				`<link rel="icon" type="image/svg+xml" href="/static/`, `role="tablist"`, `data-testid="dock-tab-lesson" data-tab="lesson" aria-controls="dock-lesson" aria-selected="true" tabindex="0"`,
-				`data-testid="dock-act" aria-labelledby="dock-tab-act" tabindex="0" hidden`, `data-testid="replay-scrubber"`, `data-testid="save-view"`}},
+				`data-testid="dock-act" aria-labelledby="dock-tab-act" tabindex="0" hidden`, `data-testid="replay-scrubber"`, `data-testid="save-view"`,
+				// The produce form starts as Kafka clients since 3.0: acks=all, idempotence on.
+				`<option value="all" selected data-i18n="producer.acksAll">`, `data-testid="produce-idempotent" checked>`}},
 		{name: "the favicon", path: "/favicon.ico", status: http.StatusFound, location: static.URL("favicon.svg")},
 		{name: "an unknown topic says so and offers to create it", topics: topics, path: "/topics/nope/partitions/0", status: http.StatusNotFound,
 			contains: []string{`Topic &#34;nope&#34; does not exist (yet)`, `id="create-name" value="nope"`}},

@@ -2721,7 +2721,7 @@ func producerPanel(v partitionView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 213, "</legend> <label><input type=\"checkbox\" id=\"produce-idempotent\" data-testid=\"produce-idempotent\"> enable.idempotence</label> <label><input type=\"checkbox\" id=\"produce-lose-ack\" data-testid=\"produce-lose-ack\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 213, "</legend> <label><input type=\"checkbox\" id=\"produce-idempotent\" data-testid=\"produce-idempotent\" checked> enable.idempotence</label> <label><input type=\"checkbox\" id=\"produce-lose-ack\" data-testid=\"produce-lose-ack\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
