@@ -213,6 +213,9 @@ export function setupLessons(app) {
     out.dataset.busy = 'true';
     enable();
     showError(null);
+    // A run's request (start, next, finish, start over) says only its own
+    // news: the last one's "Started over: …" goes.
+    if (!keep) plain(status, '');
     try {
       const st = await api(method, path, body);
       if (!keep) setRun(st);
@@ -256,8 +259,6 @@ export function setupLessons(app) {
     ev.preventDefault();
     if (student) return;
     delete panel.dataset.picking;
-    // A new run says only its own news: "Started over: …" of the last goes.
-    plain(status, '');
     const st = await call('POST', `/api/lessons/${encodeURIComponent(picker.value)}/runs`);
     if (st) buttons.next.focus({ preventScroll: true });
   });
