@@ -8,7 +8,7 @@
 // the cluster as it is now.
 
 import { api, apiPartition, showErrorText } from '../common/api.js';
-import { setupI18n, tr } from '../common/i18n.js';
+import { apply, setupI18n, tr } from '../common/i18n.js';
 import { watchBudget } from '../common/budget.js';
 import { setupStrips } from './strips.js';
 
@@ -106,25 +106,94 @@ if (deleteDialog) {
 }
 
 // ---- abort a transaction (transactions page, the teacher's) -------------
+// A transaction a coordinator has Ongoing under a transactional id is
+// aborted through the coordinator (…/terminate, fencing its producer, so
+// that no list says Ongoing after it); any other open one at its start
+// offset, as kafka-transactions.sh abort does.
 
 const abortDialog = $('abort-dialog');
+let target = null;
+let openAbort = null;
 if (abortDialog) {
-  let target = null;
-  const open = confirmDialog(abortDialog, $('abort-error'), async () => {
-    const { topic, partition, start, producer } = target;
-    await api('POST', `${apiPartition(topic, partition)}/transactions/${encodeURIComponent(start)}/abort`);
-    flash('txnPage.aborted', { producer, start, topic, partition });
+  openAbort = confirmDialog(abortDialog, $('abort-error'), async () => {
+    const { topic, partition, start, producer, txid } = target;
+    if (txid) {
+      const ended = await api('POST', `/api/transactions/${encodeURIComponent(txid)}/terminate`);
+      tr(pageStatus, 'txnPage.terminated', { txid, state: ended.state });
+    } else {
+      await api('POST', `${apiPartition(topic, partition)}/transactions/${encodeURIComponent(start)}/abort`);
+      tr(pageStatus, 'txnPage.aborted', { producer, start, topic, partition });
+    }
     abortDialog.close();
-    location.reload();
+    await refreshTransactions();
   });
+}
+
+/** wireAbortButtons opens the abort's confirmation from each Abort… button. */
+function wireAbortButtons() {
+  if (!openAbort) return;
   for (const b of document.querySelectorAll('[data-testid="abort-txn"]')) {
     b.addEventListener('click', () => {
       target = { ...b.dataset };
-      tr($('abort-text'), 'abortDialog.text', { producer: target.producer, start: target.start, topic: target.topic, partition: target.partition });
+      const args = { producer: target.producer, start: target.start, topic: target.topic, partition: target.partition, txid: target.txid };
+      tr($('abort-text'), target.txid ? 'abortDialog.textNamed' : 'abortDialog.text', args);
       $('abort-live').hidden = target.hanging === 'true';
-      open(b);
+      openAbort(b);
     });
   }
+}
+wireAbortButtons();
+
+// ---- the transactions page follows the coordinators ------------------------
+// Every few seconds it asks for the list (GET /api/transactions, as the
+// page's filter asks it); when a state changed — an abort from any page,
+// a commit, a timeout — it reads the page again and swaps its two cards,
+// so that no row stays "Ongoing" after its transaction ended.
+
+const txnList = $('txn-list');
+const REFRESH_MS = 2000;
+
+/** listedStates is "id=state" of each row the page shows, sorted. */
+function listedStates(rows) {
+  return rows.map((r) => `${r.transactionalId}=${r.state}`).sort().join(' ');
+}
+
+function shownStates() {
+  return listedStates([...document.querySelectorAll('[data-testid="txn-row"]')].map((r) => ({ transactionalId: r.dataset.id, state: r.dataset.state })));
+}
+
+/** refreshTransactions reads the page again and swaps its cards in place. */
+async function refreshTransactions() {
+  const res = await fetch(location.href, { headers: { Accept: 'text/html' } });
+  if (!res.ok) return;
+  const doc = new DOMParser().parseFromString(await res.text(), 'text/html');
+  for (const id of ['txn-list', 'producers']) {
+    const fresh = doc.getElementById(id);
+    const old = $(id);
+    if (fresh && old) {
+      old.replaceWith(fresh);
+      apply(fresh);
+    }
+  }
+  wireAbortButtons();
+  main.dataset.refreshed = String(Number(main.dataset.refreshed || 0) + 1);
+}
+
+if (txnList) {
+  const state = new URLSearchParams(location.search).get('state') || '';
+  let busy = false;
+  setInterval(async () => {
+    if (busy || document.hidden || abortDialog?.open) return;
+    busy = true;
+    try {
+      const listed = await api('GET', `/api/transactions${state ? `?state=${encodeURIComponent(state)}` : ''}`);
+      if (listedStates(listed.transactions || []) !== shownStates()) await refreshTransactions();
+    } catch {
+      // the next tick asks again
+    } finally {
+      busy = false;
+    }
+  }, REFRESH_MS);
 }
 
 // ---- the topic's strips ----------------------------------------------------
