@@ -138,7 +138,9 @@ func (p producerRow) LastWrite() string {
 // Named reports whether a coordinator has the producer's open
 // transaction Ongoing under a transactional id: it is aborted through the
 // coordinator (forceTerminateTransaction), fencing the producer.
-func (p producerRow) Named() bool { return p.Open() && p.TransactionalID != "" && p.TransactionState == "Ongoing" }
+func (p producerRow) Named() bool {
+	return p.Open() && p.TransactionalID != "" && p.TransactionState == "Ongoing"
+}
 
 // TerminateCommand is what an administrator types to abort the named
 // transaction through its coordinator (Kafka 4.1+).
