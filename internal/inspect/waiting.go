@@ -5,7 +5,7 @@ import (
 )
 
 // WaitingBudget bounds the bytes Waiting reads.
-const WaitingBudget = 64 << 20
+const WaitingBudget = 16 << 20
 
 // WaitingCount is how many records wait behind a partition's last stable
 // offset: the plain and committed data records in [LastStableOffset,
