@@ -51,6 +51,13 @@ func TestBrowserStuckConsumer(t *testing.T) {
 				t.Errorf("the group page links the transaction to %q, want /transactions?topic=%s", link, s.topic)
 			}
 			stuckShot(p, "stuck-group-"+string(kind))
+			p.click("ui-lang-ko")
+			p.eval(`byTestID('lag-why-text')?.textContent ?? ''`, &why)
+			if !strings.Contains(why, "지금 레코드 랙 0, 오프셋 300의 열린 트랜잭션인 "+s.txid+" 뒤에서 50개가 기다려요") {
+				t.Errorf("the Korean group page says %q", why)
+			}
+			stuckShot(p, "stuck-group-ko-"+string(kind))
+			p.click("ui-lang-en")
 
 			p.open("/topics/" + s.topic + "/partitions/0")
 			p.wait("the banner to name the transaction", fmt.Sprintf(`byTestID('lso-why').dataset.state === 'held' && byTestID('lso-why').dataset.holder === '%s'`, s.txid), 15*time.Second)
@@ -65,6 +72,10 @@ func TestBrowserStuckConsumer(t *testing.T) {
 				t.Errorf("the banner's button says %q", got)
 			}
 			p.screenshot("stuck-banner-"+string(kind), 1280, 720, false)
+			p.click("ui-lang-ko")
+			p.wait("the Korean banner", fmt.Sprintf(`byTestID('lso-why-text').textContent.startsWith('열린 트랜잭션 %s(프로듀서 ') && byTestID('lso-why-text').textContent.includes('그 뒤에서 레코드 50개가 기다려요')`, s.txid), 5*time.Second)
+			p.screenshot("stuck-banner-ko-"+string(kind), 1280, 720, false)
+			p.click("ui-lang-en")
 
 			p.click("lso-abort")
 			p.wait("the confirmation", `byTestID('lso-confirm') !== null && document.activeElement === byTestID('lso-abort-confirm')`, 5*time.Second)
