@@ -18,8 +18,9 @@ import (
 // (refund-worker-7)" with a link to the transaction; the partition page's
 // banner names refund-worker-7, its age and 60 s timeout and the 50
 // records, and its Abort ends the transaction: the banner turns to
-// LSO = HW and the transactions page, open all along and never reloaded,
-// stops saying Ongoing.
+// LSO = HW, and the transactions page and the group's page, open all
+// along and never reloaded, stop saying Ongoing and count the 50 records
+// as record lag.
 func TestBrowserStuckConsumer(t *testing.T) {
 	t.Parallel()
 	for _, kind := range brokerKinds {
@@ -36,6 +37,11 @@ func TestBrowserStuckConsumer(t *testing.T) {
 			txns.wait("refund-worker-7 listed Ongoing", row+`?.dataset.state === 'Ongoing'`, 10*time.Second)
 			txns.eval(`window.__notReloaded = true`, nil)
 			txns.wait("its abort offered through the coordinator", fmt.Sprintf(`document.querySelector('[data-testid="abort-txn"][data-txid="%s"]') !== null && byTestID('terminate-command')?.textContent.includes('forceTerminateTransaction --transactionalId %s')`, s.txid, s.txid), 10*time.Second)
+
+			// So does the group's page, in a second tab of that browser.
+			group := txns.newTab(1280, 720)
+			group.open("/groups/" + s.group)
+			group.eval(`window.__notReloaded = true`, nil)
 
 			p := openPage(t, a, chromium, 1280, 720)
 			p.open("/groups/" + s.group)
@@ -83,11 +89,24 @@ func TestBrowserStuckConsumer(t *testing.T) {
 			p.wait("the banner to go away", `byTestID('lso-why').dataset.state === 'stable' && summary('lso')?.dataset.value === summary('hw')?.dataset.value && byTestID('lso-abort') === null`, 30*time.Second)
 			p.wait("the banner to say the abort", fmt.Sprintf(`byTestID('lso-abort-done')?.textContent.startsWith('Aborted %s')`, s.txid), 10*time.Second)
 			txns.wait("the transactions page to stop saying Ongoing (no reload)", row+` !== null && `+row+`.dataset.state !== 'Ongoing' && !`+row+`.textContent.includes('Ongoing') && window.__notReloaded === true`, 15*time.Second)
+			group.wait("the group page to count the 50 records as record lag (no reload)", `window.__notReloaded === true && byTestID('offset-row') && !byTestID('held-links') && byTestID('record-lag').textContent === '50' && byTestID('offset-lag').textContent === '52'`, 15*time.Second)
 			var state string
 			txns.eval(row+`.dataset.state`, &state)
 			t.Logf("%s: after the abort the transactions page lists %s as %s", kind, s.txid, state)
 		})
 	}
+}
+
+// newTab opens another tab of p's browser, sized width x height.
+func (p *page) newTab(width, height int64) *page {
+	p.t.Helper()
+	ctx, cancel := chromedp.NewContext(p.ctx)
+	p.t.Cleanup(cancel)
+	q := &page{t: p.t, a: p.a, ctx: ctx}
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(width, height)); err != nil {
+		p.t.Fatalf("open a tab: %v", err)
+	}
+	return q
 }
 
 // stuckShot saves the viewport of a page without a log (the group page) as

@@ -616,7 +616,7 @@ func groupPage(v groupView) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 50, "</dd></dl></section><section class=\"card\" aria-labelledby=\"lags-title\"><h2 id=\"lags-title\" data-i18n=\"groupPage.offsets\">")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 50, "</dd></dl></section><section class=\"card\" id=\"group-offsets\" aria-labelledby=\"lags-title\"><h2 id=\"lags-title\" data-i18n=\"groupPage.offsets\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -125,7 +125,7 @@ if (abortDialog) {
       tr(pageStatus, 'txnPage.aborted', { producer, start, topic, partition });
     }
     abortDialog.close();
-    await refreshTransactions();
+    await refreshCards();
   });
 }
 
@@ -144,16 +144,14 @@ function wireAbortButtons() {
 }
 wireAbortButtons();
 
-// ---- the transactions page follows the coordinators ------------------------
-// Every few seconds it asks for the list (GET /api/transactions, as the
-// page's filter asks it); when a state changed — an abort from any page,
-// a commit, a timeout — it reads the page again and swaps its two cards,
-// so that no row stays "Ongoing" after its transaction ended.
+// ---- pages that follow the cluster ------------------------------------------
+// The transactions page and a group's page ask the API every few seconds;
+// when the answer changed — an abort from any page, a commit, a timeout, a
+// consumer's commit — they read the page again and swap their cards in
+// place, so that no row stays "Ongoing" and no lag stays "waiting" after
+// the transaction ended.
 
-const txnList = $('txn-list');
-const REFRESH_MS = 2000;
-
-/** listedStates is "id=state" of each row the page shows, sorted. */
+/** listedStates is "id=state" of each transaction, sorted. */
 function listedStates(rows) {
   return rows.map((r) => `${r.transactionalId}=${r.state}`).sort().join(' ');
 }
@@ -162,12 +160,20 @@ function shownStates() {
   return listedStates([...document.querySelectorAll('[data-testid="txn-row"]')].map((r) => ({ transactionalId: r.dataset.id, state: r.dataset.state })));
 }
 
-/** refreshTransactions reads the page again and swaps its cards in place. */
-async function refreshTransactions() {
+/** groupLags is what a group's page shows of its offsets, as one string. */
+function groupLags(g) {
+  return JSON.stringify((g.offsets || []).map((o) => [o.topic, o.partition, o.committed, o.logEnd, o.lag, o.recordLag,
+    o.held?.lastStableOffset, o.held?.waiting, o.held?.holder?.transactionalId]));
+}
+
+const cardIDs = ['txn-list', 'producers', 'group-offsets'];
+
+/** refreshCards reads the page again and swaps its live cards in place. */
+async function refreshCards() {
   const res = await fetch(location.href, { headers: { Accept: 'text/html' } });
   if (!res.ok) return;
   const doc = new DOMParser().parseFromString(await res.text(), 'text/html');
-  for (const id of ['txn-list', 'producers']) {
+  for (const id of cardIDs) {
     const fresh = doc.getElementById(id);
     const old = $(id);
     if (fresh && old) {
@@ -179,22 +185,35 @@ async function refreshTransactions() {
   main.dataset.refreshed = String(Number(main.dataset.refreshed || 0) + 1);
 }
 
-if (txnList) {
-  const state = new URLSearchParams(location.search).get('state') || '';
+/**
+ * follow asks path every `every` ms and refreshes the cards when
+ * signature(answer) differs from shown() (the page as rendered) or, when
+ * shown is null, from the previous answer.
+ */
+function follow(path, every, signature, shown) {
+  let last = null;
   let busy = false;
   setInterval(async () => {
     if (busy || document.hidden || abortDialog?.open) return;
     busy = true;
     try {
-      const listed = await api('GET', `/api/transactions${state ? `?state=${encodeURIComponent(state)}` : ''}`);
-      if (listedStates(listed.transactions || []) !== shownStates()) await refreshTransactions();
+      const now = signature(await api('GET', path));
+      const before = shown ? shown() : last;
+      last = now;
+      if (before !== null && now !== before) await refreshCards();
     } catch {
       // the next tick asks again
     } finally {
       busy = false;
     }
-  }, REFRESH_MS);
+  }, every);
 }
+
+if ($('txn-list')) {
+  const state = new URLSearchParams(location.search).get('state') || '';
+  follow(`/api/transactions${state ? `?state=${encodeURIComponent(state)}` : ''}`, 2000, (a) => listedStates(a.transactions || []), shownStates);
+}
+if ($('group-offsets')) follow(`/api${location.pathname}`, 4000, groupLags, null);
 
 // ---- the topic's strips ----------------------------------------------------
 
