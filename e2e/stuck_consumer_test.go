@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -157,6 +158,17 @@ func TestStuckReadCommittedConsumer(t *testing.T) {
 				t.Errorf("terminate: %+v, want %s no longer Ongoing", ended, s.txid)
 			}
 			waitForLog(t, a, s.topic, func(l partitionLog) bool { return l.LastStableOffset == l.HighWatermark })
+			type event struct {
+				Key   string `json:"key"`
+				Topic string `json:"topic"`
+			}
+			var events struct {
+				Events []event `json:"events"`
+			}
+			a.do("GET", "/api/events", nil, http.StatusOK, &events)
+			if !slices.ContainsFunc(events.Events, func(e event) bool { return e.Key == "narration.forceTerminate" && e.Topic == s.topic }) {
+				t.Errorf("the story does not tell the abort on %s: %+v", s.topic, events.Events)
+			}
 			h = heldLSO{}
 			a.do("GET", part+"/lso", nil, http.StatusOK, &h)
 			if h.Held || h.Holder != nil || h.Waiting != 0 {
