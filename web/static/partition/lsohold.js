@@ -39,8 +39,10 @@ export class HeldBanner {
     this.timer = 0;
     this.confirming = false;
     this.done = null; // {key, args, where} of the last abort, said until the next hold
+    // The age ticks quietly: the sentence's live region speaks when the
+    // hold changes, not every second.
     setInterval(() => {
-      if (!document.hidden && this.shownRich()) this.writeText();
+      if (!document.hidden && this.shownRich()) this.writeText(true);
     }, TICK_MS);
   }
 
@@ -83,7 +85,9 @@ export class HeldBanner {
     return this.want !== '' && this.matches();
   }
 
-  writeText() {
+  /** writeText writes the sentence; quiet keeps screen readers from saying it again (the age's tick). */
+  writeText(quiet = false) {
+    this.text.setAttribute('aria-live', quiet ? 'off' : 'polite');
     if (!this.matches()) {
       this.text.textContent = this.fallback();
       delete this.node.dataset.holder;
