@@ -79,7 +79,7 @@ func TestBrowserStuckConsumer(t *testing.T) {
 			}
 			p.screenshot("stuck-banner-"+string(kind), 1280, 720, false)
 			p.click("ui-lang-ko")
-			p.wait("the Korean banner", fmt.Sprintf(`byTestID('lso-why-text').textContent.startsWith('열린 트랜잭션 %s(프로듀서 ') && byTestID('lso-why-text').textContent.includes('그 뒤에서 레코드 50개가 기다려요')`, s.txid), 5*time.Second)
+			p.wait("the Korean banner", fmt.Sprintf(`byTestID('lso-why-text').textContent.startsWith('열린 트랜잭션 %s(프로듀서 ') && byTestID('lso-why-text').textContent.includes('그 뒤에서 레코드 50개가 기다리고')`, s.txid), 5*time.Second)
 			p.screenshot("stuck-banner-ko-"+string(kind), 1280, 720, false)
 			p.click("ui-lang-en")
 			p.screenshot("stuck-banner-phone-"+string(kind), 390, 844, true)

@@ -32,7 +32,7 @@ export function heldSentence(hold, elapsedMs, fmt = String) {
   }
   const n = hold.waiting;
   args.n = fmt(n);
-  args.waitingKey = !hold.waitingComplete ? 'lso.waitingAtLeast' : n === 1 ? 'lso.waitingOne' : 'lso.waitingMany';
+  args.waitingKey = !hold.waitingComplete ? 'lso.waitingAtLeast' : n === 0 ? 'lso.waitingNone' : n === 1 ? 'lso.waitingOne' : 'lso.waitingMany';
   return { key: 'lso.heldWaiting', args };
 }
 
