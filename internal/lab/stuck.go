@@ -58,7 +58,9 @@ func (l *Lab) explainHeld(ctx context.Context, g *cluster.GroupDetail) {
 	explained := 0
 	for i := range g.Offsets {
 		o := &g.Offsets[i]
-		if o.Lag <= 0 || o.RecordLag < 0 || explained >= maxHeldPartitions {
+		// A held LSO leaves at least the open transaction's first record
+		// between it and the HW, counted by the offset lag only.
+		if o.Lag <= o.RecordLag || o.RecordLag < 0 || explained >= maxHeldPartitions {
 			continue
 		}
 		explained++
