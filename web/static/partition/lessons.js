@@ -9,7 +9,7 @@
 // run lives on the server: any tab or browser resumes the current one.
 
 import { api, errorText } from '../common/api.js';
-import { has, initialLanguage, onLanguage, plain, t, tr } from '../common/i18n.js';
+import { has, initialLanguage, onLanguage, plain, t, tr, words } from '../common/i18n.js';
 import { setupStepPlace } from './stepplace.js';
 
 const LANGS = ['en', 'ko'];
@@ -34,7 +34,11 @@ function el(tag, attrs = {}, ...children) {
 }
 
 /** value translates the words the checks observe (yes, no, none, ...). */
-const value = (v) => (has('lesson.ui.value.' + v) ? t('lesson.ui.value.' + v) : v);
+// WORDED_FACTS are the facts whose values are words the catalogue
+// translates ("0:aborted 1:ABORT"), as Go's wordedFacts (narrate.go); the
+// others hold record values and names, translated only as a whole ("yes").
+const WORDED_FACTS = new Set(['shape', 'gaps', 'ended', 'markers']);
+const value = (v, fact) => (WORDED_FACTS.has(fact) ? words('lesson.ui.value.', v) : has('lesson.ui.value.' + v) ? t('lesson.ui.value.' + v) : v);
 
 /** stepList is the run's step bar: a mark per step (✓ done, ✗ failed, ▶ next). */
 function stepList(run, tx) {
@@ -65,14 +69,14 @@ function stepCard(run, s, upNext, tx) {
   });
   const heading = (upNext ? t('lesson.ui.upNext') + ' · ' : '') + t('lesson.ui.stepOf', { n: s.index + 1, total: run.steps.length }) + ' — ' + tx(s.title);
   card.append(el('h3', {}, heading));
-  const words = el('div', { class: 'step-words' },
+  const stepWords = el('div', { class: 'step-words' },
     el('p', { class: 'narration', 'data-testid': upNext ? 'lesson-next-narration' : 'lesson-narration' }, tx(s.narration)));
   if (s.command) {
-    words.append(el('div', { class: 'step-command' },
+    stepWords.append(el('div', { class: 'step-command' },
       el('h4', {}, t('lesson.ui.command')),
       el('pre', { class: 'command', 'data-testid': upNext ? 'lesson-next-command' : 'lesson-command', lang: 'en' }, s.command)));
   }
-  const body = el('div', { class: 'step-body' }, words);
+  const body = el('div', { class: 'step-body' }, stepWords);
   if (s.expectations.length) {
     const list = el('ul', { class: 'lesson-checks', 'data-testid': upNext ? 'lesson-next-checks' : 'lesson-checks', 'aria-label': t('lesson.ui.checks') });
     // data-n keeps the checks' order when some stand apart (stepplace.js).
@@ -136,9 +140,9 @@ function checkRow(c, checked, tx) {
     el('span', { class: 'check-text' },
       el('span', { class: 'what' }, tx(c.text)), ' ',
       el('span', { class: 'values' },
-        t('lesson.ui.expected') + ' ', el('strong', { 'data-testid': 'check-expected' }, value(c.expected)),
+        t('lesson.ui.expected') + ' ', el('strong', { 'data-testid': 'check-expected' }, value(c.expected, c.fact)),
         checked ? ' — ' + t('lesson.ui.observed') + ' ' : '',
-        checked ? el('strong', { 'data-testid': 'check-observed' }, value(c.observed)) : '')));
+        checked ? el('strong', { 'data-testid': 'check-observed' }, value(c.observed, c.fact)) : '')));
   return row;
 }
 
@@ -177,6 +181,8 @@ export function setupLessons(app) {
   // The card of the step just done stands under the log when it leaves
   // the room, else here in the Lesson tab.
   const placer = setupStepPlace(app.view, () => showCurrent());
+  /** onShow: the run is the picked lesson's (a student always sees the teacher's). */
+  const onShow = () => !!run && (student || picker.value === run.lesson);
 
   // One language for the whole page: i18n.js remembers it and tells this
   // panel when the masthead's switch changes it.
@@ -201,16 +207,22 @@ export function setupLessons(app) {
     unavailable.hidden = !why;
     enable();
   }
-  picker.addEventListener('change', showAvailability);
+  picker.addEventListener('change', () => {
+    // Another lesson picked: the last run (lesson 3, finished) is not
+    // shown under its name; picking the run's lesson again shows it.
+    if (!student) plain(status, '');
+    showAvailability();
+    draw();
+  });
 
   function enable() {
     if (student) return;
     const o = picker.selectedOptions[0];
     buttons.start.disabled = busy || !o || o.dataset.available === 'false';
-    const ready = !!run && run.status === 'ready';
+    const ready = onShow() && run.status === 'ready';
     buttons.next.disabled = busy || !ready;
     buttons.finish.disabled = busy || !ready;
-    buttons.reset.disabled = busy || !run;
+    buttons.reset.disabled = busy || !onShow();
     buttons.cleanup.disabled = busy;
   }
 
@@ -226,6 +238,9 @@ export function setupLessons(app) {
     out.dataset.busy = 'true';
     enable();
     showError(null);
+    // A run's request (start, next, finish, start over) says only its own
+    // news: the last one's "Started over: …" goes.
+    if (!keep) plain(status, '');
     try {
       const st = await api(method, path, body);
       if (!keep) setRun(st);
@@ -359,7 +374,7 @@ export function setupLessons(app) {
   // ---- drawing ----------------------------------------------------------------
 
   function draw() {
-    if (!run) {
+    if (!onShow()) {
       bar.replaceChildren();
       delete panel.dataset.run;
       delete panel.dataset.picking;

@@ -25,6 +25,7 @@ import { onLanguage, t } from '../common/i18n.js';
 import { alias, onProducers, producerLabel, resetProducers, seeProducers } from './producers.js';
 import * as geometry from './loggeometry.js';
 import { fillTableRow, makeTableHead, makeTableRow } from './tableview.js';
+import { HeldBanner } from './lsohold.js';
 
 const TABLE_KEY = 'offsetlab.logTable';
 
@@ -122,6 +123,7 @@ export class LogView {
     this.thumb = document.getElementById('minimap-thumb');
     this.summary = document.getElementById('pointer-summary');
     this.why = document.getElementById('lso-why');
+    this.held = new HeldBanner(this.why, { canWrite: document.getElementById('app')?.dataset.canWrite === 'true' });
     this.countRC = document.getElementById('lane-count-rc');
     this.countRU = document.getElementById('lane-count-ru');
     this.windowText = document.getElementById('window-text');
@@ -917,11 +919,11 @@ export class LogView {
     if (p.lastStableOffset < p.highWatermark) {
       const holder = this.cache.get(p.lastStableOffset);
       const who = holder && Number(holder.producerId) >= 0 ? t('lso.who', { producer: producerLabel(holder.producerId), epoch: holder.producerEpoch }) : '';
-      this.why.textContent = t('lso.held', { who, lso: fmt(p.lastStableOffset), hw: fmt(p.highWatermark) });
       this.why.dataset.state = 'held';
+      this.held.show(this.topic, this.partition, p, () => t('lso.held', { who, lso: fmt(p.lastStableOffset), hw: fmt(p.highWatermark) }));
     } else {
-      this.why.textContent = t('lso.stable', { hw: fmt(p.highWatermark) });
       this.why.dataset.state = 'stable';
+      this.held.show(this.topic, this.partition, p, () => t('lso.stable', { hw: fmt(p.highWatermark) }));
     }
   }
 
