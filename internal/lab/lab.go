@@ -161,8 +161,15 @@ func (l *Lab) writable() error {
 
 // Narrate tells the timeline msg about topic's partition (topic "" for
 // the whole cluster). Use cases narrate their outcomes themselves; callers
-// narrate only what is theirs to say (a lesson's step).
+// narrate only what is theirs to say (a lesson's step). An event about a
+// partition is placed at its high watermark now (live.Event.At): a
+// lesson's check comes after every record and marker its step wrote, on
+// every viewer's story, whenever their cells reach the page.
 func (l *Lab) Narrate(kind, topic string, partition int32, msg catalog.Message) {
+	if topic != "" {
+		l.narrateAt(kind, topic, partition, -1, msg)
+		return
+	}
 	l.hub.Narrate(live.NewEvent(kind, topic, partition, msg))
 }
 

@@ -41,6 +41,7 @@ type feed struct {
 	finished     int           // the number of the last poll finished
 	polled       chan struct{} // closed, and replaced, when a poll finishes
 	pending      []Event       // narrated ahead of the offsets read, not yet recorded
+	aliases      aliasTable    // the partition's producers, numbered (aliases.go)
 }
 
 func newFeed(h *Hub, key feedKey) *feed {
@@ -57,7 +58,7 @@ func (f *feed) subscribe(recent []Event) *Subscription {
 	s := &Subscription{C: ch, ch: ch, feed: f}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	snap := Message{Type: TypeSnapshot, Topic: f.key.topic, Partition: f.key.partition, Events: recent, Groups: f.groups}
+	snap := Message{Type: TypeSnapshot, Topic: f.key.topic, Partition: f.key.partition, Events: recent, Groups: f.groups, Producers: f.aliases.snapshot()}
 	if f.havePointers {
 		p := f.pointers
 		snap.Pointers = &p
@@ -220,6 +221,9 @@ func (f *feed) poll(ctx context.Context, withGroups bool) {
 		changed []inspect.Entry
 		cut     bool // the read left older offsets out (MessageBytes)
 	)
+	if !had {
+		f.readWriters(pollCtx)
+	}
 	if !had || ptrs != prev || wasDown || reread {
 		// Everything below the previous LSO is final, so only
 		// [previous LSO, HW) can have changed; of that, viewers are
@@ -276,6 +280,7 @@ func (f *feed) poll(ctx context.Context, withGroups bool) {
 		f.sizes[e.Offset] = inspect.EncodedSize(&e)
 	}
 	f.pruneLocked(ptrs)
+	f.aliasLocked(changed, !had)
 	if groupsChanged {
 		f.groups = groups
 	}

@@ -1,0 +1,103 @@
+package live
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/offsetlab/offsetlab/internal/inspect"
+)
+
+// Producer aliases: a class reads "P1" and "P2", not 19-digit producer
+// ids. The feed numbers a partition's producers once, in the order of
+// their first offset in the log (read from the log start at the feed's
+// first poll, then from each new offset), and sends the table to every
+// viewer, so that the cells, the story, the processor log and the
+// transaction panel of every page — and of the same page after a reload —
+// name a producer alike. A number, once given, is kept while the feed
+// runs: a producer whose records retention later deletes keeps its name.
+
+// WritersBytes caps the batch bytes a feed's first poll reads from the log
+// start to number the producers (64 MiB). A partition larger than that is
+// numbered from the start up to the cap, and after it as new offsets are
+// read (the tail first), still the same for every viewer of the feed.
+const WritersBytes = 64 << 20
+
+// ProducerAlias is a producer's short name on one partition.
+type ProducerAlias struct {
+	ProducerID int64  `json:"producerId"`
+	Alias      string `json:"alias"`
+	// FirstOffset is where the feed first saw it write.
+	FirstOffset int64 `json:"firstOffset"`
+}
+
+// WriterSource lists who wrote a partition from its log start;
+// *inspect.Inspector is one. A Source that is not one has its producers
+// numbered from the offsets the feed reads.
+type WriterSource interface {
+	Writers(ctx context.Context, topic string, partition int32, maxBytes int64) (*inspect.PartitionWriters, error)
+}
+
+// aliasTable numbers producers in the order they are added.
+type aliasTable struct {
+	list []ProducerAlias
+	ids  map[int64]bool
+}
+
+// add numbers pid if it has no number yet, reporting whether it got one.
+func (a *aliasTable) add(pid, first int64) bool {
+	if pid < 0 || a.ids[pid] {
+		return false
+	}
+	if a.ids == nil {
+		a.ids = make(map[int64]bool)
+	}
+	a.ids[pid] = true
+	a.list = append(a.list, ProducerAlias{ProducerID: pid, Alias: "P" + strconv.Itoa(len(a.list)+1), FirstOffset: first})
+	return true
+}
+
+// addEntries numbers the producers of entries (in offset order) not
+// numbered yet, reporting whether any was.
+func (a *aliasTable) addEntries(entries []inspect.Entry) bool {
+	grew := false
+	for _, e := range entries {
+		if a.add(e.ProducerID, e.Offset) {
+			grew = true
+		}
+	}
+	return grew
+}
+
+// snapshot is a copy of the table, for a message.
+func (a *aliasTable) snapshot() []ProducerAlias {
+	return append([]ProducerAlias(nil), a.list...)
+}
+
+// readWriters numbers, at the feed's first poll, the producers from the
+// log start (see WritersBytes). A failure is logged and leaves the
+// numbering to the offsets read.
+func (f *feed) readWriters(ctx context.Context) {
+	src, ok := f.hub.src.(WriterSource)
+	if !ok {
+		return
+	}
+	w, err := src.Writers(ctx, f.key.topic, f.key.partition, WritersBytes)
+	if err != nil {
+		f.hub.cfg.Logger.Warn("live: producers of the partition", "topic", f.key.topic, "partition", f.key.partition, "err", err)
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, p := range w.Producers {
+		f.aliases.add(p.ProducerID, p.FirstOffset)
+	}
+}
+
+// aliasLocked numbers the producers of changed and, when any is new,
+// sends the whole table (before the entries that name them).
+func (f *feed) aliasLocked(changed []inspect.Entry, grewBefore bool) {
+	if !f.aliases.addEntries(changed) && !grewBefore {
+		return
+	}
+	f.publishLocked(encode(Message{Type: TypeProducers, Topic: f.key.topic, Partition: f.key.partition, Producers: f.aliases.snapshot()}))
+}

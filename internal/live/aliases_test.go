@@ -1,0 +1,155 @@
+package live
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/offsetlab/offsetlab/internal/inspect"
+)
+
+// writersLog is a partition whose producers wrote runs of records: pid
+// at [from, to). As a WriterSource it lists them from the log start;
+// grow adds a run.
+type writersLog struct {
+	mu      sync.Mutex
+	runs    []writerRun
+	writers bool // also a WriterSource
+}
+
+type writerRun struct{ pid, from, to int64 }
+
+func (w *writersLog) hw() int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.runs[len(w.runs)-1].to
+}
+
+func (w *writersLog) grow(pid, n int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	end := w.runs[len(w.runs)-1].to
+	w.runs = append(w.runs, writerRun{pid, end, end + n})
+}
+
+func (w *writersLog) Pointers(context.Context, string, int32) (inspect.Pointers, error) {
+	hw := w.hw()
+	return inspect.Pointers{LastStableOffset: hw, HighWatermark: hw}, nil
+}
+
+func (w *writersLog) ReadLog(_ context.Context, topic string, partition int32, from int64, limit int) (*inspect.Log, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	hw := w.runs[len(w.runs)-1].to
+	l := &inspect.Log{Topic: topic, Partition: partition, Pointers: inspect.Pointers{LastStableOffset: hw, HighWatermark: hw}}
+	for _, r := range w.runs {
+		for o := max(r.from, from); o < r.to && len(l.Entries) < limit; o++ {
+			l.Entries = append(l.Entries, data(o, r.pid, inspect.TxnNone))
+		}
+	}
+	return l, nil
+}
+
+// writerSource adds Writers to a writersLog.
+type writerSource struct{ *writersLog }
+
+func (w writerSource) Writers(_ context.Context, topic string, partition int32, _ int64) (*inspect.PartitionWriters, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := &inspect.PartitionWriters{Topic: topic, Partition: partition, To: w.runs[len(w.runs)-1].to}
+	for _, r := range w.runs {
+		if !slices.ContainsFunc(out.Producers, func(p inspect.ProducerWrite) bool { return p.ProducerID == r.pid }) {
+			out.Producers = append(out.Producers, inspect.ProducerWrite{ProducerID: r.pid, FirstOffset: r.from})
+		}
+	}
+	return out, nil
+}
+
+// aliasesOf reads sub's messages until one names want producers, and
+// returns that table as "pid=alias" strings, in table order.
+func aliasesOf(t *testing.T, sub *Subscription, want int) []string {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case raw, ok := <-sub.C:
+			if !ok {
+				t.Fatal("subscription closed")
+			}
+			var m Message
+			if err := json.Unmarshal(raw, &m); err != nil {
+				t.Fatal(err)
+			}
+			if len(m.Producers) >= want && (m.Type == TypeSnapshot || m.Type == TypeProducers) {
+				var got []string
+				for _, p := range m.Producers {
+					got = append(got, p.Alias+"="+itoa(p.ProducerID))
+				}
+				return got
+			}
+		case <-deadline:
+			t.Fatalf("no table of %d producers", want)
+		}
+	}
+}
+
+func itoa(n int64) string { b, _ := json.Marshal(n); return string(b) }
+
+// TestProducerAliases: the feed numbers a partition's producers by their
+// first offset in the log — not by what its tail holds — and every
+// viewer, a reload included, gets the same table; a producer that writes
+// later gets the next number.
+func TestProducerAliases(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		writers bool
+		want    []string
+	}{
+		// The tail (3 offsets) holds only producer 7's records; 900
+		// wrote first, at offset 0.
+		{"numbered from the log start", true, []string{"P1=900", "P2=7"}},
+		// Without a WriterSource the tail is all the feed knows.
+		{"numbered from the tail", false, []string{"P1=7"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			log := &writersLog{runs: []writerRun{{900, 0, 5}, {7, 5, 10}}}
+			var src Source = log
+			if tt.writers {
+				src = writerSource{log}
+			}
+			hub := NewHub(src, nil, Config{PollInterval: 5 * time.Millisecond, TailEntries: 3})
+			defer hub.Close()
+			first, err := hub.Subscribe("t", 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer first.Close()
+			if got := aliasesOf(t, first, len(tt.want)); !slices.Equal(got, tt.want) {
+				t.Fatalf("first viewer: %v, want %v", got, tt.want)
+			}
+			reload, err := hub.Subscribe("t", 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer reload.Close()
+			if got := aliasesOf(t, reload, len(tt.want)); !slices.Equal(got, tt.want) {
+				t.Fatalf("after a reload: %v, want %v", got, tt.want)
+			}
+			log.grow(900, 1) // known: no new number
+			log.grow(55, 2)
+			want := append(slices.Clone(tt.want), "P"+itoa(int64(len(tt.want)+1))+"=55")
+			if !tt.writers {
+				want = []string{"P1=7", "P2=900", "P3=55"} // 900 seen again only now
+			}
+			if got := aliasesOf(t, reload, len(want)); !slices.Equal(got, want) {
+				t.Fatalf("after new writers: %v, want %v", got, want)
+			}
+		})
+	}
+}
