@@ -72,17 +72,17 @@ type PartitionWriters struct {
 	LastWrite  time.Time `json:"lastWrite,omitzero"`
 }
 
-// Writers reads the batch headers of a partition from its log start up
-// to its high watermark, or until maxBytes of batches have been read
-// (0: no cap), and lists the producers that wrote there in the order of
-// their first offset — the order the page numbers them in (P1, P2 …), so
-// that every viewer and every reload names a producer alike. To says how
-// far it read: with a cap it can stop before the high watermark, at a
-// fetch boundary.
+// Writers reads the batch headers of a partition's offsets [from, to) —
+// from -1 is the log start, to -1 the high watermark, as in MapRequest —
+// or until maxBytes of batches have been read (0: no cap), and lists the
+// producers that wrote there in the order of their first offset: the
+// order the page numbers them in (P1, P2 …), so that every viewer and
+// every reload names a producer alike. To says how far it read: with a
+// cap it can stop early, at a fetch boundary.
 //
 // Cost: that of MapPartition over the same range with one bucket.
-func (i *Inspector) Writers(ctx context.Context, topic string, partition int32, maxBytes int64) (*PartitionWriters, error) {
-	ref, ptrs, from, to, err := i.locateRange(ctx, topic, partition, -1, -1)
+func (i *Inspector) Writers(ctx context.Context, topic string, partition int32, from, to, maxBytes int64) (*PartitionWriters, error) {
+	ref, ptrs, from, to, err := i.locateRange(ctx, topic, partition, from, to)
 	if err != nil {
 		return nil, err
 	}

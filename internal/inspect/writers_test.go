@@ -38,7 +38,7 @@ func TestWriters(t *testing.T) {
 				return l.Entries[0].ProducerID
 			}
 			pb, pa := pidOf(0), pidOf(2)
-			w, err := f.ins.Writers(testCtx(t), f.topic, 0, 0)
+			w, err := f.ins.Writers(testCtx(t), f.topic, 0, -1, -1, 0)
 			if err != nil {
 				t.Fatal(err)
 			}

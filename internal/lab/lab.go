@@ -114,6 +114,12 @@ func (s feedSource) Pointers(ctx context.Context, topic string, partition int32)
 	return s.l.Pointers(ctx, topic, partition)
 }
 
+// Writers numbers the feed's producers from the log start (live.WriterSource).
+func (s feedSource) Writers(ctx context.Context, topic string, partition int32, from, to, maxBytes int64) (*inspect.PartitionWriters, error) {
+	w, err := s.l.inspector.Writers(ctx, topic, partition, from, to, maxBytes)
+	return w, s.l.notAllowed(err, "READ", "topic", topic)
+}
+
 // Close ends every process's producers (aborting open transactions) and
 // stops the live hub.
 func (l *Lab) Close() {

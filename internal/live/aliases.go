@@ -10,14 +10,16 @@ import (
 // Producer aliases: a class reads "P1" and "P2", not 19-digit producer
 // ids. The feed numbers a partition's producers once, in the order of
 // their first offset in the log (read from the log start at the feed's
-// first poll, then from each new offset), and sends the table to every
+// first poll, then from each new offset — and from the batch headers of
+// offsets a burst wrote past the tail a poll reads), and sends the table to every
 // viewer, so that the cells, the story, the processor log and the
 // transaction panel of every page — and of the same page after a reload —
 // name a producer alike. A number, once given, is kept while the feed
 // runs: a producer whose records retention later deletes keeps its name.
 
-// WritersBytes caps the batch bytes a feed's first poll reads from the log
-// start to number the producers (64 MiB). A partition larger than that is
+// WritersBytes caps the batch bytes a feed reads at once to number the
+// producers (64 MiB): at its first poll from the log start, later over
+// offsets written faster than its tail. A partition larger than that is
 // numbered from the start up to the cap, and after it as new offsets are
 // read (the tail first), still the same for every viewer of the feed.
 const WritersBytes = 64 << 20
@@ -34,7 +36,7 @@ type ProducerAlias struct {
 // *inspect.Inspector is one. A Source that is not one has its producers
 // numbered from the offsets the feed reads.
 type WriterSource interface {
-	Writers(ctx context.Context, topic string, partition int32, maxBytes int64) (*inspect.PartitionWriters, error)
+	Writers(ctx context.Context, topic string, partition int32, from, to, maxBytes int64) (*inspect.PartitionWriters, error)
 }
 
 // aliasTable numbers producers in the order they are added.
@@ -73,15 +75,15 @@ func (a *aliasTable) snapshot() []ProducerAlias {
 	return append([]ProducerAlias(nil), a.list...)
 }
 
-// readWriters numbers, at the feed's first poll, the producers from the
-// log start (see WritersBytes). A failure is logged and leaves the
-// numbering to the offsets read.
-func (f *feed) readWriters(ctx context.Context) {
+// readWriters numbers the producers of [from, to) (-1: the log start,
+// the high watermark) from their batch headers (see WritersBytes). A
+// failure is logged and leaves the numbering to the offsets read.
+func (f *feed) readWriters(ctx context.Context, from, to int64) {
 	src, ok := f.hub.src.(WriterSource)
-	if !ok {
+	if !ok || (to >= 0 && from >= to) {
 		return
 	}
-	w, err := src.Writers(ctx, f.key.topic, f.key.partition, WritersBytes)
+	w, err := src.Writers(ctx, f.key.topic, f.key.partition, from, to, WritersBytes)
 	if err != nil {
 		f.hub.cfg.Logger.Warn("live: producers of the partition", "topic", f.key.topic, "partition", f.key.partition, "err", err)
 		return

@@ -28,11 +28,15 @@ func (w *writersLog) hw() int64 {
 	return w.runs[len(w.runs)-1].to
 }
 
-func (w *writersLog) grow(pid, n int64) {
+// grow appends runs of n records each by pid, at once (one burst): pairs
+// of pid, n.
+func (w *writersLog) grow(pidN ...int64) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	end := w.runs[len(w.runs)-1].to
-	w.runs = append(w.runs, writerRun{pid, end, end + n})
+	for i := 0; i+1 < len(pidN); i += 2 {
+		end := w.runs[len(w.runs)-1].to
+		w.runs = append(w.runs, writerRun{pidN[i], end, end + pidN[i+1]})
+	}
 }
 
 func (w *writersLog) Pointers(context.Context, string, int32) (inspect.Pointers, error) {
@@ -56,11 +60,18 @@ func (w *writersLog) ReadLog(_ context.Context, topic string, partition int32, f
 // writerSource adds Writers to a writersLog.
 type writerSource struct{ *writersLog }
 
-func (w writerSource) Writers(_ context.Context, topic string, partition int32, _ int64) (*inspect.PartitionWriters, error) {
+func (w writerSource) Writers(_ context.Context, topic string, partition int32, from, to, _ int64) (*inspect.PartitionWriters, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	out := &inspect.PartitionWriters{Topic: topic, Partition: partition, To: w.runs[len(w.runs)-1].to}
+	if to < 0 {
+		to = w.runs[len(w.runs)-1].to
+	}
+	out := &inspect.PartitionWriters{Topic: topic, Partition: partition, From: max(from, 0), To: to}
 	for _, r := range w.runs {
+		if r.to <= out.From || r.from >= to {
+			continue
+		}
+		r.from = max(r.from, out.From)
 		if !slices.ContainsFunc(out.Producers, func(p inspect.ProducerWrite) bool { return p.ProducerID == r.pid }) {
 			out.Producers = append(out.Producers, inspect.ProducerWrite{ProducerID: r.pid, FirstOffset: r.from})
 		}
@@ -100,8 +111,9 @@ func itoa(n int64) string { b, _ := json.Marshal(n); return string(b) }
 
 // TestProducerAliases: the feed numbers a partition's producers by their
 // first offset in the log — not by what its tail holds — and every
-// viewer, a reload included, gets the same table; a producer that writes
-// later gets the next number.
+// viewer, a reload included, gets the same table; producers that write
+// later get the next numbers, in offset order, even in a burst longer
+// than the tail.
 func TestProducerAliases(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -141,11 +153,12 @@ func TestProducerAliases(t *testing.T) {
 			if got := aliasesOf(t, reload, len(tt.want)); !slices.Equal(got, tt.want) {
 				t.Fatalf("after a reload: %v, want %v", got, tt.want)
 			}
-			log.grow(900, 1) // known: no new number
-			log.grow(55, 2)
-			want := append(slices.Clone(tt.want), "P"+itoa(int64(len(tt.want)+1))+"=55")
+			// A burst longer than the tail: 900 again (known), 55, then
+			// 66 — only 66's records are in the tail the next poll reads.
+			log.grow(900, 1, 55, 4, 66, 3)
+			want := append(slices.Clone(tt.want), "P3=55", "P4=66")
 			if !tt.writers {
-				want = []string{"P1=7", "P2=900", "P3=55"} // 900 seen again only now
+				want = []string{"P1=7", "P2=66"} // the tail is all it knows
 			}
 			if got := aliasesOf(t, reload, len(want)); !slices.Equal(got, want) {
 				t.Fatalf("after new writers: %v, want %v", got, want)

@@ -222,7 +222,7 @@ func (f *feed) poll(ctx context.Context, withGroups bool) {
 		cut     bool // the read left older offsets out (MessageBytes)
 	)
 	if !had {
-		f.readWriters(pollCtx)
+		f.readWriters(pollCtx, -1, -1)
 	}
 	if !had || ptrs != prev || wasDown || reread {
 		// Everything below the previous LSO is final, so only
@@ -235,6 +235,9 @@ func (f *feed) poll(ctx context.Context, withGroups bool) {
 		}
 		if reread {
 			from = max(min(from, shortFrom), ptrs.LogStartOffset)
+		}
+		if had && from > prev.HighWatermark { // a burst: name who wrote what the tail skips
+			f.readWriters(pollCtx, max(prev.HighWatermark, ptrs.LogStartOffset), from)
 		}
 		if n := ptrs.HighWatermark - from; n > 0 {
 			l, tailCut, err := f.readTail(pollCtx, from, n)

@@ -99,10 +99,7 @@ export class Timeline {
     this.more.className = 'story-more';
     this.more.dataset.testid = 'story-more';
     this.more.hidden = true;
-    this.more.addEventListener('click', () => {
-      this.following = true;
-      this.scrollToEnd();
-    });
+    this.more.addEventListener('click', () => this.scrollToEnd());
     this.list.after(this.more);
     this.list.addEventListener('scroll', () => {
       // Scrolled up by hand: stop following; back at the end: follow again.
