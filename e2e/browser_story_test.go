@@ -377,6 +377,7 @@ func TestBrowserStorySummary(t *testing.T) {
 	student.screenshot("story-summary-student-1280x720", 1280, 720, false)
 	student.click("ui-lang-ko")
 	student.wait("the summary in Korean", `/^이 페이지를 열기 전에 오프셋 50,250개가 쓰였어요: 레코드 50,000개, COMMIT 마커 125개, ABORT 마커 125개\./.test(byTestID('story-empty').textContent)`, 5*time.Second)
+	student.screenshot("story-summary-student-ko-1280x720", 1280, 720, false)
 	student.click("ui-lang-en")
 
 	// An empty partition: the teacher is invited to write, a student waits.
