@@ -39,6 +39,12 @@ type WriterSource interface {
 	Writers(ctx context.Context, topic string, partition int32, from, to, maxBytes int64) (*inspect.PartitionWriters, error)
 }
 
+// MaxAliases caps a partition's table (inspect.MaxWriters): a partition
+// written by a new idempotent producer per record (a kcat per line) keeps
+// its table, sent whole whenever it grows, small. Producers past it have
+// no name; the page shows their ids shortened.
+const MaxAliases = inspect.MaxWriters
+
 // aliasTable numbers producers in the order they are added.
 type aliasTable struct {
 	list []ProducerAlias
@@ -47,7 +53,7 @@ type aliasTable struct {
 
 // add numbers pid if it has no number yet, reporting whether it got one.
 func (a *aliasTable) add(pid, first int64) bool {
-	if pid < 0 || a.ids[pid] {
+	if pid < 0 || a.ids[pid] || len(a.list) >= MaxAliases {
 		return false
 	}
 	if a.ids == nil {

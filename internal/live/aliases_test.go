@@ -166,3 +166,19 @@ func TestProducerAliases(t *testing.T) {
 		})
 	}
 }
+
+// TestAliasTableBounded: past MaxAliases producers the table stops
+// growing, and a producer numbered once keeps its number.
+func TestAliasTableBounded(t *testing.T) {
+	t.Parallel()
+	var a aliasTable
+	for pid := range int64(MaxAliases + 10) {
+		a.add(1000+pid, pid)
+	}
+	if got := len(a.list); got != MaxAliases {
+		t.Fatalf("table of %d producers, want %d", got, MaxAliases)
+	}
+	if a.add(1000, 5) || a.list[0].Alias != "P1" || a.list[MaxAliases-1].Alias != "P"+itoa(MaxAliases) {
+		t.Fatalf("renumbered: first %+v, last %+v", a.list[0], a.list[MaxAliases-1])
+	}
+}
