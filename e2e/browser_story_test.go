@@ -128,16 +128,25 @@ func TestBrowserStoryNames(t *testing.T) {
 			if got := named(committed); got != marker {
 				t.Errorf("Committed says %q (%s), its COMMIT cell %q", got, committed, marker)
 			}
+			// A second transaction, aborted: the ABORT's epoch is raised too.
+			step("begin")
+			step("send")
+			aborted := step("abort")
+			p.wait("the ABORT marker at 503", `cell(503)?.dataset.marker === 'ABORT' && cell(502)?.dataset.txn === 'aborted'`, 10*time.Second)
+			p.wait("the story to tell the ABORT", `document.querySelector('[data-testid="timeline"] [data-testid="event"][data-kind="abort"][data-offset="503"]')`, 10*time.Second)
+			if got, want := named(aborted), p.cellPid(503); got != want {
+				t.Errorf("Aborted says %q (%s), its ABORT cell %q", got, aborted, want)
+			}
 			storyNames := func(when string) {
 				t.Helper()
-				p.wait("the story to name the producer "+when, `[...document.querySelectorAll('[data-testid="timeline"] [data-testid="event"][data-offset="501"] p')].some((e) => /producer P\d/.test(e.textContent))`, 10*time.Second)
+				p.wait("the story to name the producer "+when, `[...document.querySelectorAll('[data-testid="timeline"] [data-testid="event"][data-offset="503"] p')].some((e) => /producer P\d/.test(e.textContent))`, 10*time.Second)
 				for _, e := range p.storyEvents() {
 					var want string
 					switch e.Offset {
-					case "500":
-						want = p.cellPid(500)
-					case "501":
-						want = p.cellPid(501)
+					case "500", "501", "502", "503":
+						var o int64
+						fmt.Sscan(e.Offset, &o)
+						want = p.cellPid(o)
 					default:
 						continue
 					}
@@ -150,7 +159,7 @@ func TestBrowserStoryNames(t *testing.T) {
 			p.screenshot("story-names-"+string(kind)+"-1280x720", 1280, 720, false)
 
 			p.open(path)
-			p.wait("the cells after the reload", `cell(501)?.dataset.marker === 'COMMIT' && cell(501).querySelector('.pid').textContent !== ''`, 15*time.Second)
+			p.wait("the cells after the reload", `cell(503)?.dataset.marker === 'ABORT' && cell(501)?.querySelector('.pid')?.textContent`, 15*time.Second)
 			if got := p.cellPid(501); got != marker {
 				t.Errorf("after the reload the COMMIT cell names %q, before %q", got, marker)
 			}
