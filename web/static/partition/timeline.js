@@ -99,7 +99,12 @@ export class Timeline {
     this.more.className = 'story-more';
     this.more.dataset.testid = 'story-more';
     this.more.hidden = true;
-    this.more.addEventListener('click', () => this.scrollToEnd());
+    this.more.addEventListener('click', () => {
+      this.scrollToEnd();
+      // The button hides: keep the keyboard's place on the story it showed.
+      if (!this.list.hasAttribute('tabindex')) this.list.tabIndex = -1;
+      this.list.focus({ preventScroll: true });
+    });
     this.list.after(this.more);
     this.list.addEventListener('scroll', () => {
       // Scrolled up by hand: stop following; back at the end: follow again.
