@@ -101,6 +101,24 @@ func (f *feed) readWriters(ctx context.Context, from, to int64) {
 	}
 }
 
+// nameFirstWriters numbers, once the first poll has sent its cells, the
+// producers from the log start, then those of the tail, and sends the
+// table: a viewer sees the cells at once and their names when the scan
+// is done (a large partition's takes a while).
+func (f *feed) nameFirstWriters(ctx context.Context) {
+	f.readWriters(ctx, -1, -1)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.aliasLocked(f.sortedTail(), true)
+}
+
+// havePointersNow reports whether a poll has read the partition.
+func (f *feed) havePointersNow() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.havePointers
+}
+
 // aliasLocked numbers the producers of changed and, when any is new,
 // sends the whole table (before the entries that name them).
 func (f *feed) aliasLocked(changed []inspect.Entry, grewBefore bool) {

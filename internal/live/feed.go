@@ -220,9 +220,6 @@ func (f *feed) poll(ctx context.Context, withGroups bool) {
 		changed []inspect.Entry
 		cut     bool // the read left older offsets out (MessageBytes)
 	)
-	if !had {
-		f.readWriters(pollCtx, -1, -1)
-	}
 	if !had || ptrs != prev || wasDown || reread {
 		// Everything below the previous LSO is final, so only
 		// [previous LSO, HW) can have changed; of that, viewers are
@@ -282,7 +279,9 @@ func (f *feed) poll(ctx context.Context, withGroups bool) {
 		f.sizes[e.Offset] = inspect.EncodedSize(&e)
 	}
 	f.pruneLocked(ptrs)
-	f.aliasLocked(changed, !had)
+	if had {
+		f.aliasLocked(changed, false)
+	}
 	if groupsChanged {
 		f.groups = groups
 	}
@@ -306,6 +305,9 @@ func (f *feed) poll(ctx context.Context, withGroups bool) {
 	f.mu.Unlock()
 	for _, e := range events {
 		f.hub.Narrate(e)
+	}
+	if !had && f.havePointersNow() {
+		f.nameFirstWriters(pollCtx) // after the first cells are out: the scan may take a while
 	}
 }
 
