@@ -301,11 +301,21 @@ func TestBrowserStoryFollows(t *testing.T) {
 
 // TestBrowserStoryLessonOrder: in lesson 6g the broker aborts the timed-out
 // transaction during step 6 (the ABORT at offset 3); step 7's check, told
-// after it, comes after it in the story, whichever reached the page first.
+// after it, comes after it in the story, whichever reached the page first
+// (on both brokers).
 func TestBrowserStoryLessonOrder(t *testing.T) {
 	t.Parallel()
+	for _, kind := range brokerKinds {
+		t.Run(string(kind), func(t *testing.T) {
+			t.Parallel()
+			lessonOrder(t, kind)
+		})
+	}
+}
+
+func lessonOrder(t *testing.T, kind brokerKind) {
 	chromium := chromiumPath(t)
-	a := startApp(t, embedded)
+	a := startApp(t, kind)
 	p := openPage(t, a, chromium, 1280, 720)
 	p.open("/")
 	p.wait("the lessons panel", `byTestID('lessons-panel')?.dataset.ready === 'true'`, 10*time.Second)
