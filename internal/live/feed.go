@@ -261,7 +261,8 @@ func (f *feed) poll(ctx context.Context, withGroups bool) {
 	// The first poll shows the log as it is; only later changes are news.
 	var events []Event
 	if had {
-		events = append(narrateLogStart(f.key, prev, ptrs), narrate(f.key, changed, f.tailSnapshot())...)
+		before := f.tailSnapshot()
+		events = append(narrateLogStart(f.key, prev, ptrs), narrate(f.key, news(changed, prev.HighWatermark, before), before)...)
 	}
 
 	f.mu.Lock()
