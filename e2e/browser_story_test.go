@@ -346,7 +346,8 @@ func lessonOrder(t *testing.T, kind brokerKind) {
 // TestBrowserStorySummary: a partition written by another client before
 // anyone opened it — 50,250 offsets: 50,000 records in 250 transactions,
 // 125 committed and 125 aborted — is summed up from its map, with its
-// first and last write, to the teacher and to a student alike; a student
+// first and last write, to the teacher and to a student alike, and stays
+// summed up above the entries of what is written next; a student
 // on an empty partition is told the story waits for the teacher, never to
 // write.
 func TestBrowserStorySummary(t *testing.T) {
@@ -393,9 +394,26 @@ func TestBrowserStorySummary(t *testing.T) {
 			t.Errorf("the story of a partition written before says %q", got)
 		}
 	}
+	// A write after the page opened: the story tells it, and what the log
+	// held before stays told above it.
+	if err := tx.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.ProduceSync(ctx, kgo.StringRecord("order late")).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.EndTransaction(ctx, kgo.TryCommit); err != nil {
+		t.Fatal(err)
+	}
+	for _, who := range []*page{teacher, student} {
+		who.wait("the late write in the story", `document.querySelector('[data-testid="timeline"] [data-testid="event"][data-offset="50251"]') && byTestID('timeline').firstElementChild === byTestID('story-before')`, 15*time.Second)
+		if got := who.text("story-before"); !want.MatchString(got) {
+			t.Errorf("above the story of what came after, the partition written before is summed up as %q", got)
+		}
+	}
 	student.screenshot("story-summary-student-1280x720", 1280, 720, false)
 	student.click("ui-lang-ko")
-	student.wait("the summary in Korean", `/^이 페이지를 열기 전에 오프셋 50,250개가 쓰였어요: 레코드 50,000개, COMMIT 마커 125개, ABORT 마커 125개\./.test(byTestID('story-empty').textContent)`, 5*time.Second)
+	student.wait("the summary in Korean", `/^이 페이지를 열기 전에 오프셋 50,250개가 쓰였어요: 레코드 50,000개, COMMIT 마커 125개, ABORT 마커 125개\./.test(byTestID('story-before').textContent)`, 5*time.Second)
 	student.screenshot("story-summary-student-ko-1280x720", 1280, 720, false)
 	student.click("ui-lang-en")
 

@@ -38,7 +38,7 @@ export function compare(a, b) {
  * for a student or a read-only server that the story waits.
  *
  * @param {object} s
- * @param {{logStartOffset: number, highWatermark: number}|null} s.pointers
+ * @param {{logStartOffset: number, highWatermark: number}|null} s.pointers the log when the page opened it
  * @param {{state: string, totals: object, firstWrite?: string, lastWrite?: string, from: number, to: number}|null} s.map
  * @param {'teacher'|'student'|'readOnly'} s.audience
  * @param {(n: number) => string} s.fmt a count as the page writes it
@@ -53,7 +53,9 @@ export function emptyStory({ pointers, map, audience, fmt, when }) {
   }
   const count = { count: fmt(offsets) };
   const offsetsKey = offsets === 1 ? 'timeline.before.offset' : 'timeline.before.offsets';
-  const complete = map && map.state === 'done' && map.from <= pointers.logStartOffset && map.to >= pointers.highWatermark;
+  // Counted when the map covers exactly those offsets: one that went on
+  // past them counts what was written since too.
+  const complete = map && map.state === 'done' && map.from <= pointers.logStartOffset && map.to === pointers.highWatermark;
   if (!complete) {
     const counting = map && (map.state === 'mapping' || map.state === 'idle');
     return { key: counting ? 'timeline.beforeCounting' : 'timeline.beforeUncounted', args: { offsetsKey, ...count } };

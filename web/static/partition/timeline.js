@@ -94,6 +94,7 @@ export class Timeline {
     this.unseen = 0; // entries added while the reader was scrolled up
     this.pointers = null; // the open partition's, for the empty story
     this.map = null; // its map's state and totals (partmap.js), for the empty story
+    this.before = null; // what the empty story last said the log held: {where, key, args}
     this.more = document.createElement('button');
     this.more.type = 'button';
     this.more.className = 'story-more';
@@ -115,6 +116,8 @@ export class Timeline {
     const refill = () => {
       for (const it of this.shown) this.fill(it);
       this.writeEmpty();
+      const before = this.list.querySelector('.ev.before');
+      if (before && this.before) this.writeBefore(before);
       this.writeMore();
     };
     onLanguage(refill);
@@ -134,9 +137,14 @@ export class Timeline {
     if (!this.more.hidden) tr(this.more, 'timeline.more', { count: fmt(this.unseen) });
   }
 
-  /** setPointers takes the open partition's pointers (the empty story counts its offsets). */
+  /**
+   * setPointers takes the open partition's pointers; the first after
+   * another partition opened (null) say what the log held when the page
+   * opened it, which is what the empty story sums up.
+   */
   setPointers(p) {
-    this.pointers = p ? { logStartOffset: p.logStartOffset, highWatermark: p.highWatermark } : null;
+    if (!p) this.pointers = null;
+    else if (!this.pointers) this.pointers = { logStartOffset: p.logStartOffset, highWatermark: p.highWatermark };
     this.writeEmpty();
   }
 
@@ -167,6 +175,38 @@ export class Timeline {
     if (said.parts) args.what = said.parts.map((p) => t(p.key, p.args)).join(', ');
     tr(li, said.key, args);
     li.dataset.key = said.key;
+    // What the log held before the page opened stays told above the
+    // story once it has entries: as it is now, or uncounted while the map
+    // is still read (the offsets written since would be counted in).
+    const cur = this.opts.current();
+    const where = `${cur.topic}/${cur.partition}`;
+    if (this.before?.where === where && this.before.key.startsWith('timeline.beforeSummary')) return; // told once counted
+    if (said.key.startsWith('timeline.before')) {
+      const key = said.key === 'timeline.beforeCounting' ? 'timeline.beforeUncounted' : said.key;
+      this.before = { where, key, args: said.args, parts: said.parts };
+    } else {
+      this.before = null;
+    }
+  }
+
+  /** beforeEntry is the entry telling what the log held before the page opened, or null. */
+  beforeEntry() {
+    const cur = this.opts.current();
+    if (this.cluster || this.past || !this.before || this.before.where !== `${cur.topic}/${cur.partition}`) return null;
+    const li = document.createElement('li');
+    li.className = 'ev before';
+    li.dataset.testid = 'story-before';
+    this.writeBefore(li);
+    return li;
+  }
+
+  /** writeBefore fills the before-entry li in the current language. */
+  writeBefore(li) {
+    const b = this.before;
+    const args = { ...(b.args || {}) };
+    if (b.parts) args.what = b.parts.map((p) => t(p.key, p.args)).join(', ');
+    tr(li, b.key, args);
+    li.dataset.key = b.key;
   }
 
   /** reset replaces the events with a snapshot's (for a newly opened partition). */
@@ -252,6 +292,8 @@ export class Timeline {
     items.sort(this.order());
     this.shown = items;
     this.list.replaceChildren();
+    const before = items.length ? this.beforeEntry() : null;
+    if (before) this.list.append(before);
     for (const it of items) {
       if (!it.li) it.li = this.build(it);
       this.list.append(it.li);
@@ -270,7 +312,12 @@ export class Timeline {
 
   /** insert puts one new entry in its place, keeping the list in order. */
   insert(it) {
-    this.list.querySelector('.ev.empty')?.remove();
+    const empty = this.list.querySelector('.ev.empty');
+    if (empty) {
+      const before = this.beforeEntry();
+      if (before) empty.replaceWith(before);
+      else empty.remove();
+    }
     const cmp = this.order();
     let i = this.shown.length;
     while (i > 0 && cmp(this.shown[i - 1], it) > 0) i--;

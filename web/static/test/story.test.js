@@ -41,6 +41,7 @@ test('an empty story says who waits for what, or sums up the offsets already the
     { name: 'written before: map still read', s: { pointers: full, audience: 'student', map: { ...done, state: 'mapping', to: 20000 } }, key: 'timeline.beforeCounting' },
     { name: 'written before: map stopped', s: { pointers: full, audience: 'teacher', map: { ...done, state: 'stopped', to: 20000 } }, key: 'timeline.beforeUncounted' },
     { name: 'written before: mapped', s: { pointers: full, audience: 'student', map: done }, key: 'timeline.beforeSummary' },
+    { name: 'written before: mapped on past what was there', s: { pointers: full, audience: 'student', map: { ...done, to: 50252 } }, key: 'timeline.beforeUncounted' },
   ];
   for (const tt of tests) {
     const got = emptyStory({ map: null, fmt, when, ...tt.s });
