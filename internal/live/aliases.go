@@ -47,8 +47,9 @@ const MaxAliases = inspect.MaxWriters
 
 // aliasTable numbers producers in the order they are added.
 type aliasTable struct {
-	list []ProducerAlias
-	ids  map[int64]bool
+	list  []ProducerAlias
+	ids   map[int64]bool
+	grown bool // numbered some producer since the table was last sent
 }
 
 // add numbers pid if it has no number yet, reporting whether it got one.
@@ -61,6 +62,7 @@ func (a *aliasTable) add(pid, first int64) bool {
 	}
 	a.ids[pid] = true
 	a.list = append(a.list, ProducerAlias{ProducerID: pid, Alias: "P" + strconv.Itoa(len(a.list)+1), FirstOffset: first})
+	a.grown = true
 	return true
 }
 
@@ -119,11 +121,14 @@ func (f *feed) havePointersNow() bool {
 	return f.havePointers
 }
 
-// aliasLocked numbers the producers of changed and, when any is new,
-// sends the whole table (before the entries that name them).
-func (f *feed) aliasLocked(changed []inspect.Entry, grewBefore bool) {
-	if !f.aliases.addEntries(changed) && !grewBefore {
+// aliasLocked numbers the producers of changed and, when the table grew
+// since it was last sent (here, or from batch headers a burst's scan read)
+// or always is set, sends it whole.
+func (f *feed) aliasLocked(changed []inspect.Entry, always bool) {
+	f.aliases.addEntries(changed)
+	if !f.aliases.grown && !always {
 		return
 	}
+	f.aliases.grown = false
 	f.publishLocked(encode(Message{Type: TypeProducers, Topic: f.key.topic, Partition: f.key.partition, Producers: f.aliases.snapshot()}))
 }

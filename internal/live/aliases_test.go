@@ -163,6 +163,16 @@ func TestProducerAliases(t *testing.T) {
 			if got := aliasesOf(t, reload, len(want)); !slices.Equal(got, want) {
 				t.Fatalf("after new writers: %v, want %v", got, want)
 			}
+			if !tt.writers {
+				return
+			}
+			// A burst whose new producer wrote only past the tail, the
+			// tail all a known producer's: the table is sent all the same.
+			log.grow(88, 4, 66, 3)
+			want = append(want, "P5=88")
+			if got := aliasesOf(t, reload, len(want)); !slices.Equal(got, want) {
+				t.Fatalf("after a burst behind a known producer: %v, want %v", got, want)
+			}
 		})
 	}
 }
