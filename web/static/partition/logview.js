@@ -22,7 +22,7 @@ import { api, apiPartition, fmt } from '../common/api.js';
 import { EntryCache, PAGE } from './cache.js';
 import { copyOf, laneReason } from './cells.js';
 import { onLanguage, t } from '../common/i18n.js';
-import { alias, onProducers, producerLabel, resetProducers, seeProducers } from './producers.js';
+import { alias, onProducers, producerLabel, resetProducers } from './producers.js';
 import * as geometry from './loggeometry.js';
 import { fillTableRow, makeTableHead, makeTableRow } from './tableview.js';
 import { HeldBanner } from './lsohold.js';
@@ -224,7 +224,6 @@ export class LogView {
   }
 
   applySnapshot(msg) {
-    seeProducers(msg.entries || []);
     if (this.replaying) {
       const s = this.stash;
       s.cache.clear();
@@ -242,7 +241,6 @@ export class LogView {
   }
 
   applyEntries(entries) {
-    seeProducers(entries);
     if (this.replaying) {
       for (const e of entries) this.stash.cache.put(e);
       return;
@@ -386,7 +384,6 @@ export class LogView {
       this.inflight.clear();
     }
     this.cache.clear();
-    seeProducers(past.entries);
     for (const e of past.entries) this.cache.put(e);
     this.pointers = past.pointers ? { ...past.pointers } : null;
     this.groups = past.groups || [];
@@ -1023,7 +1020,6 @@ export class LogView {
       const log = await readWindow(`${apiPartition(this.topic, this.partition)}/log`, from, limit, ctrl.signal);
       if (gen !== this.gen) return;
       this.failed.delete(p);
-      seeProducers(log.entries);
       if (this.replaying) {
         // The recording holds the recent tail; older offsets come from the
         // log as it is now, never over what the recording says.
