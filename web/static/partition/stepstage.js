@@ -148,7 +148,7 @@ export function setupStepStage(app) {
     callout.append(el('span', 'step-answer-step', t('lesson.ui.answer.of', { n: step.index + 1 })), el('span', 'step-answer-text', p.text));
     const anchor = p.at === null ? null : target(p.at, 'cell');
     layer.replaceChildren(...nodes, callout);
-    position(callout, anchor && anchor.getBoundingClientRect(), vp);
+    position(callout, anchor, layer, vp);
     if (said.textContent !== p.text) said.textContent = p.text;
   };
 
@@ -186,21 +186,54 @@ function place(node, box, vp) {
 }
 
 /**
- * position puts the callout under the anchor's slot, where the row leaves
- * room below it (a lesson's log is one row with space under it), else
- * over the top of the view; its left edge at the anchor's, kept inside.
+ * position puts the callout next to the anchor cell where it hides the
+ * least: it tries every height in the view and weighs what it would
+ * cover — a ringed cell or lane most, then the other cells, then pointers
+ * and lanes — and takes the cheapest, the nearest the anchor among equals.
+ * A lesson's log of one row leaves room under it; a log of two rows at
+ * 1280×720 leaves the band of a row's second lane and the next row's
+ * pointers.
  */
-function position(callout, anchor, vp) {
+function position(callout, cell, layer, vp) {
   const w = callout.offsetWidth;
   const h = callout.offsetHeight;
-  const slot = anchor ? anchor.closest('.slot')?.getBoundingClientRect() || anchor : null;
+  const anchor = cell ? cell.getBoundingClientRect() : null;
   let left = anchor ? anchor.left - vp.left : 8;
   left = Math.max(4, Math.min(left, vp.width - w - 4));
-  let top = 4;
-  if (slot && slot.bottom - vp.top + 8 + h <= vp.height) top = slot.bottom - vp.top + 8;
-  else if (slot && slot.top - vp.top - 8 - h >= 0) top = slot.top - vp.top - 8 - h;
-  else if (anchor) top = Math.max(4, Math.min(vp.height - h - 4, anchor.bottom - vp.top + 4));
+  const weighed = [];
+  const weigh = (sel, weight, root = layer.parentElement) => {
+    for (const n of root.querySelectorAll(sel)) {
+      if (n.closest('.slot[hidden]')) continue;
+      const r = n.getBoundingClientRect();
+      if (r.width && r.height) weighed.push({ r, weight });
+    }
+  };
+  weigh('.step-answer-ring', 8, layer);
+  weigh('.row .cell', 3);
+  weigh('.row .flag, .row .batch-label', 1);
+  weigh('.row .lane', 0.5);
+  const cost = (top) => {
+    const y0 = vp.top + top;
+    const x0 = vp.left + left;
+    let c = 0;
+    for (const { r, weight } of weighed) {
+      const dx = Math.min(x0 + w, r.right) - Math.max(x0, r.left);
+      const dy = Math.min(y0 + h, r.bottom) - Math.max(y0, r.top);
+      if (dx > 0 && dy > 0) c += dx * dy * weight;
+    }
+    return c;
+  };
+  const near = anchor ? anchor.bottom - vp.top : 0;
+  let best = 4;
+  let bestCost = Infinity;
+  for (let top = 4; top + h <= vp.height - 2; top += 4) {
+    const c = cost(top) + Math.abs(top - near) * 0.01;
+    if (c < bestCost) {
+      best = top;
+      bestCost = c;
+    }
+  }
   callout.style.left = `${left}px`;
-  callout.style.top = `${top}px`;
-  callout.dataset.side = slot && top > slot.bottom - vp.top ? 'below' : 'above';
+  callout.style.top = `${best}px`;
+  callout.dataset.side = anchor && best > anchor.top - vp.top ? 'below' : 'above';
 }
