@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
 	"github.com/offsetlab/offsetlab/web"
 )
 
@@ -88,7 +91,7 @@ func checkStageAnswer(t *testing.T, p *page, step int, want answerWant) {
 
 // stepAndCheck presses Next for every step of the lesson running on p and
 // checks the stage after each one.
-func stepAndCheck(t *testing.T, p *page, lesson string, wants map[int]answerWant, shots map[int]string) {
+func stepAndCheck(t *testing.T, p *page, lesson string, wants map[int]answerWant, shots map[int]string, after map[int]func()) {
 	t.Helper()
 	var steps int
 	p.eval(`document.querySelectorAll('[data-testid="lesson-steps"] li').length`, &steps)
@@ -100,6 +103,9 @@ func stepAndCheck(t *testing.T, p *page, lesson string, wants map[int]answerWant
 		checkStageAnswer(t, p, i, wants[i])
 		if name, ok := shots[i]; ok {
 			p.screenshot(name, 1280, 720, false)
+		}
+		if f, ok := after[i]; ok {
+			f()
 		}
 	}
 }
@@ -119,12 +125,35 @@ func lesson2Answers(kind brokerKind) map[int]answerWant {
 	}
 }
 
+// scrubToHeldLSO moves the replay scrubber back from the end of the
+// recording to the first step (going back) whose log has the LSO held at
+// 2 by the crashed transaction, HW 3.
+func scrubToHeldLSO(p *page) {
+	p.t.Helper()
+	p.do("focus the scrubber", chromedp.Focus(chromedp.CSS(`[data-testid="replay-scrubber"]`)))
+	p.press(kb.End)
+	p.wait("the recording", `+byTestID('replay').dataset.steps > 0 && byTestID('replay-scrubber').value === byTestID('replay-scrubber').max`, 10*time.Second)
+	var steps int
+	p.eval(`+byTestID('replay').dataset.steps`, &steps)
+	for range steps {
+		p.press(kb.ArrowLeft)
+		var held bool
+		p.eval(`byTestID('log-panel').dataset.replay === 'true' && summary('lso')?.dataset.value === '2' && summary('hw')?.dataset.value === '3'`, &held)
+		if held {
+			return
+		}
+	}
+	p.t.Fatalf("no recorded step with the LSO held at 2; page state: %s", p.state())
+}
+
 // TestBrowserStepAnswers runs lessons 2 and 3 in headless Chromium at
 // 1280×720 with the Next button, on the embedded broker and on real
 // Kafka, and requires every step that only reads to put its answer on the
 // stage, at the cell it concerns (by the offset data attribute), in words,
 // at 16 px or more, inside the log and the window — and a step that
-// writes to take the last answer away. Screenshots of lesson 2's steps 4,
+// writes to take the last answer away. Replayed back to the crash, the
+// log keeps step 4's answer (the open transaction) and drops step 8's
+// (offsets written later); Live brings each back. Screenshots of lesson 2's steps 4,
 // 5 and 8 go to test-output/screenshots.
 func TestBrowserStepAnswers(t *testing.T) {
 	t.Parallel()
@@ -143,7 +172,21 @@ func TestBrowserStepAnswers(t *testing.T) {
 			for _, i := range []int{3, 4, 7} {
 				shots[i] = fmt.Sprintf("step-answers-lesson2-step%d-%s", i+1, kind)
 			}
-			stepAndCheck(t, p, "2", lesson2Answers(kind), shots)
+			// In a replay the answer stays where the past holds its cells:
+			// the open transaction at the crash, not the reads of offsets
+			// written after it.
+			replayed := func(step int, want answerWant) func() {
+				return func() {
+					scrubToHeldLSO(p)
+					checkStageAnswer(t, p, step, want)
+					p.click("replay-live")
+					checkStageAnswer(t, p, step, lesson2Answers(kind)[step])
+				}
+			}
+			stepAndCheck(t, p, "2", lesson2Answers(kind), shots, map[int]func(){
+				3: replayed(3, lesson2Answers(kind)[3]),
+				7: replayed(7, answerWant{}),
+			})
 
 			// A finished run folds the lesson list into its title.
 			p.click("lesson-title")
@@ -155,7 +198,7 @@ func TestBrowserStepAnswers(t *testing.T) {
 				5: {kind: "log", offset: "1", says: []string{"markers 1, 3, 5, 7", "aborted 2", "LSO 8, HW 8"},
 					rings: []string{"1:cell:marker", "3:cell:marker", "5:cell:marker", "7:cell:marker", "2:cell:aborted"}},
 				6: {kind: "read", offset: "0", says: []string{"read_committed received offsets 0, 4, 6"}, rings: []string{"0:lane:#1", "4:lane:#2", "6:lane:#3"}},
-			}, map[int]string{5: "step-answers-lesson3-step6-" + string(kind)})
+			}, map[int]string{5: "step-answers-lesson3-step6-" + string(kind)}, nil)
 		})
 	}
 }

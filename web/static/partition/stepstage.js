@@ -119,6 +119,13 @@ export function setupStepStage(app) {
       return;
     }
     const p = plan(step, view.pointers);
+    // A replay shows the past: the answer is drawn there only once the
+    // log holds every cell it names.
+    const named = [...p.rings.map((r) => r.offset), ...(p.at === null ? [] : [p.at])];
+    if (view.replaying && named.some((o) => o > view.hw)) {
+      layer.replaceChildren();
+      return;
+    }
     const key = `${step.index}|${step.topic}|${step.partition}`;
     if (revealed !== key && p.at !== null) {
       revealed = key;
@@ -147,6 +154,11 @@ export function setupStepStage(app) {
     if (step.answer.read) callout.dataset.offsets = step.answer.read.offsets.join(',');
     callout.append(el('span', 'step-answer-step', t('lesson.ui.answer.of', { n: step.index + 1 })), el('span', 'step-answer-text', p.text));
     const anchor = p.at === null ? null : target(p.at, 'cell');
+    // Scrolled off, the cell takes its answer with it.
+    if (p.at !== null && !anchor) {
+      layer.replaceChildren(...nodes);
+      return;
+    }
     layer.replaceChildren(...nodes, callout);
     position(callout, anchor, layer, vp);
     if (said.textContent !== p.text) said.textContent = p.text;
