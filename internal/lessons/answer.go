@@ -52,26 +52,47 @@ type GroupAnswer struct {
 }
 
 // ReadAnswer is what a consumer received from the step's partition: the
-// offsets, in order, at its isolation level. Group is set when the
-// consumer read as a group (it started at Start and committed Next).
+// offsets, in order, at its isolation level. Resume is set when the
+// consumer read as a group.
 type ReadAnswer struct {
 	Isolation inspect.Isolation `json:"isolation"`
 	Offsets   []int64           `json:"offsets"`
-	Group     string            `json:"group,omitempty"`
-	Start     int64             `json:"start,omitempty"`
-	Next      int64             `json:"next,omitempty"`
+	Resume    *GroupResume      `json:"resume,omitempty"`
+}
+
+// GroupResume is where a group's consumer started and what it committed:
+// Committed is its offset before (-1: none); OutOfRange says the broker
+// refused it and auto.offset.reset moved the consumer to Start, Lost
+// offsets never read; Next is the offset it committed afterwards.
+type GroupResume struct {
+	Group      string `json:"group"`
+	Committed  int64  `json:"committed"`
+	OutOfRange bool   `json:"outOfRange"`
+	Start      int64  `json:"start"`
+	Lost       int64  `json:"lost"`
+	Next       int64  `json:"next"`
 }
 
 // LogAnswer is what a read of the log offset by offset checks: the
-// markers, the records of aborted and of open transactions, and the
-// pointers.
+// markers, the records of aborted and of open transactions, the offsets
+// that hold nothing, and the pointers.
 type LogAnswer struct {
-	Markers          []int64 `json:"markers"`
-	Aborted          []int64 `json:"aborted"`
-	Open             []int64 `json:"open"`
-	LogStartOffset   int64   `json:"logStartOffset"`
-	LastStableOffset int64   `json:"lastStableOffset"`
-	HighWatermark    int64   `json:"highWatermark"`
+	Markers []int64 `json:"markers"`
+	Aborted []int64 `json:"aborted"`
+	Open    []int64 `json:"open"`
+	// Gaps are the runs of offsets that hold nothing, with why.
+	Gaps             []GapRun `json:"gaps"`
+	LogStartOffset   int64    `json:"logStartOffset"`
+	LastStableOffset int64    `json:"lastStableOffset"`
+	HighWatermark    int64    `json:"highWatermark"`
+}
+
+// GapRun is offsets From to To (inclusive) holding nothing, for Reason
+// (an inspect.Entry's: "compacted", "beforeLogStart" or "unknown").
+type GapRun struct {
+	From   int64  `json:"from"`
+	To     int64  `json:"to"`
+	Reason string `json:"reason"`
 }
 
 // transactionAnchor finds, in the logs a transaction concerns, the cell
@@ -130,7 +151,7 @@ func producerCell(entries []inspect.Entry, pid int64, open bool) (int64, string,
 
 // logAnswer is the answer of a read of l.
 func logAnswer(l *inspect.Log) *LogAnswer {
-	a := &LogAnswer{Markers: []int64{}, Aborted: []int64{}, Open: []int64{},
+	a := &LogAnswer{Markers: []int64{}, Aborted: []int64{}, Open: []int64{}, Gaps: []GapRun{},
 		LogStartOffset: l.LogStartOffset, LastStableOffset: l.LastStableOffset, HighWatermark: l.HighWatermark}
 	for _, e := range l.Entries {
 		switch {
@@ -140,6 +161,12 @@ func logAnswer(l *inspect.Log) *LogAnswer {
 			a.Aborted = append(a.Aborted, e.Offset)
 		case e.Kind == inspect.KindData && e.Txn == inspect.TxnOpen:
 			a.Open = append(a.Open, e.Offset)
+		case e.Kind == inspect.KindGap:
+			if n := len(a.Gaps); n > 0 && a.Gaps[n-1].To == e.Offset-1 && a.Gaps[n-1].Reason == e.Reason {
+				a.Gaps[n-1].To = e.Offset
+			} else {
+				a.Gaps = append(a.Gaps, GapRun{From: e.Offset, To: e.Offset, Reason: e.Reason})
+			}
 		}
 	}
 	return a

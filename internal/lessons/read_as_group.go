@@ -71,6 +71,8 @@ func (a ReadAsGroup) run(sc *stepContext) (*observation, error) {
 	obs.set(FactOffsets, joinOffsets(offsets))
 	obs.set(FactRecords, orNone(strings.Join(records, " · ")))
 	obs.set(FactNext, strconv.FormatInt(out.Next, 10))
-	obs.answer = &Answer{Read: &ReadAnswer{Isolation: inspect.ReadUncommitted, Offsets: offsets, Group: group, Start: out.Start, Next: out.Next}}
+	obs.answer = &Answer{Read: &ReadAnswer{Isolation: inspect.ReadUncommitted, Offsets: offsets, Resume: &GroupResume{
+		Group: group, Committed: out.Committed, OutOfRange: out.OutOfRange, Start: out.Start, Lost: out.Lost, Next: out.Next,
+	}}}
 	return obs, nil
 }

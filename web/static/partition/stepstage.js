@@ -72,11 +72,21 @@ export function plan(step, pointers) {
     kind = 'read';
     const lane = LANE_NAMES[r.isolation] || 'rc';
     r.offsets.forEach((o, i) => rings.push({ offset: o, on: lane, label: t('lesson.ui.answer.nth', { n: i + 1 }) }));
+    const g = r.resume;
+    if (g && (g.outOfRange || g.committed < 0) && !r.offsets.includes(g.start)) {
+      rings.push({ offset: g.start, on: 'cell', label: t('lesson.ui.answer.startMark') });
+    }
     if (r.offsets.length) at = r.offsets[0];
+    else if (g) at = g.start;
     else if (pointers) at = lane === 'rc' ? pointers.lastStableOffset : pointers.highWatermark;
-    if (r.group) text = t('lesson.ui.answer.readGroup', { group: r.group, offsets: list(r.offsets), next: fmt(r.next) });
-    else if (r.offsets.length) text = t('lesson.ui.answer.read', { name: r.isolation, n: r.offsets.length, offsets: list(r.offsets) });
-    else text = t('lesson.ui.answer.readNone', { name: r.isolation });
+    const args = { name: r.isolation, offsets: list(r.offsets) };
+    if (g) {
+      Object.assign(args, { group: g.group, committed: fmt(g.committed), start: fmt(g.start), lost: fmt(g.lost), next: fmt(g.next) });
+      const key = g.outOfRange ? 'readGroupReset' : g.committed < 0 ? 'readGroupFresh' : r.offsets.length ? 'readGroup' : 'readGroupNone';
+      text = t('lesson.ui.answer.' + key, args);
+    } else {
+      text = t(r.offsets.length ? 'lesson.ui.answer.read' : 'lesson.ui.answer.readNone', args);
+    }
   } else if (a.log) {
     const l = a.log;
     kind = 'log';
@@ -85,7 +95,17 @@ export function plan(step, pointers) {
     for (const o of l.open) rings.push({ offset: o, on: 'cell', label: t('lesson.ui.answer.openRing') });
     const ringed = rings.map((r) => r.offset);
     at = ringed.length ? Math.min(...ringed) : l.lastStableOffset;
-    text = t('lesson.ui.answer.log', { markers: list(l.markers), aborted: list(l.aborted), lso: fmt(l.lastStableOffset), hw: fmt(l.highWatermark) });
+    // Only what this log has: a log without transactions says no
+    // "markers none".
+    const gaps = (l.gaps || []).map((g) => (g.from === g.to ? fmt(g.from) : `${fmt(g.from)}–${fmt(g.to)}`));
+    const parts = [];
+    if (l.logStartOffset > 0) parts.push(t('lesson.ui.answer.logStart', { offset: fmt(l.logStartOffset) }));
+    if (l.markers.length) parts.push(t('lesson.ui.answer.logMarkers', { offsets: list(l.markers) }));
+    if (l.aborted.length) parts.push(t('lesson.ui.answer.logAborted', { offsets: list(l.aborted) }));
+    if (l.open.length) parts.push(t('lesson.ui.answer.logOpen', { offsets: list(l.open) }));
+    if (gaps.length) parts.push(t('lesson.ui.answer.logGaps', { offsets: gaps.join(', ') }));
+    parts.push(t('lesson.ui.answer.logPointers', { lso: fmt(l.lastStableOffset), hw: fmt(l.highWatermark) }));
+    text = t('lesson.ui.answer.log', { parts: parts.join(' · ') });
   }
   return { kind, at, text, rings };
 }
