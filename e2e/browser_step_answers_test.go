@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -114,7 +115,8 @@ func stepAndCheck(t *testing.T, p *page, lesson string, wants map[int]answerWant
 // them: the open transaction at its first record (2), the group's
 // committed offset on its input (1), the finished transaction at its last
 // marker (7), the offsets read_committed received (0, 4, 6). The last
-// step reads the group again, but the finished lesson shows its output.
+// step reads the group again, but the finished lesson shows its output,
+// where that answer has no cell: it is drawn when the orders log opens.
 func lesson2Answers(kind brokerKind) map[int]answerWant {
 	after := facts[kind].stateAfterCommit
 	return map[int]answerWant{
@@ -187,6 +189,17 @@ func TestBrowserStepAnswers(t *testing.T) {
 				3: replayed(3, lesson2Answers(kind)[3]),
 				7: replayed(7, answerWant{}),
 			})
+
+			// Opened, the orders log draws the last answer at its cell: the
+			// committed offset 3, the slot after the last offset.
+			var list struct {
+				Current string `json:"current"`
+			}
+			a.do("GET", "/api/lessons", nil, http.StatusOK, &list)
+			var run lessonRun
+			a.do("GET", "/api/lessons/runs/"+list.Current, nil, http.StatusOK, &run)
+			p.fill("topic-select", run.Names["orders"]+"/0")
+			checkStageAnswer(t, p, 8, answerWant{kind: "group", offset: "3", says: []string{"committed offset 3", "lag 0"}, rings: []string{"3:cell:committed 3"}})
 
 			// A finished run folds the lesson list into its title.
 			p.click("lesson-title")

@@ -132,8 +132,7 @@ export function setupStepStage(app) {
   let revealed = '';
 
   const draw = () => {
-    const on = step && view.topic === step.topic && view.partition === step.partition && view.pointers && view.cols && !view.table;
-    if (!on) {
+    if (!step || view.topic !== step.topic || view.partition !== step.partition || !view.pointers || !view.cols || view.table) {
       layer.replaceChildren();
       said.textContent = '';
       return;
@@ -164,15 +163,7 @@ export function setupStepStage(app) {
       ring.append(el('span', 'step-answer-ring-label', r.label));
       nodes.push(ring);
     }
-    const callout = el('div', 'step-answer');
-    callout.dataset.testid = 'step-answer';
-    callout.dataset.kind = p.kind;
-    callout.dataset.step = step.index;
-    if (p.at !== null) callout.dataset.offset = p.at;
-    if (step.answer.transaction) callout.dataset.state = step.answer.transaction.state;
-    if (step.answer.group) callout.dataset.committed = step.answer.group.committed;
-    if (step.answer.read) callout.dataset.offsets = step.answer.read.offsets.join(',');
-    callout.append(el('span', 'step-answer-step', t('lesson.ui.answer.of', { n: step.index + 1 })), el('span', 'step-answer-text', p.text));
+    const callout = calloutOf(step, p, p.text);
     const anchor = p.at === null ? null : target(p.at, 'cell');
     // Scrolled off, the cell takes its answer with it.
     if (p.at !== null && !anchor) {
@@ -183,6 +174,20 @@ export function setupStepStage(app) {
     position(callout, anchor, layer, vp);
     if (said.textContent !== p.text) said.textContent = p.text;
   };
+
+  /** calloutOf is the answer's box: the step's number, then its words. */
+  function calloutOf(step, p, text) {
+    const callout = el('div', 'step-answer');
+    callout.dataset.testid = 'step-answer';
+    callout.dataset.kind = p.kind;
+    callout.dataset.step = step.index;
+    if (p.at !== null) callout.dataset.offset = p.at;
+    if (step.answer.transaction) callout.dataset.state = step.answer.transaction.state;
+    if (step.answer.group) callout.dataset.committed = step.answer.group.committed;
+    if (step.answer.read) callout.dataset.offsets = step.answer.read.offsets.join(',');
+    callout.append(el('span', 'step-answer-step', t('lesson.ui.answer.of', { n: step.index + 1 })), el('span', 'step-answer-text', text));
+    return callout;
+  }
 
   /** target is the element of offset a ring goes round: its cell or one of its lanes. */
   function target(offset, on) {
