@@ -49,7 +49,7 @@ const stageAnswerJS = `(() => {
 		font: parseFloat(getComputedStyle(a.querySelector('.step-answer-text')).fontSize),
 		rings: rings.map((r) => r.dataset.offset + ':' + r.dataset.on + ':' + r.textContent),
 		ringsInView: rings.every((r) => inside(r.getBoundingClientRect())),
-		atCell: !!document.querySelector('[data-testid="log-cell"][data-offset="' + a.dataset.offset + '"]'),
+		atCell: !!document.querySelector('[data-testid="log-cell"][data-offset="' + a.dataset.offset + '"], [data-testid="log-row"][data-offset="' + a.dataset.offset + '"]'),
 	};
 })()`
 
@@ -211,7 +211,16 @@ func TestBrowserStepAnswers(t *testing.T) {
 				5: {kind: "log", offset: "1", says: []string{"markers 1, 3, 5, 7", "aborted 2", "LSO 8, HW 8"},
 					rings: []string{"1:cell:marker", "3:cell:marker", "5:cell:marker", "7:cell:marker", "2:cell:aborted"}},
 				6: {kind: "read", offset: "0", says: []string{"read_committed received offsets 0, 4, 6"}, rings: []string{"0:lane:#1", "4:lane:#2", "6:lane:#3"}},
-			}, map[int]string{5: "step-answers-lesson3-step6-" + string(kind)}, nil)
+			}, map[int]string{5: "step-answers-lesson3-step6-" + string(kind)}, map[int]func(){
+				// The table rings the rows' RC column the same way.
+				6: func() {
+					p.click("table-toggle")
+					p.wait("the table", `byTestID('log-viewport').classList.contains('table') && document.querySelector('[data-testid="log-row"]')`, 5*time.Second)
+					checkStageAnswer(t, p, 6, answerWant{kind: "read", offset: "0", says: []string{"read_committed received offsets 0, 4, 6"}, rings: []string{"0:lane:#1", "4:lane:#2", "6:lane:#3"}})
+					p.screenshot("step-answers-lesson3-step7-table-"+string(kind), 1280, 720, false)
+					p.click("table-toggle")
+				},
+			})
 		})
 	}
 }

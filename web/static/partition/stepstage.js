@@ -132,7 +132,7 @@ export function setupStepStage(app) {
   let revealed = '';
 
   const draw = () => {
-    if (!step || view.topic !== step.topic || view.partition !== step.partition || !view.pointers || !view.cols || view.table) {
+    if (!step || view.topic !== step.topic || view.partition !== step.partition || !view.pointers || !view.cols) {
       layer.replaceChildren();
       said.textContent = '';
       return;
@@ -189,11 +189,14 @@ export function setupStepStage(app) {
     return callout;
   }
 
-  /** target is the element of offset a ring goes round: its cell or one of its lanes. */
+  /**
+   * target is the element of offset a ring goes round: its cell or one of
+   * its lanes — in the table, its row or the row's RC or RU column.
+   */
   function target(offset, on) {
     const cell = view.cellFor(offset);
-    if (!cell) return null;
-    if (on === 'cell') return cell;
+    if (!cell || on === 'cell') return cell;
+    if (view.table) return cell.querySelector(on === 'rc' ? '.t-rc' : '.t-ru');
     return cell.parentElement.querySelector(`.lane[data-lane="${on}"]`);
   }
 
@@ -246,7 +249,7 @@ function position(callout, cell, layer, vp) {
     }
   };
   weigh('.step-answer-ring', 8, layer);
-  weigh('.row .cell', 3);
+  weigh('.row .cell, .trow', 3);
   weigh('.row .flag, .row .batch-label', 1);
   weigh('.row .lane', 0.5);
   const cost = (top) => {
