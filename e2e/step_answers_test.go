@@ -44,6 +44,10 @@ type stepAnswer struct {
 			To     int64  `json:"to"`
 			Reason string `json:"reason"`
 		} `json:"gaps"`
+		Copies []struct {
+			Value   string  `json:"value"`
+			Offsets []int64 `json:"offsets"`
+		} `json:"copies"`
 		LogStartOffset   int64 `json:"logStartOffset"`
 		LastStableOffset int64 `json:"lastStableOffset"`
 		HighWatermark    int64 `json:"highWatermark"`
@@ -102,6 +106,9 @@ func answerText(s answeredStep, names map[string]string) string {
 		for _, g := range ans.Log.Gaps {
 			gaps = append(gaps, fmt.Sprintf("%d-%d %s", g.From, g.To, g.Reason))
 		}
+		for _, c := range ans.Log.Copies {
+			gaps = append(gaps, c.Value+" at "+joinInts(c.Offsets))
+		}
 		return logical + " markers " + joinInts(ans.Log.Markers) + " aborted " + joinInts(ans.Log.Aborted) + " gaps " + strings.Join(gaps, ",") +
 			" start " + itoa64(ans.Log.LogStartOffset) + " lso " + itoa64(ans.Log.LastStableOffset) + " hw " + itoa64(ans.Log.HighWatermark)
 	}
@@ -125,7 +132,7 @@ func joinInts(ns []int64) string {
 	return strings.Join(parts, ",")
 }
 
-// TestLessonStepAnswers runs lessons 2, 3, 6g and 8 through the API on the
+// TestLessonStepAnswers runs lessons 2, 3, 5, 6g and 8 through the API on the
 // embedded broker and on real Kafka and requires each step that only
 // reads to carry its answer in structured fields, on the log it
 // concerns: the coordinator's state at the open transaction's first
@@ -159,6 +166,13 @@ func TestLessonStepAnswers(t *testing.T) {
 			// groups resume below the log start.
 			some := map[string]map[int]string{
 				"6g": {4: "payments read_committed received ", 7: "payments " + aborted + " marker at 3 id=slow-app"},
+				// Lesson 5: the copies of the events its reads of the log count.
+				"5": {
+					2: "reliable-orders markers  aborted  gaps event-1001 at 0,1 start 0 lso 2 hw 2",
+					4: "reliable-orders markers  aborted  gaps event-1002 at 2 start 0 lso 3 hw 3",
+					7: "reliable-orders markers  aborted  gaps event-1003 at 3,4 start 0 lso 5 hw 5",
+					9: "reliable-orders markers  aborted  gaps event-1002 at 2,5 start 0 lso 6 hw 6",
+				},
 				"8": {
 					2: "events group from -1 (out of range false, start 0, lost 0) received 0,1 committed 2",
 					5: "events markers  aborted  gaps 0-3 beforeLogStart start 4 lso 6 hw 6",
@@ -166,7 +180,7 @@ func TestLessonStepAnswers(t *testing.T) {
 					9: "events group from 2 (out of range true, start 8, lost 6) received  committed 8",
 				},
 			}
-			for _, id := range []string{"2", "3", "6g", "8"} {
+			for _, id := range []string{"2", "3", "5", "6g", "8"} {
 				var st lessonRun
 				a.do("POST", "/api/lessons/"+id+"/runs", nil, http.StatusCreated, &st)
 				var got []string

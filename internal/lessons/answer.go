@@ -81,10 +81,19 @@ type LogAnswer struct {
 	Aborted []int64 `json:"aborted"`
 	Open    []int64 `json:"open"`
 	// Gaps are the runs of offsets that hold nothing, with why.
-	Gaps             []GapRun `json:"gaps"`
-	LogStartOffset   int64    `json:"logStartOffset"`
-	LastStableOffset int64    `json:"lastStableOffset"`
-	HighWatermark    int64    `json:"highWatermark"`
+	Gaps []GapRun `json:"gaps"`
+	// Copies are, for each value the step's checks count, the offsets
+	// of the data records holding it.
+	Copies           []ValueCopies `json:"copies"`
+	LogStartOffset   int64         `json:"logStartOffset"`
+	LastStableOffset int64         `json:"lastStableOffset"`
+	HighWatermark    int64         `json:"highWatermark"`
+}
+
+// ValueCopies are the offsets of the data records whose value is Value.
+type ValueCopies struct {
+	Value   string  `json:"value"`
+	Offsets []int64 `json:"offsets"`
 }
 
 // GapRun is offsets From to To (inclusive) holding nothing, for Reason
@@ -149,9 +158,10 @@ func producerCell(entries []inspect.Entry, pid int64, open bool) (int64, string,
 	return 0, "", false
 }
 
-// logAnswer is the answer of a read of l.
-func logAnswer(l *inspect.Log) *LogAnswer {
-	a := &LogAnswer{Markers: []int64{}, Aborted: []int64{}, Open: []int64{}, Gaps: []GapRun{},
+// logAnswer is the answer of a read of l whose checks count the records
+// of values.
+func logAnswer(l *inspect.Log, values []string) *LogAnswer {
+	a := &LogAnswer{Markers: []int64{}, Aborted: []int64{}, Open: []int64{}, Gaps: []GapRun{}, Copies: []ValueCopies{},
 		LogStartOffset: l.LogStartOffset, LastStableOffset: l.LastStableOffset, HighWatermark: l.HighWatermark}
 	for _, e := range l.Entries {
 		switch {
@@ -168,6 +178,15 @@ func logAnswer(l *inspect.Log) *LogAnswer {
 				a.Gaps = append(a.Gaps, GapRun{From: e.Offset, To: e.Offset, Reason: e.Reason})
 			}
 		}
+	}
+	for _, v := range values {
+		c := ValueCopies{Value: v, Offsets: []int64{}}
+		for _, e := range l.Entries {
+			if e.Kind == inspect.KindData && e.Value != nil && *e.Value == v {
+				c.Offsets = append(c.Offsets, e.Offset)
+			}
+		}
+		a.Copies = append(a.Copies, c)
 	}
 	return a
 }

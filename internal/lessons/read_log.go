@@ -99,7 +99,7 @@ func observeLog(sc *stepContext, obs *observation, l *inspect.Log) {
 		}
 	}
 	obs.say("pointers", "start", i64(l.LogStartOffset), "lso", i64(l.LastStableOffset), "hw", i64(l.HighWatermark))
-	obs.answer = &Answer{Log: logAnswer(l)}
+	obs.answer = &Answer{Log: logAnswer(l, appendNew(appendNew(sc.args(FactCount), sc.args(FactPID)...), sc.args(FactSequences)...))}
 	obs.set(FactShape, orNone(strings.Join(shape, " ")))
 	obs.set(FactMarkers, orNone(strings.Join(markers, ", ")))
 	obs.set(FactAborted, joinOffsets(aborted))

@@ -93,6 +93,8 @@ export function plan(step, pointers) {
     for (const o of l.markers) rings.push({ offset: o, on: 'cell', label: t('lesson.ui.answer.markerRing') });
     for (const o of l.aborted) rings.push({ offset: o, on: 'cell', label: t('lesson.ui.answer.abortedRing') });
     for (const o of l.open) rings.push({ offset: o, on: 'cell', label: t('lesson.ui.answer.openRing') });
+    const copies = (l.copies || []).filter((c) => c.offsets.length);
+    for (const c of copies) c.offsets.forEach((o, i) => rings.push({ offset: o, on: 'cell', label: t('lesson.ui.answer.copyRing', { n: i + 1 }) }));
     const ringed = rings.map((r) => r.offset);
     at = ringed.length ? Math.min(...ringed) : l.lastStableOffset;
     // Only what this log has: a log without transactions says no
@@ -104,6 +106,7 @@ export function plan(step, pointers) {
     if (l.aborted.length) parts.push(t('lesson.ui.answer.logAborted', { offsets: list(l.aborted) }));
     if (l.open.length) parts.push(t('lesson.ui.answer.logOpen', { offsets: list(l.open) }));
     if (gaps.length) parts.push(t('lesson.ui.answer.logGaps', { offsets: gaps.join(', ') }));
+    for (const c of l.copies || []) parts.push(t('lesson.ui.answer.logCopies', { value: c.value, n: c.offsets.length, offsets: list(c.offsets) }));
     parts.push(t('lesson.ui.answer.logPointers', { lso: fmt(l.lastStableOffset), hw: fmt(l.highWatermark) }));
     text = t('lesson.ui.answer.log', { parts: parts.join(' · ') });
   }
