@@ -28,10 +28,10 @@ const list = (offsets) => (offsets && offsets.length ? offsets.map(fmt).join(', 
 
 /**
  * answerOf is the step a run's stage answers for: the step just done, when
- * it read something; null otherwise.
+ * it read something; null otherwise, and while a step runs.
  */
 export function answerOf(run) {
-  if (!run || !run.steps) return null;
+  if (!run || !run.steps || run.status === 'running') return null;
   const shown = run.steps.filter((s) => s.status === 'done' || s.status === 'failed');
   const last = shown[shown.length - 1];
   return last && last.status === 'done' && last.answer && last.topic ? last : null;
@@ -134,8 +134,14 @@ export function setupStepStage(app) {
   let step = null;
   let revealed = '';
 
+  // While the panel asks the server (Next pressed, the step running) the
+  // answer of the step before is gone; the new one comes with the run.
+  const panel = document.getElementById('lessons-panel');
+  const busy = () => panel?.getAttribute('aria-busy') === 'true';
+  if (panel) new MutationObserver(() => draw()).observe(panel, { attributes: true, attributeFilter: ['aria-busy'] });
+
   const draw = () => {
-    if (!step || view.topic !== step.topic || view.partition !== step.partition || !view.pointers || !view.cols) {
+    if (!step || busy() || view.topic !== step.topic || view.partition !== step.partition || !view.pointers || !view.cols) {
       layer.replaceChildren();
       said.textContent = '';
       return;
