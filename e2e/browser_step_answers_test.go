@@ -90,22 +90,33 @@ func checkStageAnswer(t *testing.T, p *page, step int, want answerWant) {
 	equal(t, fmt.Sprintf("step %d's rings", step+1), got.Rings, want.rings)
 }
 
+// stepHooks are what a lesson's walk does besides checking each step:
+// screenshots after steps, checks after them, and checks while a step
+// runs (right after Next), by step index.
+type stepHooks struct {
+	shots         map[int]string
+	after, during map[int]func()
+}
+
 // stepAndCheck presses Next for every step of the lesson running on p and
 // checks the stage after each one.
-func stepAndCheck(t *testing.T, p *page, lesson string, wants map[int]answerWant, shots map[int]string, after map[int]func()) {
+func stepAndCheck(t *testing.T, p *page, lesson string, wants map[int]answerWant, hooks stepHooks) {
 	t.Helper()
 	var steps int
 	p.eval(`document.querySelectorAll('[data-testid="lesson-steps"] li').length`, &steps)
 	for i := range steps {
 		p.wait(fmt.Sprintf("Next before step %d", i+1), `!byTestID('lesson-next').disabled`, 10*time.Second)
 		p.click("lesson-next")
+		if f, ok := hooks.during[i]; ok {
+			f()
+		}
 		p.wait(fmt.Sprintf("lesson %s step %d to be done", lesson, i+1),
 			fmt.Sprintf(`byTestID('lesson-run').dataset.cursor === '%d' && byTestID('lesson-current')?.dataset.index === '%d'`, i+1, i), 90*time.Second)
 		checkStageAnswer(t, p, i, wants[i])
-		if name, ok := shots[i]; ok {
+		if name, ok := hooks.shots[i]; ok {
 			p.screenshot(name, 1280, 720, false)
 		}
-		if f, ok := after[i]; ok {
+		if f, ok := hooks.after[i]; ok {
 			f()
 		}
 	}
@@ -148,14 +159,15 @@ func scrubToHeldLSO(p *page) {
 	p.t.Fatalf("no recorded step with the LSO held at 2; page state: %s", p.state())
 }
 
-// TestBrowserStepAnswers runs lessons 2 and 3 in headless Chromium at
+// TestBrowserStepAnswers runs lessons 2, 3 and 6g in headless Chromium at
 // 1280×720 with the Next button, on the embedded broker and on real
 // Kafka, and requires every step that only reads to put its answer on the
 // stage, at the cell it concerns (by the offset data attribute), in words,
 // at 16 px or more, inside the log and the window — and a step that
 // writes to take the last answer away. Replayed back to the crash, the
 // log keeps step 4's answer (the open transaction) and drops step 8's
-// (offsets written later); Live brings each back. Screenshots of lesson 2's steps 4,
+// (offsets written later); Live brings each back. Then lesson 6g, whose
+// answer is gone while a long step runs. Screenshots of lesson 2's steps 4,
 // 5 and 8 go to test-output/screenshots.
 func TestBrowserStepAnswers(t *testing.T) {
 	t.Parallel()
@@ -185,10 +197,10 @@ func TestBrowserStepAnswers(t *testing.T) {
 					checkStageAnswer(t, p, step, lesson2Answers(kind)[step])
 				}
 			}
-			stepAndCheck(t, p, "2", lesson2Answers(kind), shots, map[int]func(){
+			stepAndCheck(t, p, "2", lesson2Answers(kind), stepHooks{shots: shots, after: map[int]func(){
 				3: replayed(3, lesson2Answers(kind)[3]),
 				7: replayed(7, answerWant{}),
-			})
+			}})
 
 			// Opened, the orders log draws the last answer at its cell: the
 			// committed offset 3, the slot after the last offset.
@@ -211,7 +223,7 @@ func TestBrowserStepAnswers(t *testing.T) {
 				5: {kind: "log", offset: "1", says: []string{"markers 1, 3, 5, 7", "aborted 2", "LSO 8, HW 8"},
 					rings: []string{"1:cell:marker", "3:cell:marker", "5:cell:marker", "7:cell:marker", "2:cell:aborted"}},
 				6: {kind: "read", offset: "0", says: []string{"read_committed received offsets 0, 4, 6"}, rings: []string{"0:lane:#1", "4:lane:#2", "6:lane:#3"}},
-			}, map[int]string{5: "step-answers-lesson3-step6-" + string(kind)}, map[int]func(){
+			}, stepHooks{shots: map[int]string{5: "step-answers-lesson3-step6-" + string(kind)}, after: map[int]func(){
 				// The table rings the rows' RC column the same way.
 				6: func() {
 					p.click("table-toggle")
@@ -220,7 +232,28 @@ func TestBrowserStepAnswers(t *testing.T) {
 					p.screenshot("step-answers-lesson3-step7-table-"+string(kind), 1280, 720, false)
 					p.click("table-toggle")
 				},
-			})
+			}})
+
+			// Lesson 6g: read_committed receives nothing while the open
+			// transaction holds the LSO at 0 (the answer at that cell);
+			// while the broker's abort is awaited, that answer is gone;
+			// the coordinator's state ends at the ABORT marker, 3.
+			aborted := map[brokerKind]string{embedded: "Empty", realKafka: "CompleteAbort"}[kind]
+			p.click("lesson-title")
+			p.fill("lesson-select", "6g")
+			p.click("lesson-start")
+			p.wait("lesson 6g to start", `byTestID('lesson-run').dataset.status === 'ready' && byTestID('lesson-run').dataset.cursor === '0'`, 10*time.Second)
+			stepAndCheck(t, p, "6g", map[int]answerWant{
+				4: {kind: "read", offset: "0", says: []string{"read_committed received nothing"}},
+				5: {kind: "log", offset: "0", says: []string{"markers 3", "aborted 0", "LSO 4, HW 4"}, rings: []string{"3:cell:marker", "0:cell:aborted"}},
+				6: {kind: "read", offset: "1", says: []string{"read_committed received offsets 1, 2"}, rings: []string{"1:lane:#1", "2:lane:#2"}},
+				7: {kind: "transaction", offset: "3", says: []string{"Coordinator: " + aborted, "slow-app-", "last marker is offset 3"}, rings: []string{"3:cell:its last marker"}},
+			}, stepHooks{during: map[int]func(){
+				5: func() {
+					p.wait("step 5's answer gone while the broker's abort is awaited",
+						`byTestID('lesson-run').dataset.cursor === '5' && !byTestID('step-answer')`, 5*time.Second)
+				},
+			}})
 		})
 	}
 }
