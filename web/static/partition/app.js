@@ -13,6 +13,7 @@ import { setupDetails, showDetails } from './details.js';
 import { setupDock } from './dock.js';
 import { setupPanels } from './panels.js';
 import { setupLessons } from './lessons.js';
+import { setupStepStage } from './stepstage.js';
 import { setupClassroom } from './classroom.js';
 import { setupBrokers } from './brokers.js';
 import { setupReplay } from './replay.js';
@@ -420,6 +421,7 @@ if (state.hasTopic) {
 pollCluster();
 refreshTopics();
 setupClassroom(app);
+setupStepStage(app);
 setupLessons(app);
 setupBrokers(app);
 main.dataset.ready = 'true';

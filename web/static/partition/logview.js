@@ -155,6 +155,7 @@ export class LogView {
     this.tabStop = null;
     this.inflight = new Map();
     this.failed = new Map();
+    this.renderHooks = [];
     this.raf = 0;
     this.loadTimer = 0;
     this.summaryKey = '';
@@ -595,6 +596,7 @@ export class LogView {
     if (!this.pointers || !this.cols) {
       this.clearRows();
       this.updateMinimap();
+      this.afterRender();
       return;
     }
     const rows = this.rowCount();
@@ -629,6 +631,16 @@ export class LogView {
     this.updateMinimap();
     this.updateCounts(r0, r1);
     this.requestPages(r0, r1);
+    this.afterRender();
+  }
+
+  /** onRender calls f after every draw of the view: a layer over the cells (stepstage.js) follows them. */
+  onRender(f) {
+    this.renderHooks.push(f);
+  }
+
+  afterRender() {
+    for (const f of this.renderHooks) f();
   }
 
   /** flagMap groups the pointers by the offset they point at. */
