@@ -623,12 +623,16 @@ export class LogView {
     const row = el('div', 'row');
     const gutter = el('div', 'gutter');
     gutter.setAttribute('aria-hidden', 'true');
-    const laneLabel = (cls, rest) => {
-      const span = el('span', 'g-lane ' + cls);
-      span.append('read_', document.createElement('wbr'), rest);
+    // The lanes' labels: RC and RU, as the counts above the log and the
+    // table name them, whole on one line (Kafka's names do not fit the
+    // gutter at the cells' text size); the names in the title.
+    const laneLabel = (cls, key, name) => {
+      const span = el('span', 'g-lane ' + cls, t(key));
+      span.title = name;
       return span;
     };
-    gutter.append(el('span', 'g-top'), el('span', 'g-log', t('lane.log')), laneLabel('g-rc', 'committed'), laneLabel('g-ru', 'uncommitted'));
+    gutter.append(el('span', 'g-top'), el('span', 'g-log', t('lane.log')),
+      laneLabel('g-rc', 'lane.rcLabel', 'read_committed'), laneLabel('g-ru', 'lane.ruLabel', 'read_uncommitted'));
     const slots = el('div', 'slots');
     for (let i = 0; i < cols; i++) {
       const slot = el('div', 'slot');
