@@ -30,14 +30,17 @@ const (
 // longKey is the key written at anchorLongKey.
 const longKey = "customer-45527-with-a-key-far-longer-than-any-column-holds"
 
-// anchorKey is the key written at offset i: most keys are 14 characters,
-// every seventh 24 (what a table must show whole), one far longer.
+// anchorKey is the key written at offset i: most keys are 14
+// characters, every fifth 16, every seventh 24, one far longer than a
+// column holds.
 func anchorKey(i int64) string {
 	switch {
 	case i == anchorLongKey:
 		return longKey
 	case i%7 == 0:
 		return fmt.Sprintf("order-totals-app-%07d", i)
+	case i%5 == 0:
+		return fmt.Sprintf("refund-worker-%02d", i%100)
 	default:
 		return fmt.Sprintf("customer-%05d", i)
 	}
@@ -240,4 +243,58 @@ func TestBrowserAnchor(t *testing.T) {
 			}
 		})
 	}
+
+	// The table's keys: whole up to a sensible length for the width, the
+	// longer ones cut with an ellipsis and whole in their title.
+	t.Run("table keys", func(t *testing.T) {
+		p := openPage(t, a, chromium, 1280, 720)
+		p.open(path + fmt.Sprintf("?at=%d&sel=%d", anchorAt, anchorSel))
+		p.wait("the anchored offsets drawn", fmt.Sprintf(`cell(%d) && cell(%d).dataset.kind === 'data'`, anchorAt, anchorAt), 20*time.Second)
+		tableStep(true).do(p)
+		for _, size := range []struct {
+			name     string
+			w, h     int64
+			mobile   bool
+			zoom     float64
+			wholeLen int // keys up to this many characters show whole
+		}{
+			{"1280x720", 1280, 720, false, 1, 16},
+			{"1920x1080", 1920, 1080, false, 1, 24},
+			{"zoom150", 853, 480, false, 1.5, 24},
+			{"phone", 390, 844, true, 1, 16},
+		} {
+			if size.zoom != 1 {
+				p.zoom(size.zoom)
+			} else {
+				resizeStep(size.name, size.w, size.h, size.mobile).do(p)
+			}
+			p.settled("table at " + size.name)
+			p.wait("the keys drawn", fmt.Sprintf(`document.querySelector('[data-testid="log-row"][data-offset="%d"] [data-testid="row-key"]')?.textContent !== ''`, anchorSel), 10*time.Second)
+			var keys []struct {
+				Offset int64  `json:"offset"`
+				Text   string `json:"text"`
+				Title  string `json:"title"`
+				Cut    bool   `json:"cut"`
+			}
+			p.eval(`(() => { const r = byTestID('log-viewport').getBoundingClientRect();
+				return [...document.querySelectorAll('[data-testid="log-row"]')].filter((row) => { const b = row.getBoundingClientRect(); return b.top >= r.top && b.bottom <= r.bottom && row.dataset.kind === 'data'; })
+					.map((row) => { const k = row.querySelector('[data-testid="row-key"]'); return {offset: +row.dataset.offset, text: k.textContent, title: k.title, cut: k.scrollWidth > k.clientWidth + 1}; }); })()`, &keys)
+			if len(keys) < 3 {
+				t.Fatalf("at %s: %d table rows on show", size.name, len(keys))
+			}
+			for _, k := range keys {
+				want := anchorKey(k.Offset)
+				if k.Text != want || k.Title != want {
+					t.Errorf("at %s: offset %d's key reads %q (title %q); want %q", size.name, k.Offset, k.Text, k.Title, want)
+				}
+				if len(want) <= size.wholeLen && k.Cut {
+					t.Errorf("at %s: offset %d's key %q (%d characters) is cut", size.name, k.Offset, want, len(want))
+				}
+				if k.Offset == anchorLongKey && !k.Cut {
+					t.Logf("at %s: the %d-character key shows whole", size.name, len(longKey))
+				}
+			}
+			p.screenshot("anchor-table-"+size.name, size.w, size.h, size.mobile)
+		}
+	})
 }

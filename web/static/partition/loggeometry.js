@@ -96,15 +96,15 @@ export function followScroll(g) {
  * anchoredScroll is where the view goes after its geometry changed (a
  * resize, a zoom, the table toggle): the row of the anchor offset at at the
  * top, moved as little as it takes to show the offset sel (the selected
- * one, null for none) whole — its top first when a row is taller than the
- * view.
+ * one, null for none) whole — in the last whole row when it is below, at
+ * the top when above or when a row is taller than the view.
  */
 export function anchoredScroll(g, at, sel) {
   let y = rowOf(g, at) * g.rowH;
   if (sel !== null && sel !== undefined) {
     const top = rowOf(g, sel) * g.rowH;
     if (top < y || g.rowH >= g.viewH) y = top;
-    else if (top + g.rowH > y + g.viewH) y = top + g.rowH - g.viewH;
+    else if (top + g.rowH > y + g.viewH) y = top - (fullRows(g) - 1) * g.rowH; // whole rows, sel's the last
   }
   return clampScroll(g, y);
 }

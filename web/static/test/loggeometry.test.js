@@ -90,7 +90,8 @@ test('a resize keeps the anchor at the top and the selected offset in view', () 
   assert.equal(geometry.anchoredScroll(g({ cols: 12 }), 1050, null), 4 * 40, '1,050 is in row 4 of twelve (1,048…1,059)');
   assert.equal(geometry.anchoredScroll(g({ cols: 5 }), 1050, 1052), 10 * 40, 'the selection is in the anchor row');
   // Five rows of 40 px show: a selection eight rows on is brought in at the bottom.
-  assert.equal(geometry.anchoredScroll(g({ cols: 5 }), 1000, 1040), 8 * 40 + 40 - 200, 'below: the least move that shows it');
+  assert.equal(geometry.anchoredScroll(g({ cols: 5 }), 1000, 1040), (8 - 4) * 40, 'below: the least move that shows it, in the last whole row');
+  assert.equal(geometry.anchoredScroll(g({ cols: 5, viewH: 220 }), 1000, 1040), (8 - 4) * 40, 'half a row more: still whole rows from the top');
   assert.equal(geometry.anchoredScroll(g({ cols: 5 }), 1050, 1000), 0, 'above: it comes to the top');
   assert.equal(geometry.anchoredScroll(g({ cols: 1, viewH: 30 }), 1050, 1052), 52 * 40, 'a row taller than the view: the selection at the top');
   assert.equal(geometry.anchoredScroll(g(), 1098, null), geometry.maxScroll(g()), 'near the end: the last rows');
