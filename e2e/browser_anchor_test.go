@@ -230,9 +230,19 @@ func TestBrowserAnchor(t *testing.T) {
 				t.Logf("%s: %d–%d on show (table %v, %d px wide)", when, v.First, v.Last, v.Table, v.Width)
 			}
 			check("opened at 1280x720")
+			// Photographs of the selected case, cells and table, at each size once.
+			shots := map[string][2]int64{"1280x720": {1280, 720}, "1920x1080": {1920, 1080}, "phone": {390, 844}, "zoom 150%": {853, 480}}
+			taken := map[string]bool{}
 			for _, s := range anchorSteps() {
 				s.do(p)
 				check(s.name)
+				var table bool
+				p.eval(`byTestID('log-viewport').classList.contains('table')`, &table)
+				name := fmt.Sprintf("anchor-%s-%s", map[bool]string{false: "cells", true: "table"}[table], strings.ReplaceAll(strings.TrimSuffix(s.name, "%"), " ", ""))
+				if size, ok := shots[s.name]; ok && tc.sel >= 0 && !taken[name] {
+					taken[name] = true
+					p.screenshot(name, size[0], size[1], s.name == "phone")
+				}
 			}
 			var urls []string
 			p.eval(`window.__urls`, &urls)
@@ -294,7 +304,7 @@ func TestBrowserAnchor(t *testing.T) {
 					t.Logf("at %s: the %d-character key shows whole", size.name, len(longKey))
 				}
 			}
-			p.screenshot("anchor-table-"+size.name, size.w, size.h, size.mobile)
+			p.screenshot("anchor-keys-"+size.name, size.w, size.h, size.mobile)
 		}
 	})
 }

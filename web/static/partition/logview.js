@@ -220,6 +220,7 @@ export class LogView {
     this.follow = at === undefined || at === null;
     this.at = at ?? null;
     this.pendingAt = at ?? null;
+    this.placedStart = undefined; // the log start the view was placed over
     this.active = sel ?? at ?? null;
     this.selected = sel ?? null;
     this.hovered = null;
@@ -442,11 +443,12 @@ export class LogView {
     } else if (this.follow) {
       this.layoutIfNeeded();
       this.scrollY = this.followY();
-    } else if (this.placedStart !== this.start) {
+    } else if (this.placedStart !== undefined && this.placedStart !== this.start) {
       // The log start moved (retention, a deletion): the rows moved under
       // the view; the anchor comes back to the top.
       this.layoutIfNeeded();
-      this.place(null);
+      const before = this.geometryNow();
+      this.place(before && { ...before, start: this.placedStart });
     }
     this.placedStart = this.start;
     if (this.selected !== null) this.opts.onDetails(this.selected, this.cache.get(this.selected));
