@@ -433,12 +433,12 @@ export class LogView {
     }
     if (this.pendingAt !== null) {
       this.layoutIfNeeded();
-      const at = this.pendingAt;
       // The URL's at at the top, its sel in view.
       if (this.cols) {
+        const at = Math.max(this.start, Math.min(this.hw, this.pendingAt));
         this.pendingAt = null;
         this.placedStart = this.start;
-        this.setScroll(geometry.anchoredScroll(this, Math.max(this.start, Math.min(this.hw, at)), this.selected), true, at);
+        this.setScroll(geometry.anchoredScroll(this, at, this.selected), true, at);
       }
     } else if (this.follow) {
       this.layoutIfNeeded();
