@@ -142,6 +142,15 @@ func zoomStep(factor float64) anchorStep {
 	return anchorStep{fmt.Sprintf("zoom %.0f%%", factor*100), func(p *page) { p.zoom(factor) }}
 }
 
+// pixelRatioStep gives the 1280×720 screen factor device pixels per CSS
+// pixel (a move to another screen): the page's size stays.
+func pixelRatioStep(factor float64) anchorStep {
+	return anchorStep{fmt.Sprintf("1280x720 at %.0f× pixels", factor), func(p *page) {
+		p.do("device pixels", chromedp.EmulateViewport(1280, 720, chromedp.EmulateScale(factor)))
+		p.wait("the pixel ratio", fmt.Sprintf(`devicePixelRatio === %v && innerWidth === 1280`, factor), 5*time.Second)
+	}}
+}
+
 func tableStep(on bool) anchorStep {
 	return anchorStep{fmt.Sprintf("table %v", on), func(p *page) {
 		var is bool
@@ -165,6 +174,8 @@ func anchorSteps() []anchorStep {
 			zoomStep(1.5),
 			zoomStep(2),
 			resizeStep("1280x720", 1280, 720, false),
+			pixelRatioStep(2),
+			resizeStep("1280x720", 1280, 720, false),
 		}
 	}
 	steps := sizes()
@@ -181,9 +192,13 @@ const anchorTolerance = 16
 // TestBrowserAnchor: opened on ?at=45520&sel=45525 over a partition of
 // 50,250 offsets, the log keeps 45,525 selected and on screen, with the
 // first offset on show near it, through resizes 1280×720 → 1920×1080 →
-// 1280×720 → a phone, 150 % and 200 % zoom and the Table toggle, and the
-// URL keeps at=45520&sel=45525; opened on ?at=45520 alone, the first
-// offset on show stays 45,520 (or its row's first) the same way.
+// 1280×720 → a phone, 150 % and 200 % zoom, twice the device pixels and
+// the Table toggle, and the URL keeps at=45520&sel=45525; opened on
+// ?at=45520 alone, the first offset on show stays 45,520 (or its row's
+// first) the same way. Scrolled away by the wheel, the URL's at follows
+// and a resize keeps the new place without pulling the selection back.
+// The table's keys show whole up to 16 characters at 1280×720 and on a
+// phone, 24 at 1920×1080 and 150 %, longer ones cut, whole in the title.
 func TestBrowserAnchor(t *testing.T) {
 	t.Parallel()
 	chromium := chromiumPath(t)
@@ -250,6 +265,31 @@ func TestBrowserAnchor(t *testing.T) {
 				if !strings.HasSuffix(u, tc.query) {
 					t.Errorf("the page wrote the URL %q; want it to keep %s", u, tc.query)
 				}
+			}
+
+			// Scrolled away by the wheel, the view is anchored where it went:
+			// the URL follows, and a resize keeps the new place without
+			// pulling the selection back.
+			p.eval(`byTestID('log-viewport').dispatchEvent(new WheelEvent('wheel', {deltaY: 4000, bubbles: true, cancelable: true}))`, nil)
+			moved := p.settled("scrolled by the wheel")
+			// The URL names the first row on show (the one the wheel left
+			// partly above the view, too).
+			p.wait("the URL at the new place", fmt.Sprintf(`(() => { const at = +new URLSearchParams(location.search).get('at'); return at <= %d && at > %d; })()`, moved.First, moved.First-anchorTolerance), 5*time.Second)
+			var at int64
+			p.eval(`+new URLSearchParams(location.search).get('at')`, &at)
+			if at <= anchorSel+anchorTolerance {
+				t.Fatalf("the wheel moved the log to %d only", at)
+			}
+			resizeStep("1920x1080", 1920, 1080, false).do(p)
+			v := p.settled("scrolled, then 1920x1080")
+			if v.First > at || v.First < at-anchorTolerance || v.Last < at {
+				t.Errorf("scrolled to %d, then at 1920x1080 the log shows %d–%d", at, v.First, v.Last)
+			}
+			if v.SelInView {
+				t.Errorf("scrolled away from %d, a resize brought it back (%+v)", anchorSel, v)
+			}
+			if q, _ := url.ParseQuery(strings.TrimPrefix(v.URL, "?")); q.Get("at") != fmt.Sprint(at) {
+				t.Errorf("scrolled to %d, then resized: the URL reads %q", at, v.URL)
 			}
 		})
 	}
