@@ -47,7 +47,7 @@ func TestBrowserDashboardKorean(t *testing.T) {
 		"#coord-title":                  "트랜잭션 코디네이터",
 		"#timeline-title":               "무슨 일이 있었나",
 		"[data-testid=stream-status]":   "● 실시간",
-		"[data-testid=seed-setup]":      "seed 000 준비",
+		"[data-testid=seed-setup]":      "시드 000 준비",
 		"#details-title":                "오프셋 상세",
 	}
 	check := func(when string, want map[string]string) {
@@ -130,7 +130,7 @@ func TestBrowserDashboardKorean(t *testing.T) {
 	p.click("produce-submit")
 	p.wait("the missing topic in Korean", `(() => { const e = byTestID('produce-error'); return !e.hidden && e.dataset.i18n === 'error.unknownTopic' && e.textContent.startsWith('토픽 "`+missing+`"') && /"[이가] 없어요\.$/.test(e.textContent); })()`, 10*time.Second)
 	p.click("processor-crash")
-	p.wait("the processor's log in Korean, in the seed's own words", `(() => { const l = byTestID('processor-run-log'); return !!l && l.textContent.includes("offset 1 O-2 처리, order-totals-tx에 'O-2 total=42000' 씀") && l.textContent.includes('O-2: offset을 트랜잭션에 넣은 뒤 commit_transaction 전에 프로세스 종료'); })()`, 30*time.Second)
+	p.wait("the processor's log in Korean, in the seed's own words", `(() => { const l = byTestID('processor-run-log'); return !!l && l.textContent.includes("오프셋 1 O-2 처리, order-totals-tx에 'O-2 total=42000' 씀") && l.textContent.includes('O-2: 오프셋을 트랜잭션에 넣은 뒤 commit_transaction 전에 프로세스 종료'); })()`, 30*time.Second)
 	p.screenshot("dashboard-ko", 1280, 900, false)
 
 	p.open("/")

@@ -274,6 +274,7 @@ func TestBrowserStageDuplicates(t *testing.T) {
 			p.fill("produce-key", "order-1001")
 			p.fill("produce-value", "event-1001")
 			p.fill("produce-acks", "all")
+			p.click("produce-idempotent") // the form starts idempotent, as Kafka clients do: off, to see the copy
 			p.click("produce-lose-ack")
 			p.click("produce-submit")
 			p.wait("two cells, the second marked a copy of the first",

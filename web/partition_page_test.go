@@ -92,7 +92,8 @@ func TestPages(t *testing.T) {
 		contains                []string
 	}{
 		{name: "home without topics invites to set up seed 000", path: "/", status: http.StatusOK,
-			contains: []string{`data-testid="empty-state"`, `Set up seed 000`, `data-has-topic="false"`}},
+			// "Nothing to show yet." and the next sentence with a space between.
+			contains: []string{`data-testid="empty-state"`, `Set up seed 000`, `data-has-topic="false"`, `Nothing to show yet.</span></strong> <span data-i18n="empty.teacher">`}},
 		// A client of the Kafka port wrote "recent" last: / must not
 		// open it on every laptop, only what the teacher chose.
 		{name: "home does not follow the partition any client wrote last", topics: topics, path: "/", status: http.StatusOK,
@@ -109,12 +110,14 @@ func TestPages(t *testing.T) {
 			contains: []string{`data-topic="recent"`, `data-partition="1"`, `data-has-topic="true"`, `<title>recent-1 · Offset Lab</title>`,
 				`value="recent/1" selected`, `data-testid="txn-crash"`, `data-testid="processor-crash"`, `data-testid="seed-setup"`,
 				`<link rel="icon" type="image/svg+xml" href="/static/`, `role="tablist"`, `data-testid="dock-tab-lesson" data-tab="lesson" aria-controls="dock-lesson" aria-selected="true" tabindex="0"`,
-				`data-testid="dock-act" aria-labelledby="dock-tab-act" tabindex="0" hidden`, `data-testid="replay-scrubber"`, `data-testid="save-view"`}},
+				`data-testid="dock-act" aria-labelledby="dock-tab-act" tabindex="0" hidden`, `data-testid="replay-scrubber"`, `data-testid="save-view"`,
+				// The produce form starts as Kafka clients since 3.0: acks=all, idempotence on.
+				`<option value="all" selected data-i18n="producer.acksAll">`, `data-testid="produce-idempotent" checked>`}},
 		{name: "the favicon", path: "/favicon.ico", status: http.StatusFound, location: static.URL("favicon.svg")},
 		{name: "an unknown topic says so and offers to create it", topics: topics, path: "/topics/nope/partitions/0", status: http.StatusNotFound,
 			contains: []string{`Topic &#34;nope&#34; does not exist (yet)`, `id="create-name" value="nope"`}},
 		{name: "an unknown partition says so", topics: topics, path: "/topics/old/partitions/3", status: http.StatusNotFound,
-			contains: []string{`has 1 partition(s); partition 3 does not exist`}},
+			contains: []string{`has 1 partition; partition 3 does not exist`}},
 		{name: "a partition that is not a number", topics: topics, path: "/topics/old/partitions/x", status: http.StatusBadRequest,
 			contains: []string{`is not a partition number`}},
 		{name: "an unreachable broker shows the banner at once", down: true, path: "/", status: http.StatusOK,

@@ -185,8 +185,11 @@ func TestSectionPages(t *testing.T) {
 			contains: []string{`data-testid="read-only"`}, lacks: []string{`data-testid="delete-topic"`, `delete-dialog`}},
 		{name: "a topic side by side, with its configs", path: "/topics/keys", status: http.StatusOK,
 			contains: []string{`<title>keys · Offset Lab</title>`, `data-testid="strips" data-topic="keys"`, `href="/topics/keys/partitions/1"`,
-				`data-partition="2" data-log-start="0" data-lso="5" data-hw="5" data-open="0"`, `3 partition(s) side by side`,
-				`data-name="min.insync.replicas" data-source="DYNAMIC_TOPIC_CONFIG" data-default="false"`, `set on this topic`, `hidden (sensitive)`}},
+				`data-partition="2" data-log-start="0" data-lso="5" data-hw="5" data-open="0"`, `3 partitions side by side`,
+				`data-name="min.insync.replicas" data-source="DYNAMIC_TOPIC_CONFIG" data-default="false"`, `set on this topic`, `hidden (sensitive)`,
+				// A source reads as words, Kafka's spelling only in its title.
+				`data-i18n="config.source.DEFAULT_CONFIG" title="DEFAULT_CONFIG">Kafka&#39;s default</span></td>`},
+			lacks: []string{`DEFAULT_CONFIG</code>`}},
 		{name: "an unknown topic is a page that says so", path: "/topics/nope", status: http.StatusNotFound,
 			contains: []string{`data-testid="problem"`, `Topic &#34;nope&#34; does not exist. The topics page lists the ones that do.`}, lacks: []string{`data-testid="strips"`}},
 		{name: "groups", path: "/groups", status: http.StatusOK,

@@ -115,8 +115,10 @@ func (s *Server) Handler() http.Handler {
 		sameOriginWrites, limitBody, jsonBodies, s.guardWrites)
 
 	r.Get("/", s.pages.Home)
+	r.Get("/exercise", s.pages.StudentExercise)
 	r.Get("/teacher/login", s.teacherLogin)
 	r.Get("/classroom/join.svg", s.joinQR)
+	r.Get("/exercises", s.pages.ExerciseBoard)
 	r.With(s.reads.limit).Get("/topics", s.pages.Topics)
 	r.Get("/topics/{topic}", s.pages.Topic)
 	r.Get("/topics/{topic}/partitions/{partition}", s.pages.Partition)
@@ -132,6 +134,7 @@ func (s *Server) Handler() http.Handler {
 		r.Use(middleware.Timeout(requestTimeout))
 		r.Get("/cluster", s.api.GetCluster)
 		r.Get("/classroom", s.api.GetClassroom)
+		r.Post("/classroom/stage", s.api.SetStage)
 		r.Post("/classroom/students", s.api.JoinClass)
 		r.Get("/classroom/students", s.api.ListStudents)
 		r.Get("/classroom/students/me", s.api.GetMe)

@@ -11,7 +11,8 @@
 // fills {name} (a "null value" or "binary value" label, say). A Korean
 // particle that depends on the last syllable of a generated name is written
 // {name|A/B}: form A after a final consonant, form B after a vowel (see
-// endsInConsonant).
+// endsInConsonant). An English noun whose form follows a count is written
+// {count#one/other}: "{count} {count#partition/partitions}" (see Plural).
 //
 // The catalogue is parsed once, on first use, and never changes while the
 // process runs. A missing key renders as "[key]"; TestCatalogue fails on
@@ -136,14 +137,36 @@ func Text(lang Lang, key string, args Args) string {
 	return fill(lang, s, args)
 }
 
-// placeholder matches {name} and {name|after consonant/after vowel}.
-var placeholder = regexp.MustCompile(`\{(\w+)(?:\|([^/{}]*)/([^{}]*))?\}`)
+// latinWord is a word of a structured value: "aborted" in "0:aborted 1:ABORT".
+var latinWord = regexp.MustCompile(`[A-Za-z]+`)
+
+// Words is v with each of its Latin words that the catalogue holds as
+// prefix+word replaced by that sentence in lang, the others kept: a
+// check's structured value "0:aborted 1:ABORT 2:committed" reads
+// "0:중단됨 1:ABORT 2:커밋됨" in Korean (with prefix "lesson.ui.value."),
+// the marker names staying as Kafka prints them. A whole value the
+// catalogue holds ("yes") is one word too.
+func Words(lang Lang, prefix, v string) string {
+	if s, ok := Sentence(lang, prefix+v); ok {
+		return s
+	}
+	return latinWord.ReplaceAllStringFunc(v, func(w string) string {
+		if s, ok := Sentence(lang, prefix+w); ok {
+			return s
+		}
+		return w
+	})
+}
+
+// placeholder matches {name}, {name|after consonant/after vowel} and
+// {name#one/other}.
+var placeholder = regexp.MustCompile(`\{(\w+)(?:\|([^/{}]*)/([^{}]*)|#([^/{}]*)/([^{}]*))?\}`)
 
 // Placeholders lists the placeholder names of a sentence, sorted, each once.
 func Placeholders(sentence string) []string {
 	var out []string
 	for _, m := range placeholder.FindAllStringSubmatch(sentence, -1) {
-		if m[2] == "" && m[3] == "" && !slices.Contains(out, m[1]) {
+		if m[0] == "{"+m[1]+"}" && !slices.Contains(out, m[1]) {
 			out = append(out, m[1])
 		}
 	}
@@ -155,6 +178,13 @@ func fill(lang Lang, s string, args Args) string {
 	return placeholder.ReplaceAllStringFunc(s, func(m string) string {
 		g := placeholder.FindStringSubmatch(m)
 		name, afterConsonant, afterVowel := g[1], g[2], g[3]
+		if strings.HasPrefix(m, "{"+name+"#") {
+			v, ok := value(lang, name, args)
+			if !ok {
+				return m
+			}
+			return Plural(v, g[4], g[5])
+		}
 		if afterConsonant != "" || afterVowel != "" {
 			v, ok := value(lang, name, args)
 			if !ok {
@@ -167,6 +197,16 @@ func fill(lang Lang, s string, args Args) string {
 		}
 		return m
 	})
+}
+
+// Plural is one when the count n (as shown: "1", "1,000") is one, and
+// other for any other count — an English noun after a number:
+// {count#partition/partitions}.
+func Plural(n, one, other string) string {
+	if strings.TrimSpace(n) == "1" {
+		return one
+	}
+	return other
 }
 
 // value is the value of placeholder name: args[name], or the sentence whose
@@ -204,42 +244,11 @@ const (
 )
 
 // endsInRieul reports whether s, read aloud in Korean, ends in rieul (the
-// final consonant l): a Hangul syllable with final rieul, the digits 1, 7
-// and 8 (il, chil, pal), the letters l and r (el, al).
-func endsInRieul(s string) bool {
-	s = strings.TrimRight(s, " .,'\"’”)]")
-	if s == "" {
-		return false
-	}
-	r := []rune(s)
-	last := r[len(r)-1]
-	switch {
-	case last >= 0xAC00 && last <= 0xD7A3:
-		return (last-0xAC00)%28 == 8
-	case last >= '0' && last <= '9':
-		return strings.ContainsRune("178", last)
-	}
-	return strings.ContainsRune("lrLR", last)
-}
+// final consonant l): see finalSound.
+func endsInRieul(s string) bool { return finalSound(s) == endsRieul }
 
 // endsInConsonant reports whether a Korean reader pronounces s with a final
 // consonant (batchim), which decides the particles that have one form after
-// a consonant and another after a vowel. Hangul is read from its last
-// syllable; a generated name such as "orders-b9cd86" ends in a digit or
-// Latin letter, read as Korean reads them: the digits 0, 1, 3, 6, 7 and 8
-// and the letters l, m, n and r end in a consonant; the others do not.
-func endsInConsonant(s string) bool {
-	s = strings.TrimRight(s, " .,'\"’”)]")
-	if s == "" {
-		return false
-	}
-	r := []rune(s)
-	last := r[len(r)-1]
-	switch {
-	case last >= 0xAC00 && last <= 0xD7A3:
-		return (last-0xAC00)%28 != 0
-	case last >= '0' && last <= '9':
-		return strings.ContainsRune("013678", last)
-	}
-	return strings.ContainsRune("lmnrLMNR", last)
-}
+// a consonant and another after a vowel: see finalSound for how Latin
+// names and digits are read.
+func endsInConsonant(s string) bool { return finalSound(s) != endsVowel }

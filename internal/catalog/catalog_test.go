@@ -142,6 +142,10 @@ type renderCases struct {
 		Args     Args
 		Want     string
 	}
+	Words []struct {
+		Lang                Lang
+		Prefix, Value, Want string
+	}
 	Keys []struct {
 		Lang Lang
 		Key  string
@@ -160,7 +164,7 @@ func readRenderCases(t *testing.T) renderCases {
 	if err := json.Unmarshal(b, &c); err != nil {
 		t.Fatalf("testdata/render_cases.json: %v", err)
 	}
-	if len(c.Particles) == 0 || len(c.Sentences) == 0 || len(c.Keys) == 0 {
+	if len(c.Particles) == 0 || len(c.Sentences) == 0 || len(c.Keys) == 0 || len(c.Words) == 0 {
 		t.Fatal("testdata/render_cases.json has an empty section")
 	}
 	return c
@@ -181,6 +185,11 @@ func TestRenderCases(t *testing.T) {
 	for _, tt := range c.Sentences {
 		if got := fill(tt.Lang, tt.Sentence, tt.Args); got != tt.Want {
 			t.Errorf("fill(%s, %q, %v) = %q, want %q", tt.Lang, tt.Sentence, tt.Args, got, tt.Want)
+		}
+	}
+	for _, tt := range c.Words {
+		if got := Words(tt.Lang, tt.Prefix, tt.Value); got != tt.Want {
+			t.Errorf("Words(%s, %q, %q) = %q, want %q", tt.Lang, tt.Prefix, tt.Value, got, tt.Want)
 		}
 	}
 	for _, tt := range c.Keys {

@@ -39,6 +39,12 @@ import (
 //     names the one it used: uniform.
 //   - ListGroups gives a KIP-848 group no protocol type; Kafka gives
 //     "consumer", as for a classic consumer group.
+//   - ApiVersions lists SaslHandshake from version 1; Kafka 4.3.1 lists
+//     0–1. Older librdkafka (2.0.2, in the kcat 1.7.1 Debian and Ubuntu
+//     ship; not confluent-kafka's 2.15.1) needs version 0 listed to do
+//     SASL at all ("SASL Handshake not supported by broker"), then uses
+//     version 1; a version-0 handshake itself is still refused by the
+//     port's guard.
 
 // answerFix rewrites resp, kfake's answer to req, in place and reports
 // whether it changed anything.
@@ -52,6 +58,7 @@ var answerFixes = map[int16]answerFix{
 	int16(kmsg.DescribeGroups):          fixDescribeGroups,
 	int16(kmsg.ConsumerGroupDescribe):   fixConsumerGroupDescribe,
 	int16(kmsg.ListGroups):              fixListGroups,
+	int16(kmsg.ApiVersions):             fixApiVersions,
 }
 
 // rewritesAnswer reports whether compat.go may rewrite the answer to req.
@@ -94,7 +101,8 @@ func fixAnswer(req kmsg.Request, frame []byte) ([]byte, error) {
 	resp := req.ResponseKind()
 	header := 8 // size + correlation id
 	body := frame[header:]
-	if resp.IsFlexible() {
+	// An ApiVersions answer's header never has tags, whatever its version.
+	if resp.IsFlexible() && req.Key() != int16(kmsg.ApiVersions) {
 		rest, ok := skipTags(body)
 		if !ok {
 			return nil, errors.New("bad response header")
@@ -257,6 +265,20 @@ func fixListGroups(_ kmsg.Request, kresp kmsg.Response) bool {
 		g := &resp.Groups[i]
 		if g.GroupType == "consumer" && g.ProtocolType == "" {
 			g.ProtocolType, changed = "consumer", true
+		}
+	}
+	return changed
+}
+
+// fixApiVersions lists SaslHandshake from version 0, as Kafka does (see
+// the file's comment).
+func fixApiVersions(_ kmsg.Request, kresp kmsg.Response) bool {
+	resp := kresp.(*kmsg.ApiVersionsResponse)
+	changed := false
+	for i := range resp.ApiKeys {
+		if k := &resp.ApiKeys[i]; k.ApiKey == int16(kmsg.SASLHandshake) && k.MinVersion == 1 {
+			k.MinVersion = 0
+			changed = true
 		}
 	}
 	return changed

@@ -149,3 +149,31 @@ func TestGroupDescriptionsAsKafka(t *testing.T) {
 		t.Errorf("ListGroups with types Classic, Consumer: %v, want classic and kip848", names)
 	}
 }
+
+// TestApiVersionsListsSaslHandshakeFromZero: ApiVersions lists
+// SaslHandshake 0–1 as Kafka 4.3.1 does, at a flexible version and at
+// version 0, so that librdkafka before 2.10 (kcat 1.7.1) does SASL at all
+// (e2e TestHandsOnKcatStarters authenticates with it).
+func TestApiVersionsListsSaslHandshakeFromZero(t *testing.T) {
+	t.Parallel()
+	c := startEmbedded(t)
+	for _, version := range []int16{0, 3} {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		req := kmsg.NewPtrApiVersionsRequest()
+		req.SetVersion(version)
+		req.ClientSoftwareName, req.ClientSoftwareVersion = "offsetlab-test", "1"
+		resp, err := c.Client().Request(ctx, req)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		versions := resp.(*kmsg.ApiVersionsResponse)
+		i := slices.IndexFunc(versions.ApiKeys, func(k kmsg.ApiVersionsResponseApiKey) bool { return k.ApiKey == int16(kmsg.SASLHandshake) })
+		if versions.ErrorCode != 0 || i < 0 || versions.ApiKeys[i].MinVersion != 0 || versions.ApiKeys[i].MaxVersion != 1 {
+			t.Fatalf("ApiVersions v%d: error %d, SaslHandshake %+v; want versions 0–1", version, versions.ErrorCode, versions.ApiKeys[max(i, 0)])
+		}
+		if len(versions.ApiKeys) < 40 {
+			t.Errorf("ApiVersions v%d lists %d keys: the rewrite lost some", version, len(versions.ApiKeys))
+		}
+	}
+}

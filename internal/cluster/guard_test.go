@@ -228,7 +228,12 @@ func TestCheckRequest(t *testing.T) {
 		if rewritten := !bytes.Equal(got.frame, tt.frame); rewritten != tt.rewritten {
 			t.Errorf("%s: rewritten = %v, want %v", tt.name, rewritten, tt.rewritten)
 		}
-		if _, rewritten := answerFixes[int16(binary.BigEndian.Uint16(tt.frame[4:]))]; rewritten != (got.compat != nil) {
+		key := int16(binary.BigEndian.Uint16(tt.frame[4:]))
+		_, wantCompat := answerFixes[key]
+		if key == int16(kmsg.ApiVersions) && tt.rewritten {
+			wantCompat = false // answered UNSUPPORTED_VERSION, listing ApiVersions alone: nothing to rewrite
+		}
+		if wantCompat != (got.compat != nil) {
 			t.Errorf("%s: compat = %v, want it set for the requests compat.go rewrites the answers of", tt.name, got.compat)
 		}
 	}

@@ -50,7 +50,7 @@ func (rn *run) narrateChecks(i int, checks []Check) {
 		lines := make([]string, len(checks))
 		for j, c := range checks {
 			lines[j] = catalog.Text(lang, "lesson.narration.check", catalog.Args{
-				"text": pick(c.Text, lang), "expected": value(lang, c.Expected), "observed": value(lang, c.Observed), "mark": mark(c.OK),
+				"text": pick(c.Text, lang), "expected": value(lang, c.Fact, c.Expected), "observed": value(lang, c.Fact, c.Observed), "mark": mark(c.OK),
 			})
 		}
 		return catalog.Text(lang, "lesson.narration.checked", rn.stepArgs(i, "checks", strings.Join(lines, "; ")))
@@ -90,12 +90,21 @@ func pick(t Text, lang catalog.Lang) string {
 
 // value is an observed or expected value as the panel shows it: yes, no,
 // none… in the viewer's language; numbers and names as they are.
-func value(lang catalog.Lang, v string) string {
+func value(lang catalog.Lang, fact Fact, v string) string {
+	if wordedFacts[fact] {
+		return catalog.Words(lang, "lesson.ui.value.", v)
+	}
 	if s, ok := catalog.Sentence(lang, "lesson.ui.value."+v); ok {
 		return s
 	}
 	return v
 }
+
+// wordedFacts are the facts whose values are made of words the catalogue
+// translates ("0:aborted 1:ABORT", "1-3 compacted"): the others hold
+// record values, names and numbers, shown as they are unless the whole
+// value is a word ("yes"). lessons.js keeps the same list.
+var wordedFacts = map[Fact]bool{FactShape: true, FactGaps: true, FactEnded: true, FactMarkers: true}
 
 func mark(ok bool) string {
 	if ok {

@@ -54,7 +54,9 @@ func (a Send) run(sc *stepContext) (*observation, error) {
 			if firstErr == "none" {
 				firstErr = cmp.Or(r.ErrorCode, "unknown")
 			}
-			obs.say("send.failed", "process", process, "value", str(r.Value), "error", *r.Error)
+			// Kafka's error code (INVALID_PRODUCER_EPOCH) reads in either
+			// language; its English description only where there is none.
+			obs.say("send.failed", "process", process, "value", str(r.Value), "error", cmp.Or(r.ErrorCode, *r.Error))
 		case r.Offset != nil:
 			offsets = append(offsets, *r.Offset)
 			obs.partition = r.Partition

@@ -31,6 +31,7 @@ const (
 	sectionTopics       = "topics"
 	sectionGroups       = "groups"
 	sectionTransactions = "transactions"
+	sectionExercises    = "exercises"
 )
 
 // layoutView is what the frame of every page needs: the section on
@@ -50,9 +51,16 @@ type layoutView struct {
 	// session's token for state changes.
 	Classroom bool
 	CSRFToken string
+	// HandsOn is true when students may join and do the hands-on
+	// exercises (classroom mode with a class): the student's stage then
+	// links to their exercise page.
+	HandsOn bool
 	// ReadOnly is true when the server refuses to change the cluster: the
 	// page renders no control that would.
 	ReadOnly bool
+	// ExercisesNav adds Exercises (the scoreboard) to the navigation: the
+	// teacher's pages in classroom mode, when the server has a class.
+	ExercisesNav bool
 	// Unreachable shows the broker banner.
 	Unreachable bool
 	// Problem, when set, is why the page has no content (unknown topic,
@@ -81,9 +89,11 @@ func (s *Server) newLayout(r *http.Request, section, title string) layoutView {
 		Section: section, Title: title,
 		Mode: string(s.deps.Lab.Mode()), KafkaAddr: strings.Join(s.deps.Lab.Brokers(), ","),
 		Role: httpx.RoleOf(r).String(), Classroom: s.access.Classroom, ReadOnly: s.deps.Lab.ReadOnly(),
+		HandsOn: s.access.Classroom && s.deps.Exercises != nil,
 	}
 	if v.Classroom && v.Teacher() {
 		v.CSRFToken = httpx.CSRFTokenOf(r)
+		v.ExercisesNav = s.deps.Exercises != nil
 	}
 	return v
 }

@@ -21,13 +21,14 @@ import (
 
 // files are the pages' ES modules and stylesheets, by page — common/
 // (the API client, the language, the catalogue's rendering, the heat
-// strip, the base styles), partition/ (the partition page: app.js and
+// strip, the base styles), exercises/ (the hands-on exercises' pages:
+// the teacher's scoreboard, board*.js), partition/ (the partition page: app.js and
 // its modules), sections/ (the Topics, Groups and Transactions pages:
 // sections.js) — and the icon, compiled into the binary so that `go run
 // ./cmd/server` needs nothing on disk. Go files (this one) and the
 // modules' node tests (test/) are not embedded.
 //
-//go:embed favicon.svg common partition sections
+//go:embed favicon.svg common exercises partition sections
 var files embed.FS
 
 // assetSet is the embedded static tree, the catalogue files under i18n/

@@ -9,7 +9,7 @@
 // the masthead. How a sentence is filled in (placeholders, Korean
 // particles) is catalog.js, which needs no page.
 
-import { render } from './catalog.js';
+import { render, words as catalogWords } from './catalog.js';
 
 export const LANGS = ['en', 'ko'];
 const LANG_KEY = 'offsetlab.lang';
@@ -55,6 +55,11 @@ export function t(key, args) {
 /** resolve shows an argument through its resolver, if it has one. */
 function resolve(name, value) {
   return resolvers[name] ? resolvers[name](value) : value;
+}
+
+/** words is a structured value with its words in the current language (catalog.js's words). */
+export function words(prefix, v) {
+  return catalogWords(load(), lang, prefix, v);
 }
 
 /** has reports whether the catalogue knows key. */

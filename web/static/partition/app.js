@@ -213,7 +213,7 @@ async function checkTopic() {
     const info = await api('GET', `/api/topics/${encodeURIComponent(topic)}`);
     if (partition >= info.partitions.length) {
       t0 = { topic, count: info.partitions.length, partition };
-      throw Object.assign(new Error(`Topic ${topic} has ${info.partitions.length} partition(s); partition ${partition} does not exist.`), { status: 404 });
+      throw Object.assign(new Error(`Topic ${topic} has no partition ${partition}.`), { status: 404 });
     }
   } catch (err) {
     if (err.status !== 404 || topic !== state.topic) return;

@@ -21,6 +21,8 @@ export function setupClassroom(app) {
   const student = main.dataset.role === 'student';
   const follow = document.getElementById('follow-teacher');
   const counts = document.querySelectorAll('.students-count');
+  // ?follow=off opens a partition of one's own (a student's exercise log).
+  if (follow && new URLSearchParams(location.search).get('follow') === 'off') follow.checked = false;
   // A student who picks another partition stops following the teacher.
   document.getElementById('topic-select')?.addEventListener('change', () => {
     if (follow) follow.checked = false;

@@ -20,6 +20,7 @@
 // page's language.
 
 import { api, apiPartition, fmt, patiently, showErrorText } from '../common/api.js';
+import { dateTime } from '../common/catalog.js';
 import { onLanguage, plain, t, tr } from '../common/i18n.js';
 
 const $ = (id) => document.getElementById(id);
@@ -224,9 +225,9 @@ function setupSeek({ app, view, path, pointers, failed }) {
       view.goTo(r.offset);
       seekStatus.dataset.offset = r.offset;
       if (r.offset >= hw || r.timestamp < 0) {
-        tr(seekStatus, 'seek.noneAfter', { time: new Date(ms).toLocaleString(), offset: fmt(r.offset) });
+        tr(seekStatus, 'seek.noneAfter', { time: dateTime(ms), offset: fmt(r.offset) });
       } else {
-        tr(seekStatus, 'seek.foundTime', { offset: fmt(r.offset), time: new Date(r.timestamp).toLocaleString(), utc: new Date(r.timestamp).toISOString() });
+        tr(seekStatus, 'seek.foundTime', { offset: fmt(r.offset), time: dateTime(r.timestamp), utc: new Date(r.timestamp).toISOString() });
       }
     } catch (err) {
       showError(seekError, err);
@@ -420,7 +421,10 @@ function setupDownload({ app, view, path, pointers, failed }) {
     const p = pointers();
     const { topic, partition, hasTopic } = app.current();
     if (!hasTopic || !p) return;
+    // A new download says only its own outcome: the last one's "Saved …"
+    // goes before a refusal or an error is shown.
     showError(dlError, null);
+    plain(dlStatus, '');
     from = Math.max(p.logStartOffset, from);
     to = Math.min(p.highWatermark, to);
     if (!(to > from)) {
@@ -446,6 +450,7 @@ function setupDownload({ app, view, path, pointers, failed }) {
       }
     } catch (err) {
       if (err.name !== 'AbortError') {
+        plain(dlStatus, '');
         showError(dlError, err);
         failed(err);
       } else {

@@ -9,7 +9,7 @@
 // run lives on the server: any tab or browser resumes the current one.
 
 import { api, errorText } from '../common/api.js';
-import { has, initialLanguage, onLanguage, plain, t, tr } from '../common/i18n.js';
+import { has, initialLanguage, onLanguage, plain, t, tr, words } from '../common/i18n.js';
 
 const LANGS = ['en', 'ko'];
 const POLL_MS = 3000;
@@ -33,7 +33,11 @@ function el(tag, attrs = {}, ...children) {
 }
 
 /** value translates the words the checks observe (yes, no, none, ...). */
-const value = (v) => (has('lesson.ui.value.' + v) ? t('lesson.ui.value.' + v) : v);
+// WORDED_FACTS are the facts whose values are words the catalogue
+// translates ("0:aborted 1:ABORT"), as Go's wordedFacts (narrate.go); the
+// others hold record values and names, translated only as a whole ("yes").
+const WORDED_FACTS = new Set(['shape', 'gaps', 'ended', 'markers']);
+const value = (v, fact) => (WORDED_FACTS.has(fact) ? words('lesson.ui.value.', v) : has('lesson.ui.value.' + v) ? t('lesson.ui.value.' + v) : v);
 
 /** stepList is the run's step bar: a mark per step (✓ done, ✗ failed, ▶ next). */
 function stepList(run, tx) {
@@ -113,9 +117,9 @@ function checkRow(c, checked, tx) {
     el('span', { class: 'sr-only' }, word + ': '),
     el('span', { class: 'what' }, tx(c.text)),
     el('span', { class: 'values' },
-      t('lesson.ui.expected') + ' ', el('strong', { 'data-testid': 'check-expected' }, value(c.expected)),
+      t('lesson.ui.expected') + ' ', el('strong', { 'data-testid': 'check-expected' }, value(c.expected, c.fact)),
       checked ? ' — ' + t('lesson.ui.observed') + ' ' : '',
-      checked ? el('strong', { 'data-testid': 'check-observed' }, value(c.observed)) : ''));
+      checked ? el('strong', { 'data-testid': 'check-observed' }, value(c.observed, c.fact)) : ''));
   if (c.note) row.append(el('span', { class: 'check-note', 'data-testid': 'check-note' }, tx(c.note)));
   return row;
 }
@@ -152,6 +156,8 @@ export function setupLessons(app) {
   let run = null;
   let busy = false;
   let shown = '';
+  /** onShow: the run is the picked lesson's (a student always sees the teacher's). */
+  const onShow = () => !!run && (student || picker.value === run.lesson);
 
   // One language for the whole page: i18n.js remembers it and tells this
   // panel when the masthead's switch changes it.
@@ -176,16 +182,22 @@ export function setupLessons(app) {
     unavailable.hidden = !why;
     enable();
   }
-  picker.addEventListener('change', showAvailability);
+  picker.addEventListener('change', () => {
+    // Another lesson picked: the last run (lesson 3, finished) is not
+    // shown under its name; picking the run's lesson again shows it.
+    if (!student) plain(status, '');
+    showAvailability();
+    draw();
+  });
 
   function enable() {
     if (student) return;
     const o = picker.selectedOptions[0];
     buttons.start.disabled = busy || !o || o.dataset.available === 'false';
-    const ready = !!run && run.status === 'ready';
+    const ready = onShow() && run.status === 'ready';
     buttons.next.disabled = busy || !ready;
     buttons.finish.disabled = busy || !ready;
-    buttons.reset.disabled = busy || !run;
+    buttons.reset.disabled = busy || !onShow();
     buttons.cleanup.disabled = busy;
   }
 
@@ -201,6 +213,9 @@ export function setupLessons(app) {
     out.dataset.busy = 'true';
     enable();
     showError(null);
+    // A run's request (start, next, finish, start over) says only its own
+    // news: the last one's "Started over: …" goes.
+    if (!keep) plain(status, '');
     try {
       const st = await api(method, path, body);
       if (!keep) setRun(st);
@@ -334,7 +349,7 @@ export function setupLessons(app) {
   // ---- drawing ----------------------------------------------------------------
 
   function draw() {
-    if (!run) {
+    if (!onShow()) {
       bar.replaceChildren();
       delete panel.dataset.run;
       delete panel.dataset.picking;

@@ -442,6 +442,16 @@ function producerPanel(app) {
   const form = $('producer-form');
   const result = $('produce-result');
   const error = $('produce-error');
+  // The form starts as Kafka clients do since 3.0: acks=all with
+  // enable.idempotence on. As those clients do, choosing acks 0 or 1 turns
+  // idempotence off until the box is set by hand; the API's own default
+  // (no "idempotent": off) stays as docs/api.md says.
+  const idempotent = $('produce-idempotent');
+  let idempotenceChosen = false;
+  idempotent.addEventListener('change', () => { idempotenceChosen = true; });
+  $('produce-acks').addEventListener('change', (ev) => {
+    if (!idempotenceChosen) idempotent.checked = ev.target.value === 'all';
+  });
   onSubmit(form, (button) => busy(button, async () => {
     showError(error, null);
     result.textContent = '';
@@ -453,7 +463,7 @@ function producerPanel(app) {
       values: Array.from({ length: count }, (_, i) => template.replaceAll('{n}', String(i + 1))),
       acks: $('produce-acks').value,
     };
-    if ($('produce-idempotent').checked) body.idempotent = true;
+    if (idempotent.checked) body.idempotent = true;
     else if (!txid) body.idempotent = false;
     if (txid) body.transactionalId = txid;
     const partition = $('produce-partition').value.trim();

@@ -4,6 +4,7 @@
 // file with the page's stylesheets inlined and a static copy of the DOM:
 // no script, nothing fetched, it opens offline.
 
+import { dateTime } from '../common/catalog.js';
 import { t } from '../common/i18n.js';
 
 /** cssText is every rule of the page's own stylesheets. */
@@ -83,7 +84,7 @@ ${SAVED_CSS}
 <body class="saved">
 <header class="saved-head">
 <h1>${escapeHTML(title)}</h1>
-<p>${escapeHTML(t('save.savedAt', { time: when.toLocaleString(lang === 'ko' ? 'ko-KR' : 'en-GB') }))}</p>
+<p>${escapeHTML(t('save.savedAt', { time: dateTime(when) }))}</p>
 </header>
 ${legend ? legend.outerHTML : ''}
 ${panel.outerHTML}

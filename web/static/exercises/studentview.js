@@ -1,0 +1,117 @@
+// studentview.js: what the student's exercise page shows, worked out
+// with no page around it (node --test web/static/test/studentview.test.js):
+// whether a name may join, the checklist's rows from the exercise and the
+// student's result, and the evidence of a check as catalogue sentences.
+// student.js puts these on the page.
+
+// NAME_RULE is the class's rule for a name (internal/exercises, nameRule):
+// a letter, then letters and digits, 2 to 16 in all.
+export const NAME_RULE = /^[A-Za-z][A-Za-z0-9]{1,15}$/;
+
+/**
+ * nameProblem is why name cannot join, as a catalogue sentence
+ * ({key, args}), or null when the API may be asked. The API checks
+ * again (and alone knows whether the name is taken).
+ */
+export function nameProblem(name) {
+  const n = String(name ?? '').trim();
+  if (n === '') return { key: 'student.join.empty' };
+  if (!NAME_RULE.test(n)) return { key: 'error.studentName', args: { name: n } };
+  return null;
+}
+
+/** textIn is a {en, ko} text of the API in lang, else in English. */
+export function textIn(text, lang) {
+  if (!text) return '';
+  return text[lang] || text.en || '';
+}
+
+/**
+ * spans writes offsets as runs: [0, 1, 2, 5] is "0–2, 5". Long lists
+ * keep their first runs and say how many more follow ("…").
+ */
+export function spans(offsets, maxRuns = 6) {
+  const runs = [];
+  for (const raw of offsets ?? []) {
+    const o = Number(raw);
+    const last = runs[runs.length - 1];
+    if (last && o === last[1] + 1) last[1] = o;
+    else runs.push([o, o]);
+  }
+  const parts = runs.slice(0, maxRuns).map(([a, b]) => (a === b ? String(a) : `${a}–${b}`));
+  if (runs.length > maxRuns) parts.push('…');
+  return parts.join(', ');
+}
+
+/**
+ * evidenceSentences is a check's evidence (the API's "evidence" object)
+ * as catalogue sentences, in the order a student reads them: what was
+ * looked at, who wrote it, the marker, what a consumer receives.
+ */
+export function evidenceSentences(ev) {
+  if (!ev) return [];
+  const out = [];
+  if (ev.offsets?.length) out.push({ key: 'student.evidence.offsets', args: { offsets: spans(ev.offsets) } });
+  if (ev.producerId !== undefined && ev.producerEpoch !== undefined) {
+    out.push({ key: 'student.evidence.producer', args: { producerId: String(ev.producerId), epoch: String(ev.producerEpoch) } });
+  } else if (ev.producerId !== undefined) {
+    out.push({ key: 'student.evidence.producerId', args: { producerId: String(ev.producerId) } });
+  }
+  if (ev.epochs?.length) out.push({ key: 'student.evidence.epochs', args: { epochs: ev.epochs.join(', ') } });
+  if (ev.sequences?.length) out.push({ key: 'student.evidence.sequences', args: { sequences: spans(ev.sequences) } });
+  if (ev.marker) {
+    const m = ev.marker;
+    out.push({ key: 'student.evidence.marker', args: { type: m.type, offset: String(m.offset), producerId: String(m.producerId), epoch: String(m.producerEpoch) } });
+  }
+  if (ev.received?.length) out.push({ key: 'student.evidence.received', args: { offsets: spans(ev.received) } });
+  else if (ev.received && ev.received.length === 0) out.push({ key: 'student.evidence.receivedNone' });
+  if (ev.committedOffset !== undefined) out.push({ key: 'student.evidence.committedOffset', args: { offset: String(ev.committedOffset) } });
+  if (ev.logEnd !== undefined) out.push({ key: 'student.evidence.logEnd', args: { offset: String(ev.logEnd) } });
+  if (ev.coordinatorEpoch !== undefined) out.push({ key: 'student.evidence.coordinatorEpoch', args: { epoch: String(ev.coordinatorEpoch) } });
+  return out;
+}
+
+/** STATES are a check's states: the mark shown (a shape, not a colour alone) and its word. */
+export const STATES = {
+  ok: { mark: '✓', key: 'student.state.ok' },
+  fail: { mark: '✗', key: 'student.state.fail' },
+  pending: { mark: '…', key: 'student.state.pending' },
+};
+
+/**
+ * checklistRows are the checklist of an exercise (its summary's checks,
+ * each {key, title}) for the student's result (the API's
+ * students[0], or undefined before the first grading): one row per
+ * check, in the exercise's order, with its state, its evidence and its
+ * hint ({code, args, text}) when it fails.
+ */
+export function checklistRows(checks, result) {
+  const byKey = new Map((result?.checks ?? []).map((c) => [c.key, c]));
+  return (checks ?? []).map((c) => {
+    const got = byKey.get(c.key);
+    if (!got) return { key: c.key, title: c.title, state: 'pending', evidence: [], hint: null };
+    return {
+      key: c.key,
+      title: c.title,
+      state: got.ok ? 'ok' : 'fail',
+      evidence: evidenceSentences(got.evidence),
+      hint: !got.ok && (got.hintCode || got.hint) ? { code: got.hintCode || '', args: got.hintArgs || {}, text: got.hint || '' } : null,
+    };
+  });
+}
+
+/**
+ * checklistSummary is the sentence above the checklist: waiting for the
+ * first grading, every check passing, or how many pass.
+ */
+export function checklistSummary(rows, result) {
+  if (!result?.checkedAt || rows.every((r) => r.state === 'pending')) return { key: 'student.checks.waiting' };
+  if (result.done) return { key: 'student.checks.done' };
+  const passed = rows.filter((r) => r.state === 'ok').length;
+  return { key: 'student.checks.todo', args: { passed: String(passed), total: String(rows.length) } };
+}
+
+/** logPath is the page of the student's partition, not following the teacher's stage. */
+export function logPath(topic) {
+  return `/topics/${encodeURIComponent(topic)}/partitions/0?follow=off`;
+}
