@@ -250,10 +250,8 @@ function saveViewSoon() {
   saveTimer = setTimeout(() => {
     if (!state.hasTopic) return;
     const q = new URLSearchParams();
-    if (!view.follow) {
-      const first = view.firstVisibleOffset();
-      if (first !== null) q.set('at', String(first));
-    }
+    const at = view.anchorOffset();
+    if (at !== null) q.set('at', String(at));
     if (view.selected !== null) q.set('sel', String(view.selected));
     const s = q.toString();
     history.replaceState(null, '', partitionPath(state.topic, state.partition) + (s ? '?' + s : ''));

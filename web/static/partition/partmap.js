@@ -16,10 +16,15 @@
 // time the last map took, so a million-offset partition never keeps the
 // server scanning. A new log start, or a partition grown past twice the
 // buckets it was cut in, is mapped afresh. A hidden tab maps nothing.
+//
+// While the replay shows a past moment, the strip shows that moment
+// (pastmap.js): its range, and its records as the recording says they
+// were; the live map goes on underneath and comes back with Live.
 
 import { api, apiPartition, fmt, patiently, showErrorText } from '../common/api.js';
 import { onLanguage, t, tr } from '../common/i18n.js';
 import { minimapScale } from './loggeometry.js';
+import { pastBuckets } from './pastmap.js';
 import { CHUNK_OFFSETS, COUNTS, PALETTE, bucketCount, chunkOffsets, drawBuckets, patterns, planMap, sizeCanvas, totals } from '../common/heat.js';
 
 const MIN_GAP_MS = 1000;
@@ -61,6 +66,8 @@ export class HeatStrip {
     this.topic = topic;
     this.partition = partition;
     this.ptrs = null; // the partition's pointers as the page knows them
+    this.pastState = null; // the replayed moment on show (replay.js's stateAt), null when live
+    this.past = null; // its strip: {pointers, buckets}
     this.buckets = []; // mapped buckets, in offset order, contiguous from base
     this.base = 0; // the log start the buckets were cut from
     this.size = 0; // offsets per bucket
@@ -190,6 +197,18 @@ export class HeatStrip {
     if (m.lastWrite && !(ms(this.lastWrite) >= ms(m.lastWrite))) this.lastWrite = m.lastWrite;
   }
 
+  /** showPast shows a replayed moment (replay.js's stateAt): its range, its records as they were. */
+  showPast(past) {
+    this.pastState = past;
+    this.draw();
+  }
+
+  /** showLive leaves the replay: the live map again. */
+  showLive() {
+    this.pastState = null;
+    this.draw();
+  }
+
   /** stop aborts the map in flight; what is drawn stays. */
   stop() {
     clearTimeout(this.timer);
@@ -227,8 +246,17 @@ export class HeatStrip {
     const g = sizeCanvas(c, w, h);
     g.fillStyle = PALETTE.empty;
     g.fillRect(0, 0, w, h);
-    const p = this.ptrs;
+    // A replayed moment follows the live map as it grows (its older part).
+    const then = this.pastState;
+    this.past = then && then.pointers ? { pointers: then.pointers, buckets: pastBuckets(this.buckets, then, { base: this.base, size: this.size }) } : null;
     this.writeData();
+    if (this.past) {
+      const pp = this.past.pointers;
+      const s = minimapScale(pp.logStartOffset, pp.highWatermark, h);
+      drawBuckets(g, this.past.buckets, { pos: s.y, thick: w, vertical: true, pats: patterns(g) });
+      return;
+    }
+    const p = this.ptrs;
     if (!p || !this.buckets.length) return;
     const s = minimapScale(p.logStartOffset, p.highWatermark, h);
     const shown = this.buckets.filter((b) => b.to > p.logStartOffset);
@@ -244,8 +272,11 @@ export class HeatStrip {
   /** writeData puts what the strip shows in data attributes (tests, the saved view) and its label. */
   writeData() {
     const mm = this.minimap;
-    const sum = totals(this.buckets);
+    const sum = totals(this.past ? this.past.buckets : this.buckets);
     for (const k of COUNTS) mm.dataset['heat' + k[0].toUpperCase() + k.slice(1)] = sum[k];
+    // Which moment the strip shows, and the high watermark it ends at.
+    mm.dataset.heatMoment = this.past ? 'past' : 'live';
+    mm.dataset.heatHw = String((this.past ? this.past.pointers : this.ptrs)?.highWatermark ?? '');
     mm.dataset.heat = this.state;
     mm.dataset.heatFrom = this.base;
     mm.dataset.heatTo = this.mappedTo;
