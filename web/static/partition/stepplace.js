@@ -34,7 +34,7 @@ function arrangements(n) {
 
 /**
  * setupStepPlace places the step cards lessons.js draws.
- * @param {{neededHeight: () => number, layout: (quiet: boolean) => void}} view the log view
+ * @param {{neededHeight: () => number}} view the log view
  * @param {() => void} moved called once the card has found its place
  * @returns {{place: (card: Element | null) => void}}
  */
@@ -148,8 +148,6 @@ export function setupStepPlace(view, moved) {
   }
 
   function fit() {
-    // The rows' height follows the lesson's lanes (lessons.css): measure it afresh.
-    view.layout(true);
     const need = view.neededHeight();
     if (!card || !home || !home.parent.isConnected || !wide.matches || lessonTab.hidden || frame.hidden || !need) {
       reset();
