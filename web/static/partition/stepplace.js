@@ -3,12 +3,16 @@
 // scrolling. On a presenter's screen (1000 px wide and more) the log often
 // needs one or two rows of cells and leaves height unused under them: the
 // card moves there, into the log panel's width, and the log keeps just the
-// height its rows need. A card too long for one place is cut between two
-// of its checks: its head (title, narration, command, the first checks)
-// stands in one place, the other checks in the other — under the log and
-// in the dock's Lesson tab, under the lesson's bar. When that is still
-// short the story folds away for the step. The first arrangement that
-// shows every word wins; on a narrow screen the card stays in the tab.
+// height its rows need. A card too long for one place is cut in two: its
+// head (title, narration, the first of its command and checks) stands in
+// one place, the rest in the other — under the log and in the dock's
+// Lesson tab, under the lesson's bar. When that is still short the story
+// folds away for the step, then the log's replay bar, lane counts and
+// group pointers (the log's own flags stay). The first arrangement that
+// shows every word and every row of the log wins (the log panel's
+// data-arrangement says which; -1 when none does: then every row still
+// shows and the card stands whole in the tab, the rest a scroll away). On a
+// narrow screen the card stays in the tab.
 
 const WIDE = '(min-width: 1000px) and (min-height: 540px)';
 
@@ -49,7 +53,7 @@ export function setupStepPlace(view, moved) {
   let card = null;
   // home is where the card stands in the dock: its parent and the node after it.
   let home = null;
-  // part holds the checks that stand apart from the card's head.
+  // part holds the pieces that stand apart from the card's head.
   let part = null;
 
   // pieces are the parts of the card that may stand apart from its head:
