@@ -365,6 +365,10 @@ func (p *page) assertStepOnStageTry(when, lang string, step walkStep, topic stri
 func (p *page) assertStepZoomed(when string) {
 	p.t.Helper()
 	p.zoom(1.5)
+	// The stacked page may grow a scroll bar after the first layout: the
+	// log lays out again for the narrower width.
+	p.waitErr(`![...document.querySelectorAll('.cell .off, .cell .val, .cell .pid, .cell .tag, .lane, .ptr, [role="tab"], button, select, .flag')]
+		.some((e) => e.getClientRects().length > 0 && !e.closest('[hidden]') && e.textContent.trim() !== '' && e.scrollWidth > e.clientWidth + 1)`, 3*time.Second)
 	clipped := p.clipped()
 	var words []string
 	p.eval(`(() => {
