@@ -72,6 +72,43 @@ export function scrollToShow(g, offset, align) {
   return null;
 }
 
+/** rowInView says whether any of offset's row shows in the view. */
+export function rowInView(g, offset) {
+  const top = rowOf(g, offset) * g.rowH;
+  return top + g.rowH > g.scrollY && top < g.scrollY + g.viewH;
+}
+
+/**
+ * followScroll is where the view rests while it follows the end of the
+ * log: the last rows at the bottom (maxScroll), unless the view holds a
+ * single row and the next offset's slot starts a row of its own — then
+ * the row of the last written offset, so that a short view (a page zoomed
+ * to 150 %) shows cells rather than the empty slot alone.
+ */
+export function followScroll(g) {
+  const end = maxScroll(g);
+  if (g.hw <= g.start || fullRows(g) > 1) return end;
+  const lastWritten = rowOf(g, g.hw - 1);
+  return lastWritten < rowOf(g, g.hw) ? Math.min(end, lastWritten * g.rowH) : end;
+}
+
+/**
+ * anchoredScroll is where the view goes after its geometry changed (a
+ * resize, a zoom, the table toggle): the row of the anchor offset at at the
+ * top, moved as little as it takes to show the offset sel (the selected
+ * one, null for none) whole — in the last whole row when it is below, at
+ * the top when above or when a row is taller than the view.
+ */
+export function anchoredScroll(g, at, sel) {
+  let y = rowOf(g, at) * g.rowH;
+  if (sel !== null && sel !== undefined) {
+    const top = rowOf(g, sel) * g.rowH;
+    if (top < y || g.rowH >= g.viewH) y = top;
+    else if (top + g.rowH > y + g.viewH) y = top - (fullRows(g) - 1) * g.rowH; // whole rows, sel's the last
+  }
+  return clampScroll(g, y);
+}
+
 /** centredScroll is the scroll position that puts offset's row in the middle of the view. */
 export function centredScroll(g, offset) {
   return rowOf(g, offset) * g.rowH - (g.viewH - g.rowH) / 2;

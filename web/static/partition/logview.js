@@ -22,9 +22,10 @@ import { api, apiPartition, fmt } from '../common/api.js';
 import { EntryCache, PAGE } from './cache.js';
 import { copyOf, laneReason } from './cells.js';
 import { onLanguage, t } from '../common/i18n.js';
-import { alias, onProducers, producerLabel, resetProducers, seeProducers } from './producers.js';
+import { alias, onProducers, producerLabel, resetProducers } from './producers.js';
 import * as geometry from './loggeometry.js';
 import { fillTableRow, makeTableHead, makeTableRow } from './tableview.js';
+import { HeldBanner } from './lsohold.js';
 
 const TABLE_KEY = 'offsetlab.logTable';
 
@@ -122,6 +123,7 @@ export class LogView {
     this.thumb = document.getElementById('minimap-thumb');
     this.summary = document.getElementById('pointer-summary');
     this.why = document.getElementById('lso-why');
+    this.held = new HeldBanner(this.why, { canWrite: document.getElementById('app')?.dataset.canWrite === 'true' });
     this.countRC = document.getElementById('lane-count-rc');
     this.countRU = document.getElementById('lane-count-ru');
     this.windowText = document.getElementById('window-text');
@@ -145,6 +147,12 @@ export class LogView {
     this.viewH = 0;
     this.scrollY = 0;
     this.follow = true;
+    // at is the offset the view is anchored on while it does not follow
+    // the end: the first one on show when a person scrolled there, or the
+    // one the URL named. A resize, a zoom or the table toggle brings its
+    // row back to the top (with the selected offset kept in view), and
+    // the URL's at names it, so the view keeps its place.
+    this.at = null;
     this.pointers = null;
     this.groups = [];
     this.active = null;
@@ -153,6 +161,7 @@ export class LogView {
     this.tabStop = null;
     this.inflight = new Map();
     this.failed = new Map();
+    this.renderHooks = [];
     this.raf = 0;
     this.loadTimer = 0;
     this.summaryKey = '';
@@ -175,6 +184,7 @@ export class LogView {
 
     this.bind();
     new ResizeObserver(() => this.layout()).observe(this.viewport);
+    this.watchPixelRatio();
     // A language switch redraws every row, label and sentence.
     onLanguage(() => {
       const focused = this.viewport.contains(document.activeElement);
@@ -211,7 +221,9 @@ export class LogView {
     this.groups = [];
     this.scrollY = 0;
     this.follow = at === undefined || at === null;
+    this.at = at ?? null;
     this.pendingAt = at ?? null;
+    this.placedStart = undefined; // the log start the view was placed over
     this.active = sel ?? at ?? null;
     this.selected = sel ?? null;
     this.hovered = null;
@@ -222,7 +234,6 @@ export class LogView {
   }
 
   applySnapshot(msg) {
-    seeProducers(msg.entries || []);
     if (this.replaying) {
       const s = this.stash;
       s.cache.clear();
@@ -240,7 +251,6 @@ export class LogView {
   }
 
   applyEntries(entries) {
-    seeProducers(entries);
     if (this.replaying) {
       for (const e of entries) this.stash.cache.put(e);
       return;
@@ -384,7 +394,6 @@ export class LogView {
       this.inflight.clear();
     }
     this.cache.clear();
-    seeProducers(past.entries);
     for (const e of past.entries) this.cache.put(e);
     this.pointers = past.pointers ? { ...past.pointers } : null;
     this.groups = past.groups || [];
@@ -392,7 +401,7 @@ export class LogView {
     this.follow = true;
     this.updateFollow();
     this.layoutIfNeeded();
-    this.scrollY = this.maxScroll();
+    this.scrollY = this.followY();
     if (past.changed && past.changed.length) {
       this.render();
       this.reveal(past.changed);
@@ -423,14 +432,25 @@ export class LogView {
       return;
     }
     if (this.pendingAt !== null) {
-      const at = this.pendingAt;
-      this.pendingAt = null;
       this.layoutIfNeeded();
-      this.scrollToOffset(at, 'top');
+      // The URL's at at the top, its sel in view.
+      if (this.cols) {
+        const at = Math.max(this.start, Math.min(this.hw, this.pendingAt));
+        this.pendingAt = null;
+        this.placedStart = this.start;
+        this.setScroll(geometry.anchoredScroll(this, at, this.selected), true, at);
+      }
     } else if (this.follow) {
       this.layoutIfNeeded();
-      this.scrollY = this.maxScroll();
+      this.scrollY = this.followY();
+    } else if (this.placedStart !== undefined && this.placedStart !== this.start) {
+      // The log start moved (retention, a deletion): the rows moved under
+      // the view; the anchor comes back to the top.
+      this.layoutIfNeeded();
+      const before = this.geometryNow();
+      this.place(before && { ...before, start: this.placedStart });
     }
+    this.placedStart = this.start;
     if (this.selected !== null) this.opts.onDetails(this.selected, this.cache.get(this.selected));
     this.schedule();
     if (this.wanted) queueMicrotask(() => this.tryReveal());
@@ -448,6 +468,8 @@ export class LogView {
   totalH() { return this.rowCount() * this.rowH; }
   /** maxScroll lets the last row end the view with whole rows above it: no row is cut at the top when following. */
   maxScroll() { return this.pointers ? geometry.maxScroll(this) : 0; }
+  /** followY is where the view rests while following the end (loggeometry.js's followScroll). */
+  followY() { return this.pointers ? geometry.followScroll(this) : 0; }
   rowOf(offset) { return geometry.rowOf(this, offset); }
   visibleRows() { return geometry.fullRows(this); }
 
@@ -472,41 +494,94 @@ export class LogView {
     if (!this.cols || this.viewport.clientWidth !== this.measuredW) this.layout(true);
   }
 
-  /** layout measures the row height, gutter and column count. */
+  /**
+   * layout measures the row height, gutter and column count; when they or
+   * the view's height changed it puts the view back on its place (place).
+   */
   layout(quiet) {
     const width = this.viewport.clientWidth;
     if (!width) return;
     this.measuredW = width;
+    const before = this.geometryNow();
     const probe = this.makeRow(1);
     probe.style.visibility = 'hidden';
     this.viewport.appendChild(probe);
-    this.rowH = probe.offsetHeight || this.rowH;
+    const rowH = probe.offsetHeight || this.rowH;
     const gutter = this.table ? 0 : probe.firstChild.offsetWidth;
     probe.remove();
     const slotMin = parseFloat(getComputedStyle(this.viewport).getPropertyValue('--slot-min')) || 128;
     const cols = this.table ? 1 : geometry.columnCount(width, gutter, slotMin);
     this.headH = this.table ? this.head.offsetHeight : 0;
-    this.viewH = Math.max(this.rowH, this.viewport.clientHeight - this.headH);
+    const viewH = Math.max(rowH, this.viewport.clientHeight - this.headH);
     this.minimapH = this.minimap.clientHeight;
-    if (cols !== this.cols) {
-      const anchor = this.firstVisibleOffset();
-      this.cols = cols;
-      this.clearRows();
-      if (this.follow) this.scrollY = this.maxScroll();
-      else if (anchor !== null) this.scrollY = Math.min(this.maxScroll(), this.rowOf(anchor) * this.rowH);
-    }
+    const changed = cols !== this.cols || rowH !== this.rowH || viewH !== this.viewH;
+    if (cols !== this.cols) this.clearRows();
+    this.rowH = rowH;
+    this.cols = cols;
+    this.viewH = viewH;
+    if (changed) this.place(before);
     this.scrollY = Math.min(this.scrollY, this.maxScroll());
     if (!quiet) this.render();
   }
 
+  /** geometryNow is the view's geometry as laid out now, null before a layout. */
+  geometryNow() {
+    if (!this.cols || !this.pointers) return null;
+    return { start: this.start, hw: this.hw, cols: this.cols, rowH: this.rowH, viewH: this.viewH, scrollY: this.scrollY };
+  }
+
+  /**
+   * place puts the view back on its place after its geometry changed
+   * (before is the geometry it had): the end while following; else the
+   * anchor's row at the top, with the selected offset kept in view when it
+   * was in view before (one scrolled away from stays away).
+   */
+  place(before) {
+    if (!this.cols || !this.pointers) return;
+    if (this.follow) {
+      this.scrollY = this.followY();
+      return;
+    }
+    if (this.pendingAt !== null) return; // afterGrowth places it
+    const at = this.at ?? (before ? geometry.firstVisibleOffset(before) : null);
+    if (at === null) return;
+    const sel = this.selected !== null && (!before || geometry.rowInView(before, this.selected)) ? this.selected : null;
+    this.scrollY = geometry.anchoredScroll(this, Math.max(this.start, Math.min(this.hw, at)), sel);
+  }
+
+  /** anchorOffset is the offset the view is anchored on (the URL's at), null while following the end. */
+  anchorOffset() {
+    if (this.follow) return null;
+    return this.at ?? this.firstVisibleOffset();
+  }
+
+  /**
+   * watchPixelRatio lays out again when the screen's pixel ratio changes
+   * (the browser zoomed, the window moved to another screen): row heights
+   * are measured in rounded pixels.
+   */
+  watchPixelRatio() {
+    const mq = window.matchMedia(`(resolution: ${window.devicePixelRatio}dppx)`);
+    mq.addEventListener('change', () => {
+      this.layout();
+      this.watchPixelRatio();
+    }, { once: true });
+  }
+
   // ---- scrolling ----------------------------------------------------------
 
-  setScroll(y, user) {
+  /**
+   * setScroll moves the view to y. user says a person (or an action of
+   * theirs) moved it: the view follows the end again when it reached it,
+   * and otherwise is anchored on at, by default the first offset on show.
+   */
+  setScroll(y, user, at) {
     const next = Math.max(0, Math.min(this.maxScroll(), y));
     const moved = next !== this.scrollY;
     this.scrollY = next;
     if (user) {
-      this.follow = this.scrollY >= this.maxScroll() - 1;
+      this.follow = this.scrollY >= this.followY() - 1 && this.pendingAt === null;
+      this.at = this.follow ? null : at ?? this.firstVisibleOffset();
       this.updateFollow();
       this.opts.onView();
     }
@@ -522,7 +597,12 @@ export class LogView {
 
   setFollow(on) {
     this.follow = on;
-    if (on) this.scrollY = this.maxScroll();
+    if (on) {
+      this.scrollY = this.followY();
+      this.at = null;
+    } else {
+      this.at = this.firstVisibleOffset();
+    }
     this.updateFollow();
     this.opts.onView();
     this.schedule();
@@ -545,12 +625,16 @@ export class LogView {
     const row = el('div', 'row');
     const gutter = el('div', 'gutter');
     gutter.setAttribute('aria-hidden', 'true');
-    const laneLabel = (cls, rest) => {
-      const span = el('span', 'g-lane ' + cls);
-      span.append('read_', document.createElement('wbr'), rest);
+    // The lanes' labels: RC and RU, as the counts above the log and the
+    // table name them, whole on one line (Kafka's names do not fit the
+    // gutter at the cells' text size); the names in the title.
+    const laneLabel = (cls, key, name) => {
+      const span = el('span', 'g-lane ' + cls, t(key));
+      span.title = name;
       return span;
     };
-    gutter.append(el('span', 'g-top'), el('span', 'g-log', t('lane.log')), laneLabel('g-rc', 'committed'), laneLabel('g-ru', 'uncommitted'));
+    gutter.append(el('span', 'g-top'), el('span', 'g-log', t('lane.log')),
+      laneLabel('g-rc', 'lane.rcLabel', 'read_committed'), laneLabel('g-ru', 'lane.ruLabel', 'read_uncommitted'));
     const slots = el('div', 'slots');
     for (let i = 0; i < cols; i++) {
       const slot = el('div', 'slot');
@@ -596,6 +680,7 @@ export class LogView {
     if (!this.pointers || !this.cols) {
       this.clearRows();
       this.updateMinimap();
+      this.afterRender();
       return;
     }
     const rows = this.rowCount();
@@ -630,6 +715,16 @@ export class LogView {
     this.updateMinimap();
     this.updateCounts(r0, r1);
     this.requestPages(r0, r1);
+    this.afterRender();
+  }
+
+  /** onRender calls f after every draw of the view: a layer over the cells (stepstage.js) follows them. */
+  onRender(f) {
+    this.renderHooks.push(f);
+  }
+
+  afterRender() {
+    for (const f of this.renderHooks) f();
   }
 
   /** flagMap groups the pointers by the offset they point at. */
@@ -650,7 +745,7 @@ export class LogView {
   /** setTable switches between the cells and the table, keeping the offsets on show. */
   setTable(on) {
     if (on === this.table) return;
-    const anchor = this.firstVisibleOffset();
+    const before = this.geometryNow();
     this.table = on;
     this.tableButton?.setAttribute('aria-pressed', String(on));
     this.head.hidden = !on;
@@ -676,10 +771,7 @@ export class LogView {
     this.clearRows();
     this.cols = 0;
     this.layout(true);
-    if (this.cols && this.pointers) {
-      if (this.follow) this.scrollY = this.maxScroll();
-      else if (anchor !== null) this.scrollY = Math.min(this.maxScroll(), this.rowOf(anchor) * this.rowH);
-    }
+    this.place(before);
     this.schedule();
   }
 
@@ -899,11 +991,11 @@ export class LogView {
     if (p.lastStableOffset < p.highWatermark) {
       const holder = this.cache.get(p.lastStableOffset);
       const who = holder && Number(holder.producerId) >= 0 ? t('lso.who', { producer: producerLabel(holder.producerId), epoch: holder.producerEpoch }) : '';
-      this.why.textContent = t('lso.held', { who, lso: fmt(p.lastStableOffset), hw: fmt(p.highWatermark) });
       this.why.dataset.state = 'held';
+      this.held.show(this.topic, this.partition, p, () => t('lso.held', { who, lso: fmt(p.lastStableOffset), hw: fmt(p.highWatermark) }));
     } else {
-      this.why.textContent = t('lso.stable', { hw: fmt(p.highWatermark) });
       this.why.dataset.state = 'stable';
+      this.held.show(this.topic, this.partition, p, () => t('lso.stable', { hw: fmt(p.highWatermark) }));
     }
   }
 
@@ -1021,7 +1113,6 @@ export class LogView {
       const log = await readWindow(`${apiPartition(this.topic, this.partition)}/log`, from, limit, ctrl.signal);
       if (gen !== this.gen) return;
       this.failed.delete(p);
-      seeProducers(log.entries);
       if (this.replaying) {
         // The recording holds the recent tail; older offsets come from the
         // log as it is now, never over what the recording says.

@@ -16,10 +16,15 @@
 // time the last map took, so a million-offset partition never keeps the
 // server scanning. A new log start, or a partition grown past twice the
 // buckets it was cut in, is mapped afresh. A hidden tab maps nothing.
+//
+// While the replay shows a past moment, the strip shows that moment
+// (pastmap.js): its range, and its records as the recording says they
+// were; the live map goes on underneath and comes back with Live.
 
 import { api, apiPartition, fmt, patiently, showErrorText } from '../common/api.js';
 import { onLanguage, t, tr } from '../common/i18n.js';
 import { minimapScale } from './loggeometry.js';
+import { pastBuckets } from './pastmap.js';
 import { CHUNK_OFFSETS, COUNTS, PALETTE, bucketCount, chunkOffsets, drawBuckets, patterns, planMap, sizeCanvas, totals } from '../common/heat.js';
 
 const MIN_GAP_MS = 1000;
@@ -41,6 +46,8 @@ export class HeatStrip {
     this.error = document.getElementById('map-error');
     this.summary = document.getElementById('map-summary');
     this.gen = 0;
+    /** onState, when set, is told what the strip has mapped after every change (the story's summary) */
+    this.onState = null;
     this.reset(null, 0);
     this.stopButton.addEventListener('click', () => this.stop());
     this.resumeButton.addEventListener('click', () => this.resume());
@@ -59,10 +66,14 @@ export class HeatStrip {
     this.topic = topic;
     this.partition = partition;
     this.ptrs = null; // the partition's pointers as the page knows them
+    this.pastState = null; // the replayed moment on show (replay.js's stateAt), null when live
+    this.past = null; // its strip: {pointers, buckets}
     this.buckets = []; // mapped buckets, in offset order, contiguous from base
     this.base = 0; // the log start the buckets were cut from
     this.size = 0; // offsets per bucket
     this.lso = 0; // the LSO when the tail was last mapped
+    this.firstWrite = ''; // the earliest batch timestamp mapped (ISO), '' when none
+    this.lastWrite = ''; // the latest
     this.state = 'idle'; // idle | mapping | done | stopped | failed
     this.began = 0;
     this.runFrom = 0;
@@ -126,6 +137,7 @@ export class HeatStrip {
       this.base = p.from;
       this.size = p.size;
       this.buckets = [];
+      this.firstWrite = this.lastWrite = '';
       this.draw();
     } else {
       this.buckets.length = p.keep;
@@ -149,6 +161,7 @@ export class HeatStrip {
         const m = await patiently(() => api('GET', `${path}/map?from=${from}&to=${to}&buckets=${n}`, undefined, ctrl.signal), ctrl.signal);
         if (gen !== this.gen) return;
         for (const b of m.buckets) this.buckets.push(b);
+        this.noteWrites(m);
         lso = Math.min(lso, m.lastStableOffset);
         this.lso = lso;
         from = m.to > from ? m.to : to;
@@ -175,6 +188,25 @@ export class HeatStrip {
         if (this.state === 'done') this.kick(); // the partition may have grown meanwhile
       }
     }
+  }
+
+  /** noteWrites keeps the earliest and latest write a map answer saw. */
+  noteWrites(m) {
+    const ms = (s) => (s ? Date.parse(s) : NaN);
+    if (m.firstWrite && !(ms(this.firstWrite) <= ms(m.firstWrite))) this.firstWrite = m.firstWrite;
+    if (m.lastWrite && !(ms(this.lastWrite) >= ms(m.lastWrite))) this.lastWrite = m.lastWrite;
+  }
+
+  /** showPast shows a replayed moment (replay.js's stateAt): its range, its records as they were. */
+  showPast(past) {
+    this.pastState = past;
+    this.draw();
+  }
+
+  /** showLive leaves the replay: the live map again. */
+  showLive() {
+    this.pastState = null;
+    this.draw();
   }
 
   /** stop aborts the map in flight; what is drawn stays. */
@@ -214,8 +246,17 @@ export class HeatStrip {
     const g = sizeCanvas(c, w, h);
     g.fillStyle = PALETTE.empty;
     g.fillRect(0, 0, w, h);
-    const p = this.ptrs;
+    // A replayed moment follows the live map as it grows (its older part).
+    const then = this.pastState;
+    this.past = then && then.pointers ? { pointers: then.pointers, buckets: pastBuckets(this.buckets, then, { base: this.base, size: this.size }) } : null;
     this.writeData();
+    if (this.past) {
+      const pp = this.past.pointers;
+      const s = minimapScale(pp.logStartOffset, pp.highWatermark, h);
+      drawBuckets(g, this.past.buckets, { pos: s.y, thick: w, vertical: true, pats: patterns(g) });
+      return;
+    }
+    const p = this.ptrs;
     if (!p || !this.buckets.length) return;
     const s = minimapScale(p.logStartOffset, p.highWatermark, h);
     const shown = this.buckets.filter((b) => b.to > p.logStartOffset);
@@ -231,8 +272,11 @@ export class HeatStrip {
   /** writeData puts what the strip shows in data attributes (tests, the saved view) and its label. */
   writeData() {
     const mm = this.minimap;
-    const sum = totals(this.buckets);
+    const sum = totals(this.past ? this.past.buckets : this.buckets);
     for (const k of COUNTS) mm.dataset['heat' + k[0].toUpperCase() + k.slice(1)] = sum[k];
+    // Which moment the strip shows, and the high watermark it ends at.
+    mm.dataset.heatMoment = this.past ? 'past' : 'live';
+    mm.dataset.heatHw = String((this.past ? this.past.pointers : this.ptrs)?.highWatermark ?? '');
     mm.dataset.heat = this.state;
     mm.dataset.heatFrom = this.base;
     mm.dataset.heatTo = this.mappedTo;
@@ -261,6 +305,7 @@ export class HeatStrip {
     if (s === 'failed' && this.err) showErrorText(this.error, this.err);
     this.bar.setAttribute('aria-valuetext', t('map.mapping', args));
     this.writeSummary(pct);
+    this.onState?.({ state: s, totals: totals(this.buckets), firstWrite: this.firstWrite, lastWrite: this.lastWrite, from: this.base, to: this.mappedTo });
   }
 
   /** writeSummary says in the Explore tab what the strip shows, in words. */

@@ -110,6 +110,7 @@ export function setupReplay(app) {
     setState('replay');
     const past = stateAt(steps, at);
     app.view.showPast(past);
+    app.heat?.showPast(past);
     app.timeline.showPast(past.events);
     const s = steps[at];
     box.dataset.step = String(at);
@@ -129,6 +130,7 @@ export function setupReplay(app) {
     delete box.dataset.eventKind;
     range.value = range.max;
     app.view.showLive();
+    app.heat?.showLive();
     app.timeline.showPast(null);
     describe();
   }
@@ -175,6 +177,7 @@ export function setupReplay(app) {
       if (replaying) {
         replaying = false;
         app.timeline.showPast(null);
+        app.heat?.showLive();
       }
       at = -1;
       steps = [];

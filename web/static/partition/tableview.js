@@ -155,9 +155,11 @@ export function fillTableRow(row, offset, ctx) {
   else if (e.kind === 'gap') v = { text: t('cell.noRecord'), cls: 'muted' };
   else v = bytesText(e.value, e.valueEncoding, e.valueTruncated);
   val.append(el('span', 'tval', v.text));
-  val.title = v.text;
+  // The headers also in the value's title: a laptop's table has no room for their column.
+  const headers = data ? headerText(e.headers) : '';
+  val.title = headers ? `${v.text}\n${t('table.col.headers')}: ${headers}` : v.text;
   val.dataset.style = v.cls;
-  setText(hdr, data ? headerText(e.headers) : '', data ? headerText(e.headers) : '');
+  setText(hdr, headers, headers);
 
   const [oKey, oClass] = outcome(e, kind);
   tr(out, oKey);

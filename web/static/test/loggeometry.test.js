@@ -83,3 +83,35 @@ test('the cache pages a range of rows shows, each with its offsets on screen', (
   assert.deepEqual(pages, [{ page: 0, from: 190, to: 200 }, { page: 1, from: 200, to: 240 }]);
   assert.deepEqual(geometry.pageRange(g({ hw: 1000 }), 0, 0, 200), [], 'nothing written');
 });
+
+test('a resize keeps the anchor at the top and the selected offset in view', () => {
+  // 8 to a row becomes 5 to a row, then 12: the anchor's row comes to the top.
+  assert.equal(geometry.anchoredScroll(g({ cols: 5 }), 1050, null), 10 * 40, '1,050 starts row 10 of five');
+  assert.equal(geometry.anchoredScroll(g({ cols: 12 }), 1050, null), 4 * 40, '1,050 is in row 4 of twelve (1,048…1,059)');
+  assert.equal(geometry.anchoredScroll(g({ cols: 5 }), 1050, 1052), 10 * 40, 'the selection is in the anchor row');
+  // Five rows of 40 px show: a selection eight rows on is brought in at the bottom.
+  assert.equal(geometry.anchoredScroll(g({ cols: 5 }), 1000, 1040), (8 - 4) * 40, 'below: the least move that shows it, in the last whole row');
+  assert.equal(geometry.anchoredScroll(g({ cols: 5, viewH: 220 }), 1000, 1040), (8 - 4) * 40, 'half a row more: still whole rows from the top');
+  assert.equal(geometry.anchoredScroll(g({ cols: 5 }), 1050, 1000), 0, 'above: it comes to the top');
+  assert.equal(geometry.anchoredScroll(g({ cols: 1, viewH: 30 }), 1050, 1052), 52 * 40, 'a row taller than the view: the selection at the top');
+  assert.equal(geometry.anchoredScroll(g(), 1098, null), geometry.maxScroll(g()), 'near the end: the last rows');
+  assert.equal(geometry.anchoredScroll(g({ cols: 5 }), 1050, undefined), 400, 'no selection');
+});
+
+test('a row is in view when any of it shows', () => {
+  assert.equal(geometry.rowInView(g({ scrollY: 80 }), 1016), true, 'row 2 at the top');
+  assert.equal(geometry.rowInView(g({ scrollY: 80 }), 1008), false, 'row 1 just above');
+  assert.equal(geometry.rowInView(g({ scrollY: 70 }), 1008), true, 'a quarter of row 1');
+  assert.equal(geometry.rowInView(g({ scrollY: 80 }), 1056), false, 'row 7 just below');
+  assert.equal(geometry.rowInView(g({ scrollY: 90 }), 1056), true, 'row 7 begins at the bottom');
+});
+
+test('following, a one-row view ends on written offsets, not on the next slot alone', () => {
+  // Lesson 2: 0…7 written, the next slot 8; four to a row: rows 0…3, 4…7, [8].
+  const lesson = (viewH) => g({ start: 0, hw: 8, cols: 4, rowH: 226, viewH });
+  assert.equal(geometry.followScroll(lesson(300)), 226, 'one row shows: 4…7, the next slot under it');
+  assert.equal(geometry.followScroll(lesson(500)), geometry.maxScroll(lesson(500)), 'two rows show: 4…7 and 8');
+  assert.equal(geometry.followScroll(g({ start: 0, hw: 7, cols: 4, rowH: 226, viewH: 300 })), 226, 'the next slot shares the last row');
+  assert.equal(geometry.followScroll(g({ start: 0, hw: 0, cols: 4, rowH: 226, viewH: 300 })), 0, 'an empty log');
+  assert.equal(geometry.followScroll(g()), geometry.maxScroll(g()), 'several rows show: the end');
+});
