@@ -215,8 +215,10 @@ func TestBrowserGroupPage(t *testing.T) {
 // TestBrowserTransactionsPage: lesson 6c's first three steps leave a
 // transaction open; the transactions page lists it as Ongoing, shows its
 // partition's producer with the transaction's start offset and the
-// command that aborts it, and the teacher's Abort (after confirming)
-// moves the partition's LSO to its high watermark.
+// commands that abort it (through its coordinator, or at its start offset),
+// and the teacher's Abort (after confirming) ends it through its
+// coordinator: the partition's LSO moves to its high watermark and the
+// page, refreshed in place, no longer lists it Ongoing.
 func TestBrowserTransactionsPage(t *testing.T) {
 	t.Parallel()
 	for _, kind := range brokerKinds {
@@ -253,9 +255,10 @@ func TestBrowserTransactionsPage(t *testing.T) {
 			p.click("abort-submit")
 			p.waitNav("the page to say it aborted", `document.querySelector('#app')?.dataset.ready === 'true' && byTestID('page-status').textContent.includes('ABORT marker')`, 20*time.Second)
 			waitForLog(t, a, payments, func(l partitionLog) bool { return l.LastStableOffset == l.HighWatermark })
-			if kind == realKafka { // the embedded broker keeps listing it open (docs/divergences.md)
-				p.wait("the producer without an open transaction", producers+`?.querySelector('[data-testid="producer-row"][data-start="-1"]') && !`+producers+`.querySelector('[data-testid="abort-item"]')`, 5*time.Second)
-			}
+			// Aborted through its coordinator (the id is known), the
+			// transaction is no longer Ongoing: the page, refreshed in
+			// place, lists neither it nor an abort for its partition.
+			p.wait("the transaction gone from the Ongoing list", `!`+row+` && !(`+producers+`?.querySelector('[data-testid="abort-item"]'))`, 10*time.Second)
 			shootExplorer(t, p, "transactions-aborted-"+string(kind))
 		})
 	}

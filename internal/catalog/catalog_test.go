@@ -218,6 +218,8 @@ var latinInKorean = map[string]string{
 	"table.col.ru":           "a column head: read_uncommitted, as the API and the lanes name it",
 	"cell.sameAs":            "a symbol and an offset",
 	"cell.retryOf":           "a symbol and an offset",
+	// The pointers' names as the log's flags print them, with their offsets.
+	"lesson.ui.answer.logPointers": "the pointers' names, as the flags show them, and their offsets",
 }
 
 // TestKoreanIsKorean: every Korean value holds Hangul, unless it is on

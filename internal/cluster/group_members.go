@@ -109,6 +109,11 @@ type GroupOffset struct {
 	// when it could not be counted (RecordLagNote says why).
 	RecordLag     int64  `json:"recordLag"`
 	RecordLagNote string `json:"recordLagNote,omitempty"`
+	// Held, set by internal/lab, says what holds the partition's last
+	// stable offset when an open transaction holds it at or above the
+	// committed offset: the record lag stops at the LSO, Held.Waiting
+	// records wait behind it.
+	Held *LSOHold `json:"held,omitempty"`
 }
 
 // GroupDetail is a group's state, members with their assignments, and

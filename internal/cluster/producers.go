@@ -79,6 +79,13 @@ type ProducerState struct {
 	// TransactionalID is the id whose current producer id this is, when
 	// the producer has a transaction open and a coordinator knows it.
 	TransactionalID string `json:"transactionalId,omitempty"`
+	// TransactionState, TransactionStartTimestamp (ms) and
+	// TransactionTimeoutMs are what the coordinator of TransactionalID
+	// says of its transaction (DescribeTransactions), when it describes
+	// one of this producer id; empty and zero otherwise.
+	TransactionState          string `json:"transactionState,omitempty"`
+	TransactionStartTimestamp int64  `json:"transactionStartTimestamp,omitempty"`
+	TransactionTimeoutMs      int32  `json:"transactionTimeoutMs,omitempty"`
 	// Hanging is find-hanging's verdict: the transaction is open, its
 	// producer has written nothing for longer than the maximum
 	// transaction timeout, and no coordinator expects to write its
@@ -247,10 +254,13 @@ func (c *Cluster) describeProducers(ctx context.Context, set kadm.TopicsSet) ([]
 				continue
 			}
 			s.TransactionalID = ids[s.ProducerID]
+			d, known := descriptions[s.TransactionalID]
+			if known && d.ProducerID == s.ProducerID {
+				s.TransactionState, s.TransactionStartTimestamp, s.TransactionTimeoutMs = d.State, d.StartTimestamp, d.TimeoutMillis
+			}
 			if now-s.LastTimestamp <= p.MaxTransactionTimeoutMs {
 				continue // not a candidate: it may still be legitimately open
 			}
-			d, known := descriptions[s.TransactionalID]
 			s.Hanging = s.TransactionalID == "" || !known || !d.Topics.Lookup(p.Topic, p.Partition)
 		}
 	}

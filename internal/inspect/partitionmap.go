@@ -100,6 +100,14 @@ type PartitionMap struct {
 	To        int64  `json:"to"`
 	Pointers
 	Buckets []MapBucket `json:"buckets"`
+	// Producers are the producers that wrote in [From, To), in the order
+	// of their first offset there (at most MaxWriters; ProducersCut says
+	// more wrote); FirstWrite and LastWrite the earliest and latest batch
+	// timestamps there (zero, and left out, when nothing was written).
+	Producers    []ProducerWrite `json:"producers"`
+	ProducersCut bool            `json:"producersCut,omitempty"`
+	FirstWrite   time.Time       `json:"firstWrite,omitzero"`
+	LastWrite    time.Time       `json:"lastWrite,omitzero"`
 }
 
 // Total adds up every bucket.
@@ -185,7 +193,8 @@ func (i *Inspector) MapPartition(ctx context.Context, topic string, partition in
 		return nil, err
 	}
 	m := newMapSink(topic, partition, ptrs, from, to, n)
-	s := newScanner(i, &ref, ptrs, from, to, runs{sink: m, codecs: i.codecs})
+	tally := newWriteTally()
+	s := newScanner(i, &ref, ptrs, from, to, runs{sink: m, codecs: i.codecs, writes: tally})
 	if req.Progress != nil {
 		var last time.Time // the first fetch reports at once
 		s.progress = func() {
@@ -197,6 +206,10 @@ func (i *Inspector) MapPartition(ctx context.Context, topic string, partition in
 	}
 	if err := s.run(ctx); err != nil {
 		return nil, err
+	}
+	m.pm.Producers, m.pm.ProducersCut, m.pm.FirstWrite, m.pm.LastWrite = tally.order, tally.cut, tally.first, tally.last
+	if m.pm.Producers == nil {
+		m.pm.Producers = []ProducerWrite{}
 	}
 	return m.pm, nil
 }

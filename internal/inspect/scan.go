@@ -420,11 +420,13 @@ type runSink interface {
 type runs struct {
 	sink   runSink
 	codecs *codecs
+	writes *writeTally // when set, told of every batch: who wrote, and when
 }
 
 func (r runs) gap(first, last int64, why class) { r.sink.run(first, last, why, -1) }
 
-func (r runs) control(_ *rawBatch, o int64, marker string) {
+func (r runs) control(b *rawBatch, o int64, marker string) {
+	r.writes.note(b, o)
 	r.sink.run(o, o, markerClass(marker), -1)
 }
 
@@ -432,6 +434,7 @@ func (r runs) resolve(pid int64, txn string) { r.sink.resolve(pid, txn) }
 
 func (r runs) data(b *rawBatch, lo, hi int64, txn string) (first, last int64, err error) {
 	c := dataClass(txn)
+	r.writes.note(b, lo)
 	if fullBatch(b) {
 		r.sink.run(lo, hi, c, b.ProducerID)
 		return lo, hi, nil

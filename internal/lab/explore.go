@@ -125,10 +125,16 @@ func (l *Lab) Groups(ctx context.Context) ([]cluster.GroupSummary, error) {
 
 // GroupDetail describes a group: members and their assignments, and per
 // partition the committed offset, log end, offset lag and record lag
-// (records a read_committed consumer would still receive).
+// (records a read_committed consumer would still receive), and where an
+// open transaction holds the LSO above the committed offset, what holds
+// it and how many records wait behind it (GroupOffset.Held).
 func (l *Lab) GroupDetail(ctx context.Context, name string) (cluster.GroupDetail, error) {
 	g, err := l.cluster.DescribeGroup(ctx, name, l.inspector)
-	return g, l.notAllowed(err, "DESCRIBE", "group", name)
+	if err != nil {
+		return g, l.notAllowed(err, "DESCRIBE", "group", name)
+	}
+	l.explainHeld(ctx, &g)
+	return g, nil
 }
 
 // Transactions lists the transactional ids the coordinators know, in the

@@ -114,6 +114,12 @@ func (s feedSource) Pointers(ctx context.Context, topic string, partition int32)
 	return s.l.Pointers(ctx, topic, partition)
 }
 
+// Writers numbers the feed's producers from the log start (live.WriterSource).
+func (s feedSource) Writers(ctx context.Context, topic string, partition int32, from, to, maxBytes int64) (*inspect.PartitionWriters, error) {
+	w, err := s.l.inspector.Writers(ctx, topic, partition, from, to, maxBytes)
+	return w, s.l.notAllowed(err, "READ", "topic", topic)
+}
+
 // Close ends every process's producers (aborting open transactions) and
 // stops the live hub.
 func (l *Lab) Close() {
@@ -161,8 +167,15 @@ func (l *Lab) writable() error {
 
 // Narrate tells the timeline msg about topic's partition (topic "" for
 // the whole cluster). Use cases narrate their outcomes themselves; callers
-// narrate only what is theirs to say (a lesson's step).
+// narrate only what is theirs to say (a lesson's step). An event about a
+// partition is placed at its high watermark now (live.Event.At): a
+// lesson's check comes after every record and marker its step wrote, on
+// every viewer's story, whenever their cells reach the page.
 func (l *Lab) Narrate(kind, topic string, partition int32, msg catalog.Message) {
+	if topic != "" {
+		l.narrateAt(kind, topic, partition, -1, msg)
+		return
+	}
 	l.hub.Narrate(live.NewEvent(kind, topic, partition, msg))
 }
 

@@ -3,9 +3,12 @@ package lab_test
 import (
 	"context"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/offsetlab/offsetlab/internal/catalog"
 	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/internal/inspect"
 	"github.com/offsetlab/offsetlab/internal/lab"
@@ -304,6 +307,24 @@ func TestRunProcessorCrashBeforeCommit(t *testing.T) {
 				if res.ProducerEpoch < 1 {
 					t.Errorf("restart's producer epoch %d; want it bumped past the crashed one's", res.ProducerEpoch)
 				}
+				// The fence tells the epoch the restarted producer got: its
+				// first record's (after the ABORT), not the run's last.
+				log, err := l.Log(ctx, "totals", 0, 0, 100)
+				if err != nil {
+					t.Fatal(err)
+				}
+				first := int16(-1)
+				for i, e := range log.Entries {
+					if e.Marker == inspect.MarkerAbort && i+1 < len(log.Entries) {
+						first = log.Entries[i+1].ProducerEpoch
+						break
+					}
+				}
+				for _, e := range events {
+					if strings.HasPrefix(e.Key, "narration.fence") && e.Args["epoch"] != strconv.Itoa(int(first)) {
+						t.Errorf("the fence tells epoch %s; the first record after the ABORT carries %d (the run ended at %d)", e.Args["epoch"], first, res.ProducerEpoch)
+					}
+				}
 				p, err := l.Pointers(ctx, "totals", 0)
 				if err != nil || p.LastStableOffset != p.HighWatermark {
 					t.Errorf("totals after the restart: %+v, %v; want the LSO caught up with the HW", p, err)
@@ -486,5 +507,32 @@ func TestTopicsAndReads(t *testing.T) {
 	}
 	for name, write := range writes {
 		t.Run("read-only "+name, func(t *testing.T) { wantProblem(t, write(), problem.Forbidden, "error.readOnly") })
+	}
+}
+
+// TestNarrateAtLogEnd: a sentence about a partition but no one cell (a
+// lesson's step, its checks) is placed at the partition's high watermark
+// when told, so that the story tells it after what was written before
+// it, whenever the cells reach the page; one about the cluster has none.
+func TestNarrateAtLogEnd(t *testing.T) {
+	t.Parallel()
+	l := newLab(t, false)
+	ctx := testContext(t)
+	createTopic(t, ctx, l, "payments")
+	if _, err := l.Produce(ctx, producer.Request{Topic: "payments", Values: producer.Values("P-1", "P-2"), Profile: producer.Profile{Acks: producer.AcksAll}}); err != nil {
+		t.Fatal(err)
+	}
+	events := narratedSince(t, l, func() {
+		l.Narrate(live.EventInfo, "payments", 0, catalog.M("narration.acks0"))
+		l.Narrate(live.EventInfo, "", 0, catalog.M("narration.acks0"))
+	})
+	if len(events) != 2 {
+		t.Fatalf("narrated %d events, want 2", len(events))
+	}
+	if at := events[0].At; at == nil || *at != 2 {
+		t.Errorf("the partition's sentence is at %v, want the high watermark 2", at)
+	}
+	if events[1].At != nil {
+		t.Errorf("the cluster's sentence is at %d, want none", *events[1].At)
 	}
 }

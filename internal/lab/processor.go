@@ -67,14 +67,16 @@ func (l *Lab) RunProcessor(ctx context.Context, cfg producer.RunConfig) (*produc
 }
 
 // narrateFence: the new producer's init_transactions() fenced the crashed
-// one and made the coordinator abort its transaction.
+// one and made the coordinator abort its transaction. The epoch told is
+// the one the fence gave the new producer, which the records after the
+// ABORT carry (not the run's last, raised again by each commit).
 func (l *Lab) narrateFence(cfg producer.RunConfig, res *producer.RunResult, at int64) {
 	key := "narration.fence"
 	if res.ConcurrentTransactions > 0 {
 		key = "narration.fence.retried"
 	}
 	l.narrateAt(live.EventFence, cfg.Output, 0, at, catalog.M(key, "txid", cfg.TransactionalID,
-		"producer", strconv.FormatInt(res.ProducerID, 10), "epoch", strconv.Itoa(int(res.ProducerEpoch))))
+		"producer", strconv.FormatInt(res.ProducerID, 10), "epoch", strconv.Itoa(int(res.InitEpoch))))
 }
 
 // narrateCrash quotes the run's last line (the crash) in the viewer's

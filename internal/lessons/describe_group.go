@@ -42,6 +42,7 @@ func (a DescribeGroup) run(sc *stepContext) (*observation, error) {
 		obs.set(FactCommitted, strconv.FormatInt(o.Committed, 10))
 		obs.set(FactLogEnd, strconv.FormatInt(o.LogEnd, 10))
 		obs.set(FactLag, strconv.FormatInt(o.Lag, 10))
+		obs.answer = &Answer{Group: &GroupAnswer{Group: group, Committed: o.Committed, LogEnd: o.LogEnd, Lag: o.Lag}}
 	}
 	return obs, nil
 }

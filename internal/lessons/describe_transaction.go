@@ -55,5 +55,11 @@ func (a DescribeTransaction) run(sc *stepContext) (*observation, error) {
 	if crashed, ok := sc.memory().crashedAt(id); ok {
 		obs.set(FactEpochBumped, yesNo(t.ProducerEpoch > crashed))
 	}
+	ref, offset, anchor := transactionAnchor(sc, t)
+	obs.topic, obs.partition = ref.Topic, ref.Partition
+	obs.answer = &Answer{Transaction: &TransactionAnswer{
+		TransactionalID: id, State: t.State, ProducerID: t.ProducerID, ProducerEpoch: t.ProducerEpoch,
+		Offset: offset, Anchor: anchor,
+	}}
 	return obs, nil
 }

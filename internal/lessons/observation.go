@@ -56,6 +56,9 @@ type observation struct {
 	command   string
 	topic     string
 	partition int32
+	// answer, set by a step that only reads, is what it found in the
+	// terms the page draws at the cells (StepState.Answer).
+	answer *Answer
 }
 
 func newObservation(topic string, partition int32) *observation {

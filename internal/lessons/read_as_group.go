@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/offsetlab/offsetlab/internal/inspect"
 	"github.com/offsetlab/offsetlab/internal/lab"
 	"github.com/offsetlab/offsetlab/internal/live"
 )
@@ -55,7 +56,7 @@ func (a ReadAsGroup) run(sc *stepContext) (*observation, error) {
 	default:
 		obs.tool("Setting offset for partition %s-0 to the committed offset %d", topic, out.Committed)
 	}
-	var offsets []int64
+	offsets := []int64{}
 	var records []string
 	for _, r := range out.Records {
 		offsets = append(offsets, r.Offset)
@@ -70,5 +71,8 @@ func (a ReadAsGroup) run(sc *stepContext) (*observation, error) {
 	obs.set(FactOffsets, joinOffsets(offsets))
 	obs.set(FactRecords, orNone(strings.Join(records, " · ")))
 	obs.set(FactNext, strconv.FormatInt(out.Next, 10))
+	obs.answer = &Answer{Read: &ReadAnswer{Isolation: inspect.ReadUncommitted, Offsets: offsets, Resume: &GroupResume{
+		Group: group, Committed: out.Committed, OutOfRange: out.OutOfRange, Start: out.Start, Lost: out.Lost, Next: out.Next,
+	}}}
 	return obs, nil
 }

@@ -64,7 +64,7 @@ func heldOffsets(l *inspect.Log) []int64 {
 }
 
 // observeLog prints a log as kafka-dump-log.sh would and sets ReadLog's
-// facts.
+// facts and answer.
 func observeLog(sc *stepContext, obs *observation, l *inspect.Log) {
 	var shape, markers []string
 	var aborted, open, rc, ru []int64
@@ -99,6 +99,7 @@ func observeLog(sc *stepContext, obs *observation, l *inspect.Log) {
 		}
 	}
 	obs.say("pointers", "start", i64(l.LogStartOffset), "lso", i64(l.LastStableOffset), "hw", i64(l.HighWatermark))
+	obs.answer = &Answer{Log: logAnswer(l, appendNew(appendNew(sc.args(FactCount), sc.args(FactPID)...), sc.args(FactSequences)...))}
 	obs.set(FactShape, orNone(strings.Join(shape, " ")))
 	obs.set(FactMarkers, orNone(strings.Join(markers, ", ")))
 	obs.set(FactAborted, joinOffsets(aborted))

@@ -65,12 +65,14 @@ func (a ReadRecords) run(sc *stepContext) (*observation, error) {
 	}
 	obs.tool("[%s] %s-%d", a.Isolation, topic, partition)
 	var lines, offsets []string
+	received := []int64{}
 	counts := map[string]int{}
 	byKey := map[string][]string{}
 	for _, r := range recs {
 		v := str(r.Value)
 		lines = append(lines, fmt.Sprintf("%d: %s", r.Offset, v))
 		offsets = append(offsets, strconv.FormatInt(r.Offset, 10))
+		received = append(received, r.Offset)
 		counts[v]++
 		if r.Key != nil {
 			byKey[*r.Key] = append(byKey[*r.Key], v)
@@ -80,6 +82,7 @@ func (a ReadRecords) run(sc *stepContext) (*observation, error) {
 	if len(recs) == 0 {
 		obs.say("nothingReceived")
 	}
+	obs.answer = &Answer{Read: &ReadAnswer{Isolation: a.Isolation, Offsets: received}}
 	obs.set(FactRecords, orNone(strings.Join(lines, " · ")))
 	obs.set(FactOffsets, orNone(strings.Join(offsets, ", ")))
 	obs.set(FactTotal, strconv.Itoa(len(recs)))

@@ -67,6 +67,10 @@ type StepState struct {
 	Output       []string     `json:"output"`
 	Lines        []OutputLine `json:"lines"`
 	Expectations []Check      `json:"expectations"`
+	// Answer is, for a step that only reads (describes a transaction or
+	// a group, consumes, reads the log), what it found, for the page to
+	// draw at the cells; nil for other steps and until the step is done.
+	Answer *Answer `json:"answer,omitempty"`
 	// Error is why the step failed or waits, in English; ErrorText says
 	// it in every language.
 	Error     string `json:"error,omitempty"`
@@ -275,6 +279,9 @@ func (rn *run) finish(i int, obs *observation, err error) {
 		}
 		if obs.command != "" {
 			st.Command = obs.command
+		}
+		if err == nil {
+			st.Answer = obs.answer
 		}
 	}
 	var why Text

@@ -9,7 +9,6 @@ import (
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/internal/inspect"
-	"github.com/offsetlab/offsetlab/internal/problem"
 )
 
 // feed watches one partition for its subscribers. Its run goroutine is the
@@ -41,6 +40,7 @@ type feed struct {
 	finished     int           // the number of the last poll finished
 	polled       chan struct{} // closed, and replaced, when a poll finishes
 	pending      []Event       // narrated ahead of the offsets read, not yet recorded
+	aliases      aliasTable    // the partition's producers, numbered (aliases.go)
 }
 
 func newFeed(h *Hub, key feedKey) *feed {
@@ -57,7 +57,7 @@ func (f *feed) subscribe(recent []Event) *Subscription {
 	s := &Subscription{C: ch, ch: ch, feed: f}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	snap := Message{Type: TypeSnapshot, Topic: f.key.topic, Partition: f.key.partition, Events: recent, Groups: f.groups}
+	snap := Message{Type: TypeSnapshot, Topic: f.key.topic, Partition: f.key.partition, Events: recent, Groups: f.groups, Producers: f.aliases.snapshot()}
 	if f.havePointers {
 		p := f.pointers
 		snap.Pointers = &p
@@ -232,6 +232,9 @@ func (f *feed) poll(ctx context.Context, withGroups bool) {
 		if reread {
 			from = max(min(from, shortFrom), ptrs.LogStartOffset)
 		}
+		if had && from > prev.HighWatermark { // a burst: name who wrote what the tail skips
+			f.readWriters(pollCtx, max(prev.HighWatermark, ptrs.LogStartOffset), from)
+		}
 		if n := ptrs.HighWatermark - from; n > 0 {
 			l, tailCut, err := f.readTail(pollCtx, from, n)
 			if err != nil {
@@ -258,7 +261,8 @@ func (f *feed) poll(ctx context.Context, withGroups bool) {
 	// The first poll shows the log as it is; only later changes are news.
 	var events []Event
 	if had {
-		events = append(narrateLogStart(f.key, prev, ptrs), narrate(f.key, changed, f.tailSnapshot())...)
+		before := f.tailSnapshot()
+		events = append(narrateLogStart(f.key, prev, ptrs), narrate(f.key, news(changed, prev.HighWatermark, before), before)...)
 	}
 
 	f.mu.Lock()
@@ -276,6 +280,9 @@ func (f *feed) poll(ctx context.Context, withGroups bool) {
 		f.sizes[e.Offset] = inspect.EncodedSize(&e)
 	}
 	f.pruneLocked(ptrs)
+	if had {
+		f.aliasLocked(changed, false)
+	}
 	if groupsChanged {
 		f.groups = groups
 	}
@@ -299,6 +306,9 @@ func (f *feed) poll(ctx context.Context, withGroups bool) {
 	f.mu.Unlock()
 	for _, e := range events {
 		f.hub.Narrate(e)
+	}
+	if !had && f.havePointersNow() {
+		f.nameFirstWriters(pollCtx) // after the first cells are out: the scan may take a while
 	}
 }
 
@@ -459,39 +469,4 @@ func (f *feed) pruneLocked(p inspect.Pointers) {
 		offsets = offsets[1:]
 	}
 	f.tailCut = len(offsets) > 0 && offsets[0] > keepFrom
-}
-
-// failed tells viewers why the poll failed: an unreachable broker (the
-// banner), or another problem, such as a user who may not read the
-// partition (shown in place of the log, never as an empty one).
-func (f *feed) failed(err error) {
-	if problem.Unreachable(err) {
-		f.brokerDown(err)
-		return
-	}
-	p := problem.As(err)
-	f.hub.cfg.Logger.Warn("live: poll failed", "topic", f.key.topic, "partition", f.key.partition, "err", err)
-	ev := NewEvent(EventWarning, f.key.topic, f.key.partition, p.Message)
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.problem != nil && f.problem.Key == ev.Key && f.problem.Text == ev.Text {
-		return
-	}
-	f.problem = &ev
-	f.publishLocked(encode(Message{Type: TypeProblem, Topic: f.key.topic, Partition: f.key.partition, Problem: &ev}))
-}
-
-// brokerDown tells viewers once that the broker stopped answering.
-func (f *feed) brokerDown(err error) {
-	f.hub.cfg.Logger.Warn("live: poll failed", "topic", f.key.topic, "partition", f.key.partition, "err", err)
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.unreachable {
-		return
-	}
-	f.unreachable = true
-	no := false
-	p := problem.As(err)
-	f.publishLocked(encode(Message{Type: TypeBroker, Topic: f.key.topic, Partition: f.key.partition, Reachable: &no,
-		Error: p.Error(), ErrorCode: p.Message.Key, ErrorArgs: p.Message.Args}))
 }

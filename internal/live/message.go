@@ -29,6 +29,9 @@ const (
 	// other than an unreachable broker (the user may not read it, say),
 	// in Problem; a TypeProblem without Problem says it can be again.
 	TypeProblem = "problem"
+	// TypeProducers carries the partition's producer aliases (P1, P2 …),
+	// the whole table, whenever it grows; a snapshot carries it too.
+	TypeProducers = "producers"
 )
 
 // Message is one update sent to a viewer (as JSON over a websocket).
@@ -42,6 +45,7 @@ type Message struct {
 	Event     *Event                         `json:"event,omitempty"`
 	Events    []Event                        `json:"events,omitempty"`
 	Reachable *bool                          `json:"reachable,omitempty"`
+	Producers []ProducerAlias                `json:"producers,omitempty"`
 	// Error is why the broker does not answer (TypeBroker), in English;
 	// ErrorCode and ErrorArgs name its catalogue sentence.
 	Error     string            `json:"error,omitempty"`

@@ -14,6 +14,23 @@ import (
 // are summarised in one sentence so a burst cannot flood the timeline.
 const maxWriteEvents = 3
 
+// news drops from changed the offsets below hw (the high watermark of the
+// poll before) that before — the tail viewers had — does not hold: a read
+// reaching below the tail (a short read read again, a tail cut by
+// MessageBytes) finds them "changed", but they were told when written, or
+// written before the feed started; telling them again would repeat the
+// same sentence at every poll.
+func news(changed []inspect.Entry, hw int64, before map[int64]inspect.Entry) []inspect.Entry {
+	out := make([]inspect.Entry, 0, len(changed))
+	for _, e := range changed {
+		if _, seen := before[e.Offset]; e.Offset < hw && !seen {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
 // narrate turns what changed in one poll into sentences: records written
 // (and whether a transaction holds them), markers and what they resolved.
 // before is the state viewers had, to tell new offsets from resolved ones.

@@ -208,3 +208,30 @@ func TestLogStartMoves(t *testing.T) {
 		t.Errorf("after a re-creation: %+v", got)
 	}
 }
+
+// TestNewsOnly: offsets below the last poll's high watermark that the
+// tail no longer holds are not news — a read reaching back below the tail
+// (a short read read again) must not tell their writes again — while a
+// record of the tail whose transaction resolved, and every offset past the
+// high watermark, are.
+func TestNewsOnly(t *testing.T) {
+	t.Parallel()
+	before := map[int64]inspect.Entry{8: data(8, 5, inspect.TxnOpen), 9: data(9, 5, inspect.TxnOpen)}
+	changed := []inspect.Entry{
+		data(3, 5, inspect.TxnNone), // below the tail: told long ago
+		data(8, 5, inspect.TxnCommitted),
+		data(9, 5, inspect.TxnCommitted),
+		marker(10, 5, inspect.MarkerCommit),
+		data(11, 6, inspect.TxnNone),
+	}
+	var got []int64
+	for _, e := range news(changed, 10, before) {
+		got = append(got, e.Offset)
+	}
+	if want := []int64{8, 9, 10, 11}; !slices.Equal(got, want) {
+		t.Fatalf("news: %v, want %v", got, want)
+	}
+	for _, e := range narrate(feedKey{"t", 0}, news(changed[:1], 10, before), before) {
+		t.Errorf("an old offset told again: %s", e.Text)
+	}
+}

@@ -104,6 +104,11 @@ type RunResult struct {
 	// identity in tx mode (-1 otherwise).
 	ProducerID    int64 `json:"producerId"`
 	ProducerEpoch int16 `json:"producerEpoch"`
+	// InitEpoch is the epoch init_transactions() gave the producer, which
+	// its first transaction's records carry (-1 outside tx mode). With
+	// transaction version 2 every commit raises the epoch, so after a
+	// run ProducerEpoch is above it: the last COMMIT marker's.
+	InitEpoch int16 `json:"initEpoch"`
 }
 
 // Processed is one order the processor handled: where it read it and
@@ -139,7 +144,7 @@ func (p *Processor) Run(ctx context.Context, cfg RunConfig) (*RunResult, error) 
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	r := &run{cfg: cfg, conns: newConnections(p.conn, false), res: &RunResult{ProducerID: -1, ProducerEpoch: -1, Processed: []Processed{}}}
+	r := &run{cfg: cfg, conns: newConnections(p.conn, false), res: &RunResult{ProducerID: -1, ProducerEpoch: -1, InitEpoch: -1, Processed: []Processed{}}}
 	r.conns.onConcurrentTransactions = func() {
 		r.say("processor.log.retry", []string{"id", cfg.TransactionalID})
 	}
@@ -200,7 +205,7 @@ func (r *run) process(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("processor: init transactions for %s: %w", r.cfg.TransactionalID, err)
 		}
-		r.res.ProducerID, r.res.ProducerEpoch = id, epoch
+		r.res.ProducerID, r.res.ProducerEpoch, r.res.InitEpoch = id, epoch, epoch
 	}
 	start, end, topicID, err := r.bounds(ctx)
 	if err != nil {

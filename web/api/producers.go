@@ -20,3 +20,21 @@ func (s *Server) GetProducers(w http.ResponseWriter, r *http.Request) {
 	}
 	httpx.WriteJSON(w, http.StatusOK, p)
 }
+
+// GetHeldLSO is GET …/lso: the partition's last stable offset and, when
+// an open transaction holds it below the high watermark, that transaction
+// (transactional id, producer, age, timeout) and the records waiting
+// behind it.
+func (s *Server) GetHeldLSO(w http.ResponseWriter, r *http.Request) {
+	topic, partition, err := httpx.PartitionParams(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	h, err := s.deps.Lab.HeldLSO(r.Context(), topic, partition)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	httpx.WriteJSON(w, http.StatusOK, h)
+}

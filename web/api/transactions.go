@@ -104,3 +104,18 @@ func (s *Server) AbortTransaction(w http.ResponseWriter, r *http.Request) {
 	}
 	httpx.WriteJSON(w, http.StatusOK, a)
 }
+
+// TerminateTransaction is POST /api/transactions/{id}/terminate: abort
+// the id's ongoing transaction through its coordinator, fencing its
+// producer, as kafka-transactions.sh forceTerminateTransaction does.
+func (s *Server) TerminateTransaction(w http.ResponseWriter, r *http.Request) {
+	if !s.allowFault(w, r) {
+		return
+	}
+	t, err := s.deps.Lab.ForceTerminateTransaction(r.Context(), httpx.PathParam(r, "transactionalID"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	httpx.WriteJSON(w, http.StatusOK, t)
+}

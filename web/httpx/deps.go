@@ -51,6 +51,8 @@ type Lab interface {
 	Transactions(ctx context.Context, states ...string) ([]cluster.TransactionSummary, error)
 	Producers(ctx context.Context, topic string, partition int32) (cluster.PartitionProducers, error)
 	AbortTransaction(ctx context.Context, topic string, partition int32, startOffset int64) (cluster.AbortedTransaction, error)
+	HeldLSO(ctx context.Context, topic string, partition int32) (cluster.LSOHold, error)
+	ForceTerminateTransaction(ctx context.Context, id string) (cluster.TerminatedTransaction, error)
 
 	BrokerStatus(ctx context.Context) (lab.BrokersStatus, error)
 	StopBroker(ctx context.Context, id int) error

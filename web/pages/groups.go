@@ -44,6 +44,27 @@ func (o offsetRow) LagText() string { return offsetText(o.Lag) }
 // RecordLagText is the record lag ("—" when it could not be counted).
 func (o offsetRow) RecordLagText() string { return offsetText(o.RecordLag) }
 
+// TransactionPath is the transactions page of the open transaction that
+// holds the partition's LSO, "" when none does.
+func (o offsetRow) TransactionPath() string {
+	if o.Held == nil {
+		return ""
+	}
+	return heldTransactionPath(o.Held)
+}
+
+// HeldCellsPath is the partition page at the held LSO.
+func (o offsetRow) HeldCellsPath() string { return heldCellsPath(o.Held) }
+
+// HeldTransactionalID is the transactional id holding the LSO, "" when
+// none is known.
+func (o offsetRow) HeldTransactionalID() string {
+	if o.Held == nil || o.Held.Holder == nil {
+		return ""
+	}
+	return o.Held.Holder.TransactionalID
+}
+
 // Differ reports whether the two lags differ.
 func (o offsetRow) Differ() bool { return o.Lag >= 0 && o.RecordLag >= 0 && o.Lag != o.RecordLag }
 
@@ -51,6 +72,8 @@ func (o offsetRow) Differ() bool { return o.Lag >= 0 && o.RecordLag >= 0 && o.La
 // lag is missing; zero when they agree.
 func (o offsetRow) Why() catalog.Message {
 	switch {
+	case o.Held != nil && o.RecordLag >= 0:
+		return heldWhy(o.RecordLag, o.Held)
 	case o.Lag >= 0 && o.RecordLag < 0:
 		return catalog.M("groupPage.why.uncounted")
 	case !o.Differ():

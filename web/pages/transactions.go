@@ -135,6 +135,20 @@ func (p producerRow) LastWrite() string {
 	return time.UnixMilli(p.LastTimestamp).UTC().Format("2006-01-02 15:04:05 UTC")
 }
 
+// Named reports whether a coordinator has the producer's open
+// transaction Ongoing under a transactional id: it is aborted through the
+// coordinator (forceTerminateTransaction), fencing the producer.
+func (p producerRow) Named() bool {
+	return p.Open() && p.TransactionalID != "" && p.TransactionState == "Ongoing"
+}
+
+// TerminateCommand is what an administrator types to abort the named
+// transaction through its coordinator (Kafka 4.1+).
+func (p producerRow) TerminateCommand() shellCommand {
+	return shellCommand{"kafka-transactions.sh", "--bootstrap-server " + p.Bootstrap, "forceTerminateTransaction",
+		"--transactionalId " + p.TransactionalID}
+}
+
 // AbortCommand is what an administrator types to abort the transaction.
 func (p producerRow) AbortCommand() shellCommand {
 	return shellCommand{"kafka-transactions.sh", "--bootstrap-server " + p.Bootstrap, "abort",

@@ -13,13 +13,14 @@ import { setupDetails, showDetails } from './details.js';
 import { setupDock } from './dock.js';
 import { setupPanels } from './panels.js';
 import { setupLessons } from './lessons.js';
+import { setupStepStage } from './stepstage.js';
 import { setupClassroom } from './classroom.js';
 import { setupBrokers } from './brokers.js';
 import { setupReplay } from './replay.js';
 import { setupSave } from './save.js';
 import { HeatStrip } from './partmap.js';
 import { setupExplore } from './explore.js';
-import { reportEpoch } from './producers.js';
+import { reportEpoch, setProducers } from './producers.js';
 import { plain, setupI18n, t, tr } from '../common/i18n.js';
 import { showBudget } from '../common/budget.js';
 
@@ -138,6 +139,7 @@ const timeline = new Timeline($('timeline'), {
     view.reveal(offsets.length ? offsets : [primary]);
   },
 });
+heat.onState = (s) => timeline.setMap(s);
 
 /** heard learns what an event says about our producers: retries and reported epochs. */
 function heard(e) {
@@ -163,8 +165,10 @@ function onMessage(m) {
   if (m.type !== 'event' && (m.topic !== state.topic || m.partition !== state.partition)) return;
   switch (m.type) {
     case 'snapshot':
+      setProducers(m.topic, m.partition, m.producers);
       view.applySnapshot(m);
       heat.setPointers(m.pointers);
+      timeline.setPointers(m.pointers);
       labelPicked(m.pointers);
       for (const e of m.events || []) heard(e);
       timeline.reset(m.events);
@@ -180,11 +184,15 @@ function onMessage(m) {
     case 'pointers':
       view.applyPointers(m.pointers);
       heat.setPointers(m.pointers);
+      timeline.setPointers(m.pointers);
       labelPicked(m.pointers);
       replay.onLive(m);
       break;
     case 'groups':
       view.applyGroups(m.groups || []);
+      break;
+    case 'producers':
+      setProducers(m.topic, m.partition, m.producers);
       break;
     case 'event':
       if (m.event) {
@@ -270,6 +278,7 @@ async function navigate(topic, partition, opts = {}) {
   view.reset(topic, partition, opts.at, opts.sel);
   heat.reset(topic, partition);
   explore.reset();
+  timeline.setPointers(null);
   timeline.reset([]);
   stream.open(topic, partition);
 }
@@ -410,6 +419,7 @@ if (state.hasTopic) {
 pollCluster();
 refreshTopics();
 setupClassroom(app);
+setupStepStage(app);
 setupLessons(app);
 setupBrokers(app);
 main.dataset.ready = 'true';

@@ -238,6 +238,8 @@ export function setupLessons(app) {
     if (st && [...picker.options].some((o) => o.value === st.lesson)) picker.value = st.lesson;
     draw();
     enable();
+    // The stage draws a step's answer at its cells (stepstage.js).
+    document.dispatchEvent(new CustomEvent('offsetlab:lesson-shown', { detail: st }));
   }
 
   /**

@@ -22,9 +22,10 @@ import { api, apiPartition, fmt } from '../common/api.js';
 import { EntryCache, PAGE } from './cache.js';
 import { copyOf, laneReason } from './cells.js';
 import { onLanguage, t } from '../common/i18n.js';
-import { alias, onProducers, producerLabel, resetProducers, seeProducers } from './producers.js';
+import { alias, onProducers, producerLabel, resetProducers } from './producers.js';
 import * as geometry from './loggeometry.js';
 import { fillTableRow, makeTableHead, makeTableRow } from './tableview.js';
+import { HeldBanner } from './lsohold.js';
 
 const TABLE_KEY = 'offsetlab.logTable';
 
@@ -122,6 +123,7 @@ export class LogView {
     this.thumb = document.getElementById('minimap-thumb');
     this.summary = document.getElementById('pointer-summary');
     this.why = document.getElementById('lso-why');
+    this.held = new HeldBanner(this.why, { canWrite: document.getElementById('app')?.dataset.canWrite === 'true' });
     this.countRC = document.getElementById('lane-count-rc');
     this.countRU = document.getElementById('lane-count-ru');
     this.windowText = document.getElementById('window-text');
@@ -159,6 +161,7 @@ export class LogView {
     this.tabStop = null;
     this.inflight = new Map();
     this.failed = new Map();
+    this.renderHooks = [];
     this.raf = 0;
     this.loadTimer = 0;
     this.summaryKey = '';
@@ -231,7 +234,6 @@ export class LogView {
   }
 
   applySnapshot(msg) {
-    seeProducers(msg.entries || []);
     if (this.replaying) {
       const s = this.stash;
       s.cache.clear();
@@ -249,7 +251,6 @@ export class LogView {
   }
 
   applyEntries(entries) {
-    seeProducers(entries);
     if (this.replaying) {
       for (const e of entries) this.stash.cache.put(e);
       return;
@@ -393,7 +394,6 @@ export class LogView {
       this.inflight.clear();
     }
     this.cache.clear();
-    seeProducers(past.entries);
     for (const e of past.entries) this.cache.put(e);
     this.pointers = past.pointers ? { ...past.pointers } : null;
     this.groups = past.groups || [];
@@ -680,6 +680,7 @@ export class LogView {
     if (!this.pointers || !this.cols) {
       this.clearRows();
       this.updateMinimap();
+      this.afterRender();
       return;
     }
     const rows = this.rowCount();
@@ -714,6 +715,16 @@ export class LogView {
     this.updateMinimap();
     this.updateCounts(r0, r1);
     this.requestPages(r0, r1);
+    this.afterRender();
+  }
+
+  /** onRender calls f after every draw of the view: a layer over the cells (stepstage.js) follows them. */
+  onRender(f) {
+    this.renderHooks.push(f);
+  }
+
+  afterRender() {
+    for (const f of this.renderHooks) f();
   }
 
   /** flagMap groups the pointers by the offset they point at. */
@@ -980,11 +991,11 @@ export class LogView {
     if (p.lastStableOffset < p.highWatermark) {
       const holder = this.cache.get(p.lastStableOffset);
       const who = holder && Number(holder.producerId) >= 0 ? t('lso.who', { producer: producerLabel(holder.producerId), epoch: holder.producerEpoch }) : '';
-      this.why.textContent = t('lso.held', { who, lso: fmt(p.lastStableOffset), hw: fmt(p.highWatermark) });
       this.why.dataset.state = 'held';
+      this.held.show(this.topic, this.partition, p, () => t('lso.held', { who, lso: fmt(p.lastStableOffset), hw: fmt(p.highWatermark) }));
     } else {
-      this.why.textContent = t('lso.stable', { hw: fmt(p.highWatermark) });
       this.why.dataset.state = 'stable';
+      this.held.show(this.topic, this.partition, p, () => t('lso.stable', { hw: fmt(p.highWatermark) }));
     }
   }
 
@@ -1102,7 +1113,6 @@ export class LogView {
       const log = await readWindow(`${apiPartition(this.topic, this.partition)}/log`, from, limit, ctrl.signal);
       if (gen !== this.gen) return;
       this.failed.delete(p);
-      seeProducers(log.entries);
       if (this.replaying) {
         // The recording holds the recent tail; older offsets come from the
         // log as it is now, never over what the recording says.

@@ -46,6 +46,8 @@ export class HeatStrip {
     this.error = document.getElementById('map-error');
     this.summary = document.getElementById('map-summary');
     this.gen = 0;
+    /** onState, when set, is told what the strip has mapped after every change (the story's summary) */
+    this.onState = null;
     this.reset(null, 0);
     this.stopButton.addEventListener('click', () => this.stop());
     this.resumeButton.addEventListener('click', () => this.resume());
@@ -70,6 +72,8 @@ export class HeatStrip {
     this.base = 0; // the log start the buckets were cut from
     this.size = 0; // offsets per bucket
     this.lso = 0; // the LSO when the tail was last mapped
+    this.firstWrite = ''; // the earliest batch timestamp mapped (ISO), '' when none
+    this.lastWrite = ''; // the latest
     this.state = 'idle'; // idle | mapping | done | stopped | failed
     this.began = 0;
     this.runFrom = 0;
@@ -133,6 +137,7 @@ export class HeatStrip {
       this.base = p.from;
       this.size = p.size;
       this.buckets = [];
+      this.firstWrite = this.lastWrite = '';
       this.draw();
     } else {
       this.buckets.length = p.keep;
@@ -156,6 +161,7 @@ export class HeatStrip {
         const m = await patiently(() => api('GET', `${path}/map?from=${from}&to=${to}&buckets=${n}`, undefined, ctrl.signal), ctrl.signal);
         if (gen !== this.gen) return;
         for (const b of m.buckets) this.buckets.push(b);
+        this.noteWrites(m);
         lso = Math.min(lso, m.lastStableOffset);
         this.lso = lso;
         from = m.to > from ? m.to : to;
@@ -194,6 +200,13 @@ export class HeatStrip {
   showLive() {
     this.pastState = null;
     this.draw();
+  }
+
+  /** noteWrites keeps the earliest and latest write a map answer saw. */
+  noteWrites(m) {
+    const ms = (s) => (s ? Date.parse(s) : NaN);
+    if (m.firstWrite && !(ms(this.firstWrite) <= ms(m.firstWrite))) this.firstWrite = m.firstWrite;
+    if (m.lastWrite && !(ms(this.lastWrite) >= ms(m.lastWrite))) this.lastWrite = m.lastWrite;
   }
 
   /** stop aborts the map in flight; what is drawn stays. */
@@ -292,6 +305,7 @@ export class HeatStrip {
     if (s === 'failed' && this.err) showErrorText(this.error, this.err);
     this.bar.setAttribute('aria-valuetext', t('map.mapping', args));
     this.writeSummary(pct);
+    this.onState?.({ state: s, totals: totals(this.buckets), firstWrite: this.firstWrite, lastWrite: this.lastWrite, from: this.base, to: this.mappedTo });
   }
 
   /** writeSummary says in the Explore tab what the strip shows, in words. */

@@ -1,70 +1,52 @@
-// producers.js: short names for the producers of the open partition. The
-// embedded broker hands out 19-digit producer ids; a class reads "P1" and
-// "P2" instead, numbered by where each producer first appears in the log
-// (the full id stays in the details and in tooltips). It also remembers
-// the epochs our own producers reported when they acted, so the details
-// can say when the cells carry another one (transaction version 2 raises the
-// epoch at every commit and abort).
+// producers.js: the open partition's producer names on the page (P1, P2 …,
+// aliases.js's table, filled from the server's live feed), and the epochs
+// our own producers reported when they acted, so the details can say when
+// the cells carry another one (transaction version 2 raises the epoch at
+// every commit and abort). Every sentence that names a producer goes
+// through producerLabel, and re-renders when a name arrives.
 
 import { apply, resolveArg } from '../common/i18n.js';
+import { AliasTable, shortId } from './aliases.js';
+
+export { shortId };
 
 let topic = '';
 let partition = -1;
-/** @type {Map<string, {alias: string, first: number}>} producer id -> its alias and the first offset seen */
-let known = new Map();
+const table = new AliasTable();
 /** @type {Map<string, Set<number>>} producer id -> epochs our producers reported (any partition) */
 const reported = new Map();
 const listeners = [];
 
-/** reset starts numbering afresh for another partition. */
-export function resetProducers(t, p) {
-  if (t === topic && p === partition) return;
-  topic = t;
-  partition = p;
-  known = new Map();
-}
-
-/**
- * seeProducers numbers the producers of entries not numbered yet, in
- * offset order. A producer keeps its number once given, so a page that
- * loads older offsets later never renumbers what the class already read.
- */
-export function seeProducers(entries) {
-  const fresh = [];
-  for (const e of entries) {
-    if (!e || e.producerId === undefined || e.producerId === null || Number(e.producerId) < 0) continue;
-    const id = String(e.producerId);
-    if (!known.has(id) && !fresh.some((f) => f.id === id)) fresh.push({ id, first: e.offset });
-    else {
-      const f = fresh.find((x) => x.id === id);
-      if (f && e.offset < f.first) f.first = e.offset;
-    }
-  }
-  if (!fresh.length) return;
-  fresh.sort((a, b) => a.first - b.first);
-  for (const f of fresh) known.set(f.id, { alias: 'P' + (known.size + 1), first: f.first });
+function changed() {
   apply(document); // sentences that name a producer show its new alias
   for (const fn of listeners) fn();
 }
 
-/** alias is a producer id's short name on the open partition, or '' when it wrote nothing there yet. */
+/** resetProducers forgets the names when another partition opens. */
+export function resetProducers(t, p) {
+  if (t === topic && p === partition) return;
+  topic = t;
+  partition = p;
+  table.clear();
+}
+
+/** setProducers takes the server's table of names for the open partition (a snapshot's or a "producers" message's). */
+export function setProducers(t, p, list) {
+  if (t !== topic || p !== partition) return;
+  if (table.set(list)) changed();
+}
+
+/** alias is a producer id's short name on the open partition, or '' when it has none (yet). */
 export function alias(id) {
-  if (id === undefined || id === null) return '';
-  return known.get(String(id))?.alias ?? '';
+  return table.alias(id);
 }
 
 /** producerLabel is how a sentence names a producer: its alias, else a shortened id. */
 export function producerLabel(id) {
-  return alias(id) || shortId(id);
+  return table.label(id);
 }
 
-/** shortId keeps a producer id readable: the last four digits of a long one. */
-export function shortId(id) {
-  const s = String(id);
-  return s.length > 6 ? '…' + s.slice(-4) : s;
-}
-
-/** onProducers calls fn when new producers get an alias. */
+/** onProducers calls fn when a producer gets a name. */
 export function onProducers(fn) {
   listeners.push(fn);
 }
@@ -72,9 +54,13 @@ export function onProducers(fn) {
 // Every sentence names a producer by its alias ({producer}); {id} stays the full id.
 resolveArg('producer', producerLabel);
 
-/** reportEpoch remembers the epoch a producer of ours said it had. */
+/** reportEpoch remembers the epoch a producer of ours said it had, and that it is the one the page acted with last. */
 export function reportEpoch(id, epoch) {
-  if (id === undefined || id === null || Number(id) < 0 || typeof epoch !== 'number' || epoch < 0) return;
+  if (id === undefined || id === null || Number(id) < 0) return;
+  const before = table.alias(id);
+  table.noteOurs(id);
+  if (table.alias(id) !== before) changed();
+  if (typeof epoch !== 'number' || epoch < 0) return;
   const k = String(id);
   if (!reported.has(k)) reported.set(k, new Set());
   reported.get(k).add(epoch);

@@ -1,17 +1,18 @@
 // timeline.js: the story beside the log. By default it tells what concerns
-// the open partition, oldest first, in the order the log holds it: an
-// event about a cell sits at that cell's offset, an event about no one cell
-// (a crash, a fence, a lost ACK) at the log end offset when it happened
-// (its "at", set by the server) — before the records written after it —
-// and an event with neither (a lesson's narration) where the log ended
-// when it was told. A marker is told after the records it resolves, a
-// crash after the writes that preceded it. A switch shows the whole
+// the open partition, oldest first, in the order the log holds it
+// (story.js's place: an event about a cell at that cell's offset, an event
+// about no one cell — a crash, a fence, a lesson's check — at the log end
+// offset when it was told, set by the server). A switch shows the whole
 // cluster's recent story instead, by time. Clicking an entry marks the
-// cells it is about.
+// cells it is about. The list follows new entries unless the reader
+// scrolled up, who then gets a "new entries ↓" button. An empty story
+// says what the log already holds (from its map), or, on an empty log,
+// what will come — in words for a student as well as for the teacher.
 
-import { api } from '../common/api.js';
+import { api, fmt } from '../common/api.js';
 import { has, language, onLanguage, t, tr, trAttr } from '../common/i18n.js';
-import { producerLabel } from './producers.js';
+import { onProducers, producerLabel } from './producers.js';
+import { compare, emptyStory, place, reach } from './story.js';
 
 const MAX_EVENTS = 400;
 const CLUSTER_LIMIT = 200;
@@ -61,9 +62,12 @@ const timeOf = (e) => {
   return Number.isNaN(ms) ? 0 : ms;
 };
 
-/** compare orders two entries of one partition's story (see the module comment). */
-function compare(a, b) {
-  return a.pos - b.pos || a.rank - b.rank || a.time - b.time || a.seq - b.seq;
+/** when writes a timestamp as the story does elsewhere: local date and time, 24-hour. */
+function when(iso) {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '';
+  const p = (n) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
 }
 
 export class Timeline {
@@ -86,10 +90,123 @@ export class Timeline {
     this.past = null; // while replaying: the events recorded up to the step on show
     this.picked = null;
     this.logEnd = new Map(); // "topic/partition" -> log end told so far, for events at no offset
-    onLanguage(() => {
-      for (const it of this.shown) this.fill(it);
+    this.following = true; // the list keeps its newest entry in view
+    this.unseen = 0; // entries added while the reader was scrolled up
+    this.pointers = null; // the open partition's, for the empty story
+    this.map = null; // its map's state and totals (partmap.js), for the empty story
+    this.before = null; // what the empty story last said the log held: {where, key, args}
+    this.more = document.createElement('button');
+    this.more.type = 'button';
+    this.more.className = 'story-more';
+    this.more.dataset.testid = 'story-more';
+    this.more.hidden = true;
+    this.more.addEventListener('click', () => {
+      this.scrollToEnd();
+      // The button hides: keep the keyboard's place on the story it showed.
+      if (!this.list.hasAttribute('tabindex')) this.list.tabIndex = -1;
+      this.list.focus({ preventScroll: true });
     });
+    this.list.after(this.more);
+    this.list.addEventListener('scroll', () => {
+      // Scrolled up by hand: stop following; back at the end: follow again.
+      if (this.nearEnd()) this.follow(true);
+      else if (this.list.scrollTop < this.autoTop - 4) this.follow(false);
+    });
+    this.autoTop = 0;
+    const refill = () => {
+      for (const it of this.shown) this.fill(it);
+      this.writeEmpty();
+      const before = this.list.querySelector('.ev.before');
+      if (before && this.before) this.writeBefore(before);
+      this.writeMore();
+    };
+    onLanguage(refill);
+    onProducers(refill); // a producer named after its sentence was written
     this.scopeButton?.addEventListener('click', () => this.setCluster(!this.cluster));
+  }
+
+  /** follow turns following the newest entry on or off. */
+  follow(on) {
+    this.following = on;
+    if (on) this.unseen = 0;
+    this.writeMore();
+  }
+
+  writeMore() {
+    this.more.hidden = this.following || this.unseen === 0;
+    if (!this.more.hidden) tr(this.more, 'timeline.more', { count: fmt(this.unseen) });
+  }
+
+  /**
+   * setPointers takes the open partition's pointers; the first after
+   * another partition opened (null) say what the log held when the page
+   * opened it, which is what the empty story sums up.
+   */
+  setPointers(p) {
+    if (!p) this.pointers = null;
+    else if (!this.pointers) this.pointers = { logStartOffset: p.logStartOffset, highWatermark: p.highWatermark };
+    this.writeEmpty();
+  }
+
+  /** setMap takes the partition map's state and totals as the minimap reads it (partmap.js). */
+  setMap(m) {
+    this.map = m;
+    this.writeEmpty();
+  }
+
+  /** audience is who reads the story: a student, the teacher of a read-only server, or who may write. */
+  audience() {
+    const app = document.getElementById('app');
+    if (app?.dataset.role === 'student') return 'student';
+    if (document.querySelector('[data-testid="read-only"]')) return 'readOnly';
+    return 'teacher';
+  }
+
+  /** writeEmpty fills the empty story's entry, if it shows one. */
+  writeEmpty() {
+    const li = this.list.querySelector('.ev.empty');
+    if (!li) return;
+    if (this.cluster) {
+      tr(li, 'timeline.emptyCluster');
+      return;
+    }
+    const said = emptyStory({ pointers: this.pointers, map: this.map, audience: this.audience(), fmt, when });
+    const args = { ...(said.args || {}) };
+    if (said.parts) args.what = said.parts.map((p) => t(p.key, p.args)).join(', ');
+    tr(li, said.key, args);
+    li.dataset.key = said.key;
+    // What the log held before the page opened stays told above the
+    // story once it has entries: as it is now, or uncounted while the map
+    // is still read (the offsets written since would be counted in).
+    const cur = this.opts.current();
+    const where = `${cur.topic}/${cur.partition}`;
+    if (this.before?.where === where && this.before.key.startsWith('timeline.beforeSummary')) return; // told once counted
+    if (said.key.startsWith('timeline.before')) {
+      const key = said.key === 'timeline.beforeCounting' ? 'timeline.beforeUncounted' : said.key;
+      this.before = { where, key, args: said.args, parts: said.parts };
+    } else {
+      this.before = null;
+    }
+  }
+
+  /** beforeEntry is the entry telling what the log held before the page opened, or null. */
+  beforeEntry() {
+    const cur = this.opts.current();
+    if (this.cluster || this.past || !this.before || this.before.where !== `${cur.topic}/${cur.partition}`) return null;
+    const li = document.createElement('li');
+    li.className = 'ev before';
+    li.dataset.testid = 'story-before';
+    this.writeBefore(li);
+    return li;
+  }
+
+  /** writeBefore fills the before-entry li in the current language. */
+  writeBefore(li) {
+    const b = this.before;
+    const args = { ...(b.args || {}) };
+    if (b.parts) args.what = b.parts.map((p) => t(p.key, p.args)).join(', ');
+    tr(li, b.key, args);
+    li.dataset.key = b.key;
   }
 
   /** reset replaces the events with a snapshot's (for a newly opened partition). */
@@ -113,17 +230,8 @@ export class Timeline {
     const id = `${e.time}|${e.kind}|${e.text}`;
     if (this.byKey.has(id)) return null;
     const where = e.topic ? `${e.topic}/${e.partition}` : '';
-    let pos;
-    let rank = 0;
-    if (typeof e.offset === 'number') {
-      pos = e.offset;
-      rank = 1;
-    } else if (typeof e.at === 'number') {
-      pos = e.at;
-    } else {
-      pos = this.logEnd.get(where) ?? -1;
-    }
-    const end = typeof e.offset === 'number' ? e.offset + 1 : typeof e.at === 'number' ? e.at : null;
+    const { pos, rank } = place(e, this.logEnd.get(where));
+    const end = reach(e);
     if (end !== null && where) this.logEnd.set(where, Math.max(this.logEnd.get(where) ?? 0, end));
     const it = { e, id, pos, rank, time: timeOf(e), seq: this.seq++, li: null };
     this.byKey.set(id, it);
@@ -184,6 +292,8 @@ export class Timeline {
     items.sort(this.order());
     this.shown = items;
     this.list.replaceChildren();
+    const before = items.length ? this.beforeEntry() : null;
+    if (before) this.list.append(before);
     for (const it of items) {
       if (!it.li) it.li = this.build(it);
       this.list.append(it.li);
@@ -192,26 +302,36 @@ export class Timeline {
     if (!items.length) {
       const li = document.createElement('li');
       li.className = 'ev empty';
-      tr(li, this.cluster ? 'timeline.emptyCluster' : 'timeline.empty');
+      li.dataset.testid = 'story-empty';
       this.list.append(li);
+      this.writeEmpty();
     }
-    this.scrollToEnd(true);
+    this.follow(true);
+    this.scrollToEnd();
   }
 
   /** insert puts one new entry in its place, keeping the list in order. */
   insert(it) {
-    this.list.querySelector('.ev.empty')?.remove();
+    const empty = this.list.querySelector('.ev.empty');
+    if (empty) {
+      const before = this.beforeEntry();
+      if (before) empty.replaceWith(before);
+      else empty.remove();
+    }
     const cmp = this.order();
     let i = this.shown.length;
     while (i > 0 && cmp(this.shown[i - 1], it) > 0) i--;
-    const atEnd = this.nearEnd();
     it.li = it.li || this.build(it);
     const before = this.shown[i];
     this.shown.splice(i, 0, it);
     if (before && before.li && before.li.parentNode === this.list) this.list.insertBefore(it.li, before.li);
     else this.list.append(it.li);
     this.list.dataset.count = String(this.shown.length);
-    if (atEnd) this.scrollToEnd(false);
+    if (!this.following) {
+      this.unseen++;
+      this.writeMore();
+    } else if (before) this.reveal(it.li); // placed above newer entries: show it where it sits
+    else this.scrollToEnd();
   }
 
   nearEnd() {
@@ -219,8 +339,21 @@ export class Timeline {
     return l.scrollHeight - l.scrollTop - l.clientHeight < 40;
   }
 
-  scrollToEnd(force) {
-    if (force || this.nearEnd()) this.list.scrollTop = this.list.scrollHeight;
+  /** scrollToEnd shows the newest entry. */
+  scrollToEnd() {
+    this.list.scrollTop = this.list.scrollHeight;
+    this.autoTop = this.list.scrollTop;
+    this.follow(true);
+  }
+
+  /** reveal scrolls the list just enough to show li. */
+  reveal(li) {
+    const l = this.list;
+    const box = l.getBoundingClientRect();
+    const r = li.getBoundingClientRect();
+    if (r.top < box.top) l.scrollTop -= box.top - r.top;
+    else if (r.bottom > box.bottom) l.scrollTop += r.bottom - box.bottom;
+    this.autoTop = l.scrollTop;
   }
 
   build(it) {

@@ -8,7 +8,7 @@
 // the cluster as it is now.
 
 import { api, apiPartition, showErrorText } from '../common/api.js';
-import { setupI18n, tr } from '../common/i18n.js';
+import { apply, setupI18n, tr } from '../common/i18n.js';
 import { watchBudget } from '../common/budget.js';
 import { setupStrips } from './strips.js';
 
@@ -106,26 +106,114 @@ if (deleteDialog) {
 }
 
 // ---- abort a transaction (transactions page, the teacher's) -------------
+// A transaction a coordinator has Ongoing under a transactional id is
+// aborted through the coordinator (…/terminate, fencing its producer, so
+// that no list says Ongoing after it); any other open one at its start
+// offset, as kafka-transactions.sh abort does.
 
 const abortDialog = $('abort-dialog');
+let target = null;
+let openAbort = null;
 if (abortDialog) {
-  let target = null;
-  const open = confirmDialog(abortDialog, $('abort-error'), async () => {
-    const { topic, partition, start, producer } = target;
-    await api('POST', `${apiPartition(topic, partition)}/transactions/${encodeURIComponent(start)}/abort`);
-    flash('txnPage.aborted', { producer, start, topic, partition });
+  openAbort = confirmDialog(abortDialog, $('abort-error'), async () => {
+    const { topic, partition, start, producer, txid } = target;
+    if (txid) {
+      const ended = await api('POST', `/api/transactions/${encodeURIComponent(txid)}/terminate`);
+      tr(pageStatus, 'txnPage.terminated', { txid, state: ended.state });
+    } else {
+      await api('POST', `${apiPartition(topic, partition)}/transactions/${encodeURIComponent(start)}/abort`);
+      tr(pageStatus, 'txnPage.aborted', { producer, start, topic, partition });
+    }
     abortDialog.close();
-    location.reload();
+    await refreshCards();
   });
+}
+
+/** wireAbortButtons opens the abort's confirmation from each Abort… button. */
+function wireAbortButtons() {
+  if (!openAbort) return;
   for (const b of document.querySelectorAll('[data-testid="abort-txn"]')) {
     b.addEventListener('click', () => {
       target = { ...b.dataset };
-      tr($('abort-text'), 'abortDialog.text', { producer: target.producer, start: target.start, topic: target.topic, partition: target.partition });
+      const args = { producer: target.producer, start: target.start, topic: target.topic, partition: target.partition, txid: target.txid };
+      tr($('abort-text'), target.txid ? 'abortDialog.textNamed' : 'abortDialog.text', args);
       $('abort-live').hidden = target.hanging === 'true';
-      open(b);
+      openAbort(b);
     });
   }
 }
+wireAbortButtons();
+
+// ---- pages that follow the cluster ------------------------------------------
+// The transactions page and a group's page ask the API every few seconds;
+// when the answer changed — an abort from any page, a commit, a timeout, a
+// consumer's commit — they read the page again and swap their cards in
+// place, so that no row stays "Ongoing" and no lag stays "waiting" after
+// the transaction ended.
+
+/** listedStates is "id=state" of each transaction, sorted. */
+function listedStates(rows) {
+  return rows.map((r) => `${r.transactionalId}=${r.state}`).sort().join(' ');
+}
+
+function shownStates() {
+  return listedStates([...document.querySelectorAll('[data-testid="txn-row"]')].map((r) => ({ transactionalId: r.dataset.id, state: r.dataset.state })));
+}
+
+/** groupLags is what a group's page shows of its offsets, as one string. */
+function groupLags(g) {
+  return JSON.stringify((g.offsets || []).map((o) => [o.topic, o.partition, o.committed, o.logEnd, o.lag, o.recordLag,
+    o.held?.lastStableOffset, o.held?.waiting, o.held?.holder?.transactionalId]));
+}
+
+const cardIDs = ['txn-list', 'producers', 'group-offsets'];
+
+/** refreshCards reads the page again and swaps its live cards in place. */
+async function refreshCards() {
+  const res = await fetch(location.href, { headers: { Accept: 'text/html' } });
+  if (!res.ok) return;
+  const doc = new DOMParser().parseFromString(await res.text(), 'text/html');
+  for (const id of cardIDs) {
+    const fresh = doc.getElementById(id);
+    const old = $(id);
+    if (fresh && old) {
+      old.replaceWith(fresh);
+      apply(fresh);
+    }
+  }
+  wireAbortButtons();
+  main.dataset.refreshed = String(Number(main.dataset.refreshed || 0) + 1);
+}
+
+/**
+ * follow asks path every `every` ms and refreshes the cards when
+ * signature(answer) differs from shown() (the page as rendered) or, when
+ * shown is null, from the previous answer.
+ */
+function follow(path, every, signature, shown) {
+  let last = null;
+  let busy = false;
+  setInterval(async () => {
+    if (busy || document.hidden || abortDialog?.open) return;
+    busy = true;
+    try {
+      const now = signature(await api('GET', path));
+      const before = shown ? shown() : last;
+      last = now;
+      if (before !== null && now !== before) await refreshCards();
+    } catch {
+      // the next tick asks again
+    } finally {
+      busy = false;
+    }
+  }, every);
+}
+
+if ($('txn-list')) {
+  const state = new URLSearchParams(location.search).get('state') || '';
+  follow(`/api/transactions${state ? `?state=${encodeURIComponent(state)}` : ''}`, 2000, (a) => listedStates(a.transactions || []), shownStates);
+}
+if ($('group-offsets')) follow(`/api${location.pathname}`, 4000, groupLags, null);
 
 // ---- the topic's strips ----------------------------------------------------
 
