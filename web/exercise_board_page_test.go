@@ -54,7 +54,7 @@ func TestExerciseBoardPage(t *testing.T) {
 			contains: []string{`href="/exercises" data-testid="classroom-scoreboard"`, `href="/exercises#join" data-testid="join-full-link"`},
 			lacks:    []string{`data-testid="nav-exercises"`}},
 		{name: "a student is sent to their own page", srv: classroom, path: "/exercises", status: http.StatusForbidden,
-			contains: []string{`data-i18n="board.teacherOnly"`}, lacks: []string{`data-testid="scoreboard"`, `data-testid="exercise-start"`}},
+			contains: []string{`data-i18n="board.teacherOnly"`, `href="/exercise" data-testid="student-page-link"`}, lacks: []string{`data-testid="scoreboard"`, `data-testid="exercise-start"`}},
 		{name: "no Exercises in a student's navigation", srv: classroom, path: "/topics", status: http.StatusOK,
 			lacks: []string{`data-testid="nav-exercises"`}},
 		{name: "a server without a class", srv: New(Deps{Lab: &sectionLab{}}, nil), teacher: true, path: "/exercises", status: http.StatusNotFound,

@@ -58,9 +58,6 @@ type layoutView struct {
 	// ReadOnly is true when the server refuses to change the cluster: the
 	// page renders no control that would.
 	ReadOnly bool
-	// ExercisesNav adds Exercises (the scoreboard) to the navigation: the
-	// teacher's pages in classroom mode, when the server has a class.
-	ExercisesNav bool
 	// Unreachable shows the broker banner.
 	Unreachable bool
 	// Problem, when set, is why the page has no content (unknown topic,
@@ -70,6 +67,10 @@ type layoutView struct {
 
 // Teacher reports whether the page is the teacher's, with every control.
 func (v layoutView) Teacher() bool { return v.Role != httpx.Student.String() }
+
+// ExercisesNav reports whether the page links the teacher's scoreboard
+// (Exercises): the teacher's pages of a hands-on class.
+func (v layoutView) ExercisesNav() bool { return v.HandsOn && v.Teacher() }
 
 // CanWrite reports whether the page renders the controls that change the
 // cluster: the teacher's page on a cluster that may be changed.
@@ -93,7 +94,6 @@ func (s *Server) newLayout(r *http.Request, section, title string) layoutView {
 	}
 	if v.Classroom && v.Teacher() {
 		v.CSRFToken = httpx.CSRFTokenOf(r)
-		v.ExercisesNav = s.deps.Exercises != nil
 	}
 	return v
 }

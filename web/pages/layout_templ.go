@@ -397,7 +397,7 @@ func masthead(v layoutView, status templ.Component) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = siteNav(v.Section, v.ExercisesNav && status == nil).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = siteNav(v.Section, v.ExercisesNav() && status == nil).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -1466,7 +1466,7 @@ func classroomBar(v partitionView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			if v.ExercisesNav {
+			if v.ExercisesNav() {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 123, "· <a href=\"/exercises\" data-testid=\"classroom-scoreboard\" data-i18n=\"classroom.scoreboard\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
@@ -1638,7 +1638,7 @@ func classroomPanel(v partitionView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if v.ExercisesNav {
+		if v.ExercisesNav() {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 139, "<p><a href=\"/exercises#join\" data-testid=\"join-full-link\" data-i18n=\"classroom.qrFull\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
