@@ -90,8 +90,8 @@ func TestBrowserStuckConsumer(t *testing.T) {
 			p.click("lso-abort-confirm")
 			p.wait("the banner to go away", `byTestID('lso-why').dataset.state === 'stable' && summary('lso')?.dataset.value === summary('hw')?.dataset.value && byTestID('lso-abort') === null`, 30*time.Second)
 			p.wait("the banner to say the abort", fmt.Sprintf(`byTestID('lso-abort-done')?.textContent.startsWith('Aborted %s')`, s.txid), 10*time.Second)
-			txns.wait("the transactions page to stop saying Ongoing (no reload)", row+` !== null && `+row+`.dataset.state !== 'Ongoing' && !`+row+`.textContent.includes('Ongoing') && window.__notReloaded === true`, 15*time.Second)
-			group.wait("the group page to count the 50 records as record lag (no reload)", `window.__notReloaded === true && byTestID('offset-row') && !byTestID('held-links') && byTestID('record-lag').textContent === '50' && byTestID('offset-lag').textContent === '52'`, 15*time.Second)
+			txns.wait("the transactions page to stop saying Ongoing (no reload)", row+` !== null && `+row+`.dataset.state !== 'Ongoing' && !`+row+`.textContent.includes('Ongoing') && window.__notReloaded === true`, 45*time.Second)
+			group.wait("the group page to count the 50 records as record lag (no reload)", `window.__notReloaded === true && byTestID('offset-row') && !byTestID('held-links') && byTestID('record-lag').textContent === '50' && byTestID('offset-lag').textContent === '52'`, 45*time.Second)
 			var state string
 			txns.eval(row+`.dataset.state`, &state)
 			t.Logf("%s: after the abort the transactions page lists %s as %s", kind, s.txid, state)

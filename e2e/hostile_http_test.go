@@ -229,7 +229,7 @@ func TestHostileHTTP(t *testing.T) {
 				c.Close()
 			}
 		}()
-		waitFor(t, "the server to hold the silent readers' connections", 30*time.Second, func() bool { return openFiles(t, p) >= files+150 })
+		waitFor(t, "the server to hold the silent readers' connections", 60*time.Second, func() bool { return openFiles(t, p) >= files+150 })
 		checkHealthy(t, p, "200 silent readers (while they hang)", bound)
 		// The response timeout (3 s here) cuts them; the read queue
 		// (5 s) turns the rest away: after both, their connections are
