@@ -23,7 +23,7 @@ func TestWriters(t *testing.T) {
 			f.begin(b)
 			f.send(b, "B-1") // 0, its COMMIT at 1
 			f.end(b, true)
-			f.settle(2) // Kafka writes the marker after EndTxn answers: A-1 must not overtake it
+			f.settle(2)      // Kafka writes the marker after EndTxn answers: A-1 must not overtake it
 			f.send(a, "A-1") // 2
 			f.begin(b)
 			f.send(b, "B-2") // 3, COMMIT at 4
