@@ -15,6 +15,7 @@ import (
 	"github.com/offsetlab/offsetlab/internal/live"
 	"github.com/offsetlab/offsetlab/internal/problem"
 	"github.com/offsetlab/offsetlab/internal/producer"
+	"github.com/offsetlab/offsetlab/internal/wait"
 )
 
 // newLab is a Lab over a fresh embedded broker, closed with the test.
@@ -193,10 +194,14 @@ func TestProduce(t *testing.T) {
 					t.Errorf("acks=0 reported offsets %v; it cannot know them", got)
 				}
 			}
-			p, err := l.Pointers(ctx, topic, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
+			// acks=0 answers before the broker has appended: wait (with a
+			// deadline) for the log to reach its length before reading it.
+			var p inspect.Pointers
+			_ = wait.Until(ctx, 20*time.Millisecond, func(ctx context.Context) (bool, error) {
+				var err error
+				p, err = l.Pointers(ctx, topic, 0)
+				return err == nil && p.HighWatermark >= tc.logLength, nil
+			}) // on its deadline the assertion below tells what the log holds
 			if p.HighWatermark != tc.logLength {
 				t.Errorf("high watermark %d, want %d (results %v)", p.HighWatermark, tc.logLength, offsets(out.Results))
 			}
