@@ -191,14 +191,6 @@ func TestBrowserStepAnswers(t *testing.T) {
 			// written after it.
 			replayed := func(step int, want answerWant) func() {
 				return func() {
-					var reachable bool
-					p.eval(`byTestID('replay-scrubber').getClientRects().length > 0`, &reachable)
-					if !reachable {
-						// A long step's words took the log's foot (the
-						// replay bar with it): nothing to scrub here.
-						t.Logf("%s: lesson 2 step %d: the replay bar is folded away with the log's foot", kind, step+1)
-						return
-					}
 					scrubToHeldLSO(p)
 					checkStageAnswer(t, p, step, want)
 					p.click("replay-live")
@@ -235,19 +227,7 @@ func TestBrowserStepAnswers(t *testing.T) {
 				// The table rings the rows' RC column the same way, the
 				// ring's "#n" beside the lane's ✓, not over it.
 				6: func() {
-					var reachable bool
-					p.eval(`byTestID('table-toggle').getClientRects().length > 0`, &reachable)
-					toggle := func() {
-						if reachable {
-							p.click("table-toggle")
-							return
-						}
-						// A long step's words took the log's foot (its Table
-						// toggle with it); the table is the one a teacher
-						// chose before the lesson (the choice is kept).
-						p.eval(`byTestID('table-toggle').click()`, nil)
-					}
-					toggle()
+					p.click("table-toggle")
 					p.wait("the table", `byTestID('log-viewport').classList.contains('table') && document.querySelector('[data-testid="log-row"]')`, 5*time.Second)
 					checkStageAnswer(t, p, 6, answerWant{kind: "read", offset: "0", says: []string{"read_committed received offsets 0, 4, 6"}, rings: []string{"0:lane:#1", "4:lane:#2", "6:lane:#3"}})
 					for _, size := range []struct {
@@ -261,7 +241,7 @@ func TestBrowserStepAnswers(t *testing.T) {
 						}
 					}
 					p.do("back to 1280×720", chromedp.EmulateViewport(1280, 720))
-					toggle()
+					p.click("table-toggle")
 				},
 			}})
 
