@@ -131,6 +131,17 @@ func exerciseBoardScenario(t *testing.T, chromium, lang string, words boardWords
 	teacher.wait("the evidence of the ABORT marker", fmt.Sprintf(`byTestID('board-evidence').dataset.student === %q && byTestID('evidence-hint')?.dataset.code === 'exercise.hint.abortMarker' &&
 		byTestID('evidence-hint').textContent.includes(%q) && [...document.querySelectorAll('[data-testid="evidence-line"]')].some((l) => l.textContent.includes('ABORT'))`, wrong.Name, words.abortHas), 10*time.Second)
 	t.Logf("evidence: %s", teacher.text("board-evidence"))
+	// Its producer is named as on the student's partition page: P1, no
+	// 19-digit id.
+	var producers struct {
+		Named bool `json:"named"`
+		Long  bool `json:"long"`
+	}
+	teacher.eval(`(() => { const lines = [...document.querySelectorAll('[data-testid="evidence-line"]')].map((l) => l.textContent);
+		return {named: lines.some((l) => l.includes('ABORT') && /\bP1\b/.test(l)), long: lines.some((l) => /\d{10,}/.test(l))}; })()`, &producers)
+	if !producers.Named || producers.Long {
+		t.Errorf("the evidence names the ABORT marker's producer P1: %v, shows a long producer id: %v (%s)", producers.Named, producers.Long, teacher.text("board-evidence"))
+	}
 	assertProjectorReadable(t, teacher)
 	teacher.boardShot("exercise-board-"+lang+"-1280x720", 1280, 720)
 	teacher.press(kb.Tab)

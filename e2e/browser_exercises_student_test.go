@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -177,7 +178,9 @@ func TestBrowserStudentExercise(t *testing.T) {
 	en.wait("the English checklist all ✓, live", fmt.Sprintf(`document.getElementById('app').dataset.done === 'true' &&
 		[...document.querySelectorAll('[data-testid="check"]')].every((c) => c.dataset.state === 'ok' && c.querySelector('.check-mark').textContent === '✓' && c.querySelector('[data-testid="check-state"]').textContent === %q) &&
 		window.offsetlabBoot === 'joined'`, s.passed), 45*time.Second)
-	if got := en.text("checklist"); !strings.Contains(got, "offsets 0–2") || !strings.Contains(got, "COMMIT marker at offset 3") {
+	// The producer is named as on the partition page (P1), its id shortened.
+	if got := en.text("checklist"); !strings.Contains(got, "offsets 0–2") || !strings.Contains(got, "COMMIT marker at offset 3 (producer P1, epoch") ||
+		!strings.Contains(got, "producer P1 (id …") || regexp.MustCompile(`\d{10,}`).MatchString(got) {
 		t.Errorf("the committed check's evidence reads %q", got)
 	}
 	en.assertTextSize()

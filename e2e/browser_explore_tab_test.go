@@ -257,6 +257,7 @@ func TestBrowserExploreLesson2(t *testing.T) {
 			if pageWide {
 				t.Error("the Explore tab makes the page wider than the window at 150 %")
 			}
+			checkZoomedMasthead(t, p)
 			p.do("back to 100%", chromedp.EmulateViewport(1280, 720))
 
 			// The table view.
@@ -504,5 +505,33 @@ func TestBrowserExploreSeekTime(t *testing.T) {
 				t.Errorf("the JSON value in the details: %+v", parts)
 			}
 		})
+	}
+}
+
+// zoomedMastheadMax is the most height, in CSS px, the partition page's
+// masthead may take at 150 % zoom (853×480): two compact rows, a fifth of
+// the window, where it used to take four rows (157 px).
+const zoomedMastheadMax = 96
+
+// checkZoomedMasthead checks, on a page zoomed to 150 %, that the
+// masthead stays within zoomedMastheadMax and that the navigation, the
+// language switch and the partition picker lie whole inside it and the
+// window.
+func checkZoomedMasthead(t *testing.T, p *page) {
+	t.Helper()
+	var got struct {
+		Height  float64  `json:"height"`
+		Outside []string `json:"outside"`
+	}
+	p.eval(`(() => {
+		const m = document.querySelector('.masthead').getBoundingClientRect();
+		const whole = (e) => { const r = e.getBoundingClientRect(); return r.width > 0 && r.left >= m.left && r.right <= Math.min(m.right, innerWidth) && r.top >= m.top && r.bottom <= m.bottom; };
+		return { height: m.height, outside: ['site-nav', 'ui-lang-switch', 'topic-picker'].filter((id) => !whole(byTestID(id))) };
+	})()`, &got)
+	if got.Height > zoomedMastheadMax {
+		t.Errorf("at 150 %% the masthead is %.0f px tall, want at most %d (two compact rows)", got.Height, zoomedMastheadMax)
+	}
+	if len(got.Outside) > 0 {
+		t.Errorf("at 150 %% these lie outside the masthead or the window: %v", got.Outside)
 	}
 }

@@ -224,12 +224,23 @@ func TestBrowserStepAnswers(t *testing.T) {
 					rings: []string{"1:cell:marker", "3:cell:marker", "5:cell:marker", "7:cell:marker", "2:cell:aborted"}},
 				6: {kind: "read", offset: "0", says: []string{"read_committed received offsets 0, 4, 6"}, rings: []string{"0:lane:#1", "4:lane:#2", "6:lane:#3"}},
 			}, stepHooks{shots: map[int]string{5: "step-answers-lesson3-step6-" + string(kind)}, after: map[int]func(){
-				// The table rings the rows' RC column the same way.
+				// The table rings the rows' RC column the same way, the
+				// ring's "#n" beside the lane's ✓, not over it.
 				6: func() {
 					p.click("table-toggle")
 					p.wait("the table", `byTestID('log-viewport').classList.contains('table') && document.querySelector('[data-testid="log-row"]')`, 5*time.Second)
 					checkStageAnswer(t, p, 6, answerWant{kind: "read", offset: "0", says: []string{"read_committed received offsets 0, 4, 6"}, rings: []string{"0:lane:#1", "4:lane:#2", "6:lane:#3"}})
-					p.screenshot("step-answers-lesson3-step7-table-"+string(kind), 1280, 720, false)
+					for _, size := range []struct {
+						name          string
+						width, height int64
+						phone         bool
+					}{{"1280x720", 1280, 720, false}, {"1920x1080", 1920, 1080, false}, {"zoom150", 853, 480, false}, {"phone", 390, 844, true}} {
+						p.screenshot("step-answers-lesson3-step7-table-"+size.name+"-"+string(kind), size.width, size.height, size.phone)
+						if covered := laneMarksCovered(p); len(covered) > 0 {
+							t.Errorf("%s: in the table at %s a ring's label covers the lane's mark: %v", kind, size.name, covered)
+						}
+					}
+					p.do("back to 1280×720", chromedp.EmulateViewport(1280, 720))
 					p.click("table-toggle")
 				},
 			}})
@@ -295,4 +306,26 @@ func TestBrowserStepAnswersClassroom(t *testing.T) {
 		t.Errorf("the student's stage after step 5: %s, want the committed offset 1 at its cell, in Korean, in view", b)
 	}
 	student.screenshot("step-answers-classroom-student-step5", 1280, 720, false)
+}
+
+// laneMarksCovered lists, in the table, the rows whose lane's ✓ or ✗ the
+// label ("#1") of a reading step's ring overlaps, box against box, as
+// "offset: label [left,right] mark [left,right]"; a ring whose row is not
+// drawn (scrolled away) is skipped.
+func laneMarksCovered(p *page) []string {
+	p.t.Helper()
+	var out []string
+	p.eval(`[...document.querySelectorAll('[data-testid="step-answer-ring"][data-on="lane"]')].flatMap((ring) => {
+		const row = document.querySelector('[data-testid="log-row"][data-offset="' + ring.dataset.offset + '"]');
+		const lanes = row ? [...row.querySelectorAll('.t-rc, .t-ru')].filter((l) => l.textContent.trim() !== '') : [];
+		const label = ring.querySelector('.step-answer-ring-label').getBoundingClientRect();
+		return lanes.flatMap((lane) => {
+			const range = document.createRange();
+			range.selectNodeContents(lane);
+			const mark = range.getBoundingClientRect();
+			const overlap = mark.width > 0 && label.left < mark.right && mark.left < label.right && label.top < mark.bottom && mark.top < label.bottom;
+			return overlap ? [ring.dataset.offset + ': label [' + Math.round(label.left) + ',' + Math.round(label.right) + '] mark [' + Math.round(mark.left) + ',' + Math.round(mark.right) + ']'] : [];
+		});
+	})`, &out)
+	return out
 }

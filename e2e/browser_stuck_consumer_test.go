@@ -18,9 +18,9 @@ import (
 // (refund-worker-7)" with a link to the transaction; the partition page's
 // banner names refund-worker-7, its age and 60 s timeout and the 50
 // records, and its Abort ends the transaction: the banner turns to
-// LSO = HW, and the transactions page and the group's page, open all
-// along and never reloaded, stop saying Ongoing and count the 50 records
-// as record lag.
+// LSO = HW, the transactions page, open all along and never reloaded,
+// stops saying Ongoing, and the group's page, opened just before the
+// abort and never reloaded, counts the 50 records as record lag.
 func TestBrowserStuckConsumer(t *testing.T) {
 	t.Parallel()
 	for _, kind := range brokerKinds {
@@ -37,11 +37,6 @@ func TestBrowserStuckConsumer(t *testing.T) {
 			txns.wait("refund-worker-7 listed Ongoing", row+`?.dataset.state === 'Ongoing'`, 10*time.Second)
 			txns.eval(`window.__notReloaded = true`, nil)
 			txns.wait("its abort offered through the coordinator", fmt.Sprintf(`document.querySelector('[data-testid="abort-txn"][data-txid="%s"]') !== null && byTestID('terminate-command')?.textContent.includes('forceTerminateTransaction --transactionalId %s')`, s.txid, s.txid), 10*time.Second)
-
-			// So does the group's page, in a second tab of that browser.
-			group := txns.newTab(1280, 720)
-			group.open("/groups/" + s.group)
-			group.eval(`window.__notReloaded = true`, nil)
 
 			p := openPage(t, a, chromium, 1280, 720)
 			p.open("/groups/" + s.group)
@@ -85,18 +80,23 @@ func TestBrowserStuckConsumer(t *testing.T) {
 			p.screenshot("stuck-banner-phone-"+string(kind), 390, 844, true)
 			p.screenshot("stuck-banner-"+string(kind), 1280, 720, false)
 
+			// The group's page opens in a second tab of the transactions
+			// page's browser just before the abort, so that its first look
+			// at the API most likely already sees the transaction ended: it
+			// must compare the answer with what it shows, not with its
+			// previous answer.
+			group := txns.newTab(1280, 720)
+			group.open("/groups/" + s.group)
+			group.wait("the group page to show the held LSO", `byTestID('held-links')?.dataset.txid === '`+s.txid+`' && byTestID('record-lag')?.textContent === '0'`, 10*time.Second)
+			group.eval(`window.__notReloaded = true`, nil)
+
 			p.click("lso-abort")
 			p.wait("the confirmation", `byTestID('lso-confirm') !== null && document.activeElement === byTestID('lso-abort-confirm')`, 5*time.Second)
 			p.click("lso-abort-confirm")
 			p.wait("the banner to go away", `byTestID('lso-why').dataset.state === 'stable' && summary('lso')?.dataset.value === summary('hw')?.dataset.value && byTestID('lso-abort') === null`, 30*time.Second)
 			p.wait("the banner to say the abort", fmt.Sprintf(`byTestID('lso-abort-done')?.textContent.startsWith('Aborted %s')`, s.txid), 10*time.Second)
 			txns.wait("the transactions page to stop saying Ongoing (no reload)", row+` !== null && `+row+`.dataset.state !== 'Ongoing' && !`+row+`.textContent.includes('Ongoing') && window.__notReloaded === true`, 45*time.Second)
-			// The group page's own refresh after the abort passes alone but
-			// not inside the whole test command (not understood yet): it is
-			// logged, not asserted, until that is found.
-			var refreshed bool
-			group.eval(`window.__notReloaded === true && byTestID('offset-row') && !byTestID('held-links') && byTestID('record-lag').textContent === '50' && byTestID('offset-lag').textContent === '52'`, &refreshed)
-			t.Logf("%s: the group page counts the 50 records as record lag after the abort without reload: %v", kind, refreshed)
+			group.wait("the group page counts the 50 records as record lag after the abort without reload", `window.__notReloaded === true && byTestID('offset-row') && !byTestID('held-links') && byTestID('record-lag').textContent === '50' && byTestID('offset-lag').textContent === '52'`, 30*time.Second)
 			var state string
 			txns.eval(row+`.dataset.state`, &state)
 			t.Logf("%s: after the abort the transactions page lists %s as %s", kind, s.txid, state)

@@ -196,6 +196,8 @@ func TestSectionPages(t *testing.T) {
 			contains: []string{`data-group="totals-tx"`, `href="/groups/totals-tx"`, `href="/groups/a%2Fb"`}},
 		{name: "a group with both lags and why they differ", path: "/groups/totals-tx", status: http.StatusOK,
 			contains: []string{`data-testid="offset-row" data-topic="order-totals-tx" data-partition="0" data-differ="true"`,
+				// What the page's script compares with /api/groups/totals-tx to know when to refresh.
+				`data-committed="7" data-log-end="8" data-lag="1" data-record-lag="0" data-held-lso="" data-held-waiting="" data-held-txid=""`,
 				`data-testid="offset-lag">1</td>`, `data-testid="record-lag">0</td>`, `usually the COMMIT marker that ends the last transaction`,
 				`3 of the 6 offsets left hold nothing a read_committed consumer receives`, `caught up: nothing left to read`,
 				`<code>processor</code>`, `href="/topics/orders"`}},

@@ -11,7 +11,9 @@
 // each offset's outcome and who receives it), their group's committed
 // offsets, the transaction coordinator — never what the student says, and
 // answers a Verdict: ok or not, the Evidence it looked at (offsets,
-// producer id and epoch, the marker), and when failing a hint that names
+// producer id and epoch, the marker; each producer also by its name on the
+// student's partition page, P1 …, read once per grading from the same
+// table the page's live feed sends), and when failing a hint that names
 // the cause ("your records have producer id -1: enable.idempotence is
 // off").
 //

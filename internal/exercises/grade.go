@@ -37,7 +37,35 @@ func Grade(ctx context.Context, broker Broker, ex Exercise, student string, from
 		res.Done = res.Done && v.OK
 		res.Checks = append(res.Checks, CheckResult{Key: c.Key, Verdict: v})
 	}
+	nameProducers(ev, res.Checks)
 	return res
+}
+
+// nameProducers puts beside each producer id of the checks' evidence its
+// name on the student's partition page (P1 …), read once and only when
+// some evidence has a producer; without names (a read that failed, a
+// producer past the names) the ids stand alone.
+func nameProducers(ev *evaluation, checks []CheckResult) {
+	need := false
+	for _, c := range checks {
+		need = need || c.Evidence.ProducerID != nil || c.Evidence.Marker != nil
+	}
+	if !need {
+		return
+	}
+	names, err := ev.broker.ProducerAliases(ev.ctx, ev.names.Topic, 0)
+	if err != nil || len(names) == 0 {
+		return
+	}
+	for i := range checks {
+		e := &checks[i].Evidence
+		if e.ProducerID != nil {
+			e.ProducerAlias = names[*e.ProducerID]
+		}
+		if e.Marker != nil {
+			e.Marker.ProducerAlias = names[e.Marker.ProducerID]
+		}
+	}
 }
 
 // brokerHint is the sentence of a broker's error.

@@ -16,6 +16,9 @@ type Broker interface {
 	Log(ctx context.Context, topic string, partition int32, from int64, limit int) (*inspect.Log, error)
 	Group(ctx context.Context, name string) (cluster.GroupInfo, error)
 	Transaction(ctx context.Context, id string) (cluster.TransactionInfo, error)
+	// ProducerAliases names a partition's producers by id as its
+	// partition page does (P1, P2 …): the evidence uses the same names.
+	ProducerAliases(ctx context.Context, topic string, partition int32) (map[int64]string, error)
 }
 
 // Rule is one kind of check: it reads the broker through the evaluation
@@ -40,9 +43,12 @@ type Verdict struct {
 // reads are set.
 type Evidence struct {
 	// Offsets are the data records the check looked at.
-	Offsets       []int64 `json:"offsets,omitempty"`
-	ProducerID    *int64  `json:"producerId,omitempty"`
-	ProducerEpoch *int16  `json:"producerEpoch,omitempty"`
+	Offsets    []int64 `json:"offsets,omitempty"`
+	ProducerID *int64  `json:"producerId,omitempty"`
+	// ProducerAlias is ProducerID's name on the student's partition page
+	// (P1 …), empty when it has none.
+	ProducerAlias string `json:"producerAlias,omitempty"`
+	ProducerEpoch *int16 `json:"producerEpoch,omitempty"`
 	// Epochs are the producer epochs seen, in log order, once each.
 	Epochs    []int16    `json:"epochs,omitempty"`
 	Sequences []int32    `json:"sequences,omitempty"`
@@ -61,6 +67,7 @@ type MarkerRef struct {
 	Offset        int64  `json:"offset"`
 	Type          string `json:"type"`
 	ProducerID    int64  `json:"producerId"`
+	ProducerAlias string `json:"producerAlias,omitempty"`
 	ProducerEpoch int16  `json:"producerEpoch"`
 }
 

@@ -194,3 +194,25 @@ func (l *Lab) Events(n int) []live.Event {
 	}
 	return l.hub.Recent(n)
 }
+
+// aliasScanBytes bounds the batch headers ProducerAliases reads when
+// nobody watches the partition (4 MiB): a student's partition is small,
+// and the grader asks every few seconds.
+const aliasScanBytes = 4 << 20
+
+// ProducerAliases names topic/partition's producers by producer id as
+// its partition page does (P1, P2 …, live.Hub.ProducerAliases): the
+// running feed's names while someone watches it, else the ones a new
+// feed would give, read from at most aliasScanBytes of batch headers.
+// A producer without a name is not in the map.
+func (l *Lab) ProducerAliases(ctx context.Context, topic string, partition int32) (map[int64]string, error) {
+	list, err := l.hub.ProducerAliases(ctx, topic, partition, aliasScanBytes)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int64]string, len(list))
+	for _, a := range list {
+		out[a.ProducerID] = a.Alias
+	}
+	return out, nil
+}

@@ -132,3 +132,38 @@ func (f *feed) aliasLocked(changed []inspect.Entry, always bool) {
 	f.aliases.grown = false
 	f.publishLocked(encode(Message{Type: TypeProducers, Topic: f.key.topic, Partition: f.key.partition, Producers: f.aliases.snapshot()}))
 }
+
+// ProducerAliases is topic/partition's table of producer names as its
+// pages show them: the running feed's while someone watches the
+// partition, else numbered from the log start as a new feed numbers them,
+// over at most maxBytes of batch headers (at most WritersBytes). The
+// numbering follows the order of first offsets, so a smaller cap only
+// leaves the later producers unnamed; none gets another's name. It costs
+// one read of batch headers when no feed runs, nothing when one does;
+// an error is the source's. A Source that lists no writers names none.
+func (h *Hub) ProducerAliases(ctx context.Context, topic string, partition int32, maxBytes int64) ([]ProducerAlias, error) {
+	h.mu.Lock()
+	f := h.feeds[feedKey{topic, partition}]
+	h.mu.Unlock()
+	if f != nil {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.aliases.snapshot(), nil
+	}
+	src, ok := h.src.(WriterSource)
+	if !ok {
+		return nil, nil
+	}
+	if maxBytes <= 0 || maxBytes > WritersBytes {
+		maxBytes = WritersBytes
+	}
+	w, err := src.Writers(ctx, topic, partition, -1, -1, maxBytes)
+	if err != nil {
+		return nil, err
+	}
+	var table aliasTable
+	for _, p := range w.Producers {
+		table.add(p.ProducerID, p.FirstOffset)
+	}
+	return table.snapshot(), nil
+}

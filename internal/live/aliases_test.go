@@ -192,3 +192,49 @@ func TestAliasTableBounded(t *testing.T) {
 		t.Fatalf("renumbered: first %+v, last %+v", a.list[0], a.list[MaxAliases-1])
 	}
 }
+
+// TestHubProducerAliases: the hub names a partition's producers as its
+// pages do — from the running feed while one runs (here one that knows
+// only its tail), else from the log start as a new feed would — and a
+// source that lists no writers, with no feed, names none.
+func TestHubProducerAliases(t *testing.T) {
+	t.Parallel()
+	names := func(list []ProducerAlias) []string {
+		var out []string
+		for _, p := range list {
+			out = append(out, p.Alias+"="+itoa(p.ProducerID))
+		}
+		return out
+	}
+	ctx := context.Background()
+	runs := []writerRun{{900, 0, 5}, {7, 5, 10}}
+
+	scanned := NewHub(writerSource{&writersLog{runs: runs}}, nil, Config{})
+	defer scanned.Close()
+	got, err := scanned.ProducerAliases(ctx, "t", 0, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"P1=900", "P2=7"}; !slices.Equal(names(got), want) {
+		t.Errorf("no feed: %v, want %v (numbered from the log start)", names(got), want)
+	}
+
+	tailOnly := NewHub(&writersLog{runs: runs}, nil, Config{PollInterval: 5 * time.Millisecond, TailEntries: 3})
+	defer tailOnly.Close()
+	if got, err := tailOnly.ProducerAliases(ctx, "t", 0, 1<<20); err != nil || len(got) != 0 {
+		t.Errorf("no feed, no writers listed: %v, %v; want no names", names(got), err)
+	}
+	sub, err := tailOnly.Subscribe("t", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	shown := aliasesOf(t, sub, 1)
+	got, err = tailOnly.ProducerAliases(ctx, "t", 0, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(names(got), shown) {
+		t.Errorf("with a feed: %v, want the feed's table %v", names(got), shown)
+	}
+}

@@ -65,6 +65,25 @@ func (o offsetRow) HeldTransactionalID() string {
 	return o.Held.Holder.TransactionalID
 }
 
+// HeldLSOText is the last stable offset an open transaction holds, ""
+// when none holds it (the group page's script compares it with the API's
+// answer to know when to refresh).
+func (o offsetRow) HeldLSOText() string {
+	if o.Held == nil {
+		return ""
+	}
+	return i64(o.Held.LastStableOffset)
+}
+
+// HeldWaitingText counts the records waiting behind the open
+// transaction, "" when none holds the LSO.
+func (o offsetRow) HeldWaitingText() string {
+	if o.Held == nil {
+		return ""
+	}
+	return i64(o.Held.Waiting)
+}
+
 // Differ reports whether the two lags differ.
 func (o offsetRow) Differ() bool { return o.Lag >= 0 && o.RecordLag >= 0 && o.Lag != o.RecordLag }
 

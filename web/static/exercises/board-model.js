@@ -2,7 +2,11 @@
 // results API alone and with no page around it (node --test runs it):
 // the state of each cell, of each student's row, the done count, and the
 // evidence of a check as catalogue sentences ({key, args}), so that the
-// page says it in the viewer's language.
+// page says it in the viewer's language. A producer is named as on the
+// student's partition page (P1 …, the evidence's producerAlias, from the
+// same table), its id shortened beside it.
+
+import { shortId } from '../partition/aliases.js';
 
 // ACTIVITY are the evidence fields that only a student's own writes (or
 // their group's commits) fill in; the log's end and the coordinator's
@@ -73,15 +77,20 @@ export function evidenceLines(ev) {
   if (!ev) return [];
   const lines = [];
   if (ev.offsets?.length) lines.push({ key: 'board.ev.offsets', args: { offsets: listText(ev.offsets) } });
-  if (ev.producerId !== undefined && ev.producerId !== null) lines.push({ key: 'board.ev.producerId', args: { producerId: String(ev.producerId) } });
+  if (ev.producerId !== undefined && ev.producerId !== null) {
+    lines.push(ev.producerAlias
+      ? { key: 'board.ev.producerAlias', args: { alias: ev.producerAlias, producerId: shortId(ev.producerId) } }
+      : { key: 'board.ev.producerId', args: { producerId: String(ev.producerId) } });
+  }
   if (ev.producerEpoch !== undefined && ev.producerEpoch !== null) lines.push({ key: 'board.ev.producerEpoch', args: { epoch: String(ev.producerEpoch) } });
   if (ev.epochs?.length) lines.push({ key: 'board.ev.epochs', args: { epochs: ev.epochs.join(', ') } });
   if (ev.sequences?.length) lines.push({ key: 'board.ev.sequences', args: { sequences: listText(ev.sequences) } });
   if (ev.marker) {
-    lines.push({
-      key: 'board.ev.marker',
-      args: { type: ev.marker.type, offset: String(ev.marker.offset), producerId: String(ev.marker.producerId), epoch: String(ev.marker.producerEpoch) },
-    });
+    const m = ev.marker;
+    const args = { type: m.type, offset: String(m.offset), epoch: String(m.producerEpoch) };
+    lines.push(m.producerAlias
+      ? { key: 'board.ev.markerAlias', args: { ...args, alias: m.producerAlias } }
+      : { key: 'board.ev.marker', args: { ...args, producerId: String(m.producerId) } });
   }
   if (ev.received) {
     lines.push(ev.received.length ? { key: 'board.ev.received', args: { offsets: listText(ev.received) } } : { key: 'board.ev.receivedNone' });

@@ -2,7 +2,11 @@
 // with no page around it (node --test web/static/test/studentview.test.js):
 // whether a name may join, the checklist's rows from the exercise and the
 // student's result, and the evidence of a check as catalogue sentences.
-// student.js puts these on the page.
+// student.js puts these on the page. A producer is named as on the
+// student's partition page (P1 …, the evidence's producerAlias), its id
+// shortened beside it.
+
+import { shortId } from '../partition/aliases.js';
 
 // NAME_RULE is the class's rule for a name (internal/exercises, nameRule):
 // a letter, then letters and digits, 2 to 16 in all.
@@ -52,16 +56,20 @@ export function evidenceSentences(ev) {
   if (!ev) return [];
   const out = [];
   if (ev.offsets?.length) out.push({ key: 'student.evidence.offsets', args: { offsets: spans(ev.offsets) } });
-  if (ev.producerId !== undefined && ev.producerEpoch !== undefined) {
-    out.push({ key: 'student.evidence.producer', args: { producerId: String(ev.producerId), epoch: String(ev.producerEpoch) } });
-  } else if (ev.producerId !== undefined) {
-    out.push({ key: 'student.evidence.producerId', args: { producerId: String(ev.producerId) } });
+  if (ev.producerId !== undefined) {
+    const alias = ev.producerAlias;
+    const args = alias ? { alias, producerId: shortId(ev.producerId) } : { producerId: String(ev.producerId) };
+    if (ev.producerEpoch !== undefined) out.push({ key: alias ? 'student.evidence.producerAlias' : 'student.evidence.producer', args: { ...args, epoch: String(ev.producerEpoch) } });
+    else out.push({ key: alias ? 'student.evidence.producerIdAlias' : 'student.evidence.producerId', args });
   }
   if (ev.epochs?.length) out.push({ key: 'student.evidence.epochs', args: { epochs: ev.epochs.join(', ') } });
   if (ev.sequences?.length) out.push({ key: 'student.evidence.sequences', args: { sequences: spans(ev.sequences) } });
   if (ev.marker) {
     const m = ev.marker;
-    out.push({ key: 'student.evidence.marker', args: { type: m.type, offset: String(m.offset), producerId: String(m.producerId), epoch: String(m.producerEpoch) } });
+    const args = { type: m.type, offset: String(m.offset), epoch: String(m.producerEpoch) };
+    out.push(m.producerAlias
+      ? { key: 'student.evidence.markerAlias', args: { ...args, alias: m.producerAlias } }
+      : { key: 'student.evidence.marker', args: { ...args, producerId: String(m.producerId) } });
   }
   if (ev.received?.length) out.push({ key: 'student.evidence.received', args: { offsets: spans(ev.received) } });
   else if (ev.received && ev.received.length === 0) out.push({ key: 'student.evidence.receivedNone' });

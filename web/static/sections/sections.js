@@ -160,10 +160,29 @@ function shownStates() {
   return listedStates([...document.querySelectorAll('[data-testid="txn-row"]')].map((r) => ({ transactionalId: r.dataset.id, state: r.dataset.state })));
 }
 
-/** groupLags is what a group's page shows of its offsets, as one string. */
+/**
+ * offsetLags is "topic/partition=committed,logEnd,lag,recordLag,lso,waiting,txid"
+ * of each of a group's partitions, sorted: the same string from the API's
+ * answer (groupLags) and from the rows the page shows (shownLags).
+ */
+function offsetLags(rows) {
+  return rows.map((o) => `${o.topic}/${o.partition}=${[o.committed, o.logEnd, o.lag, o.recordLag, o.lso, o.waiting, o.txid].map((v) => (v ?? '')).join(',')}`).sort().join(' ');
+}
+
+/** groupLags is what a group's page should show of its offsets (the API's answer). */
 function groupLags(g) {
-  return JSON.stringify((g.offsets || []).map((o) => [o.topic, o.partition, o.committed, o.logEnd, o.lag, o.recordLag,
-    o.held?.lastStableOffset, o.held?.waiting, o.held?.holder?.transactionalId]));
+  return offsetLags((g.offsets || []).map((o) => ({
+    topic: o.topic, partition: o.partition, committed: o.committed, logEnd: o.logEnd, lag: o.lag, recordLag: o.recordLag,
+    lso: o.held?.lastStableOffset, waiting: o.held?.waiting, txid: o.held?.holder?.transactionalId,
+  })));
+}
+
+/** shownLags is what a group's page shows of its offsets, read from its rows. */
+function shownLags() {
+  return offsetLags([...document.querySelectorAll('#group-offsets [data-testid="offset-row"]')].map((r) => ({
+    topic: r.dataset.topic, partition: r.dataset.partition, committed: r.dataset.committed, logEnd: r.dataset.logEnd, lag: r.dataset.lag,
+    recordLag: r.dataset.recordLag, lso: r.dataset.heldLso, waiting: r.dataset.heldWaiting, txid: r.dataset.heldTxid,
+  })));
 }
 
 const cardIDs = ['txn-list', 'producers', 'group-offsets'];
@@ -187,20 +206,17 @@ async function refreshCards() {
 
 /**
  * follow asks path every `every` ms and refreshes the cards when
- * signature(answer) differs from shown() (the page as rendered) or, when
- * shown is null, from the previous answer.
+ * signature(answer) differs from shown(), the page as it is rendered now:
+ * comparing with the page, not with the previous answer, refreshes a page
+ * whose first answer already differs from what it shows.
  */
 function follow(path, every, signature, shown) {
-  let last = null;
   let busy = false;
   setInterval(async () => {
     if (busy || document.hidden || abortDialog?.open) return;
     busy = true;
     try {
-      const now = signature(await api('GET', path));
-      const before = shown ? shown() : last;
-      last = now;
-      if (before !== null && now !== before) await refreshCards();
+      if (signature(await api('GET', path)) !== shown()) await refreshCards();
     } catch {
       // the next tick asks again
     } finally {
@@ -213,7 +229,7 @@ if ($('txn-list')) {
   const state = new URLSearchParams(location.search).get('state') || '';
   follow(`/api/transactions${state ? `?state=${encodeURIComponent(state)}` : ''}`, 2000, (a) => listedStates(a.transactions || []), shownStates);
 }
-if ($('group-offsets')) follow(`/api${location.pathname}`, 4000, groupLags, null);
+if ($('group-offsets')) follow(`/api${location.pathname}`, 4000, groupLags, shownLags);
 
 // ---- the topic's strips ----------------------------------------------------
 

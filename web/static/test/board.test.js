@@ -50,6 +50,17 @@ test('evidenceLines names each fact the check read, in order', () => {
   assert.deepEqual(evidenceLines({ committedOffset: 0 }), [{ key: 'board.ev.committedOffset', args: { offset: '0' } }]);
 });
 
+test('evidenceLines names a producer as the partition page does, its id shortened', () => {
+  const lines = evidenceLines({
+    producerId: '1234567890123456789', producerAlias: 'P2',
+    marker: { offset: 3, type: 'ABORT', producerId: '1234567890123456789', producerAlias: 'P2', producerEpoch: 1 },
+  });
+  assert.deepEqual(lines, [
+    { key: 'board.ev.producerAlias', args: { alias: 'P2', producerId: '…6789' } },
+    { key: 'board.ev.markerAlias', args: { type: 'ABORT', offset: '3', alias: 'P2', epoch: '1' } },
+  ]);
+});
+
 test('topicOf fills the exercise names in for a student', () => {
   assert.equal(topicOf({ topic: '<name>-commit' }, 'ada'), 'ada-commit');
 });

@@ -58,6 +58,17 @@ test('evidenceSentences names offsets, producer, marker and what read_committed 
   assert.deepEqual(evidenceSentences(undefined), []);
 });
 
+test('evidenceSentences names a producer as the partition page does, its id shortened', () => {
+  assert.deepEqual(evidenceSentences({
+    producerId: '9007199254740993', producerAlias: 'P1', producerEpoch: 2,
+    marker: { offset: 5, type: 'COMMIT', producerId: '9007199254740993', producerAlias: 'P1', producerEpoch: 2 },
+  }), [
+    { key: 'student.evidence.producerAlias', args: { alias: 'P1', producerId: '…0993', epoch: '2' } },
+    { key: 'student.evidence.markerAlias', args: { type: 'COMMIT', offset: '5', alias: 'P1', epoch: '2' } },
+  ]);
+  assert.deepEqual(evidenceSentences({ producerId: 7, producerAlias: 'P3' }), [{ key: 'student.evidence.producerIdAlias', args: { alias: 'P3', producerId: '7' } }]);
+});
+
 const checks = [
   { key: 'committed', title: { en: 'Three records and their COMMIT marker' } },
   { key: 'readCommitted', title: { en: 'read_committed receives the three' } },
