@@ -21,7 +21,7 @@ func (p *page) laneLabelsWrapped() []string {
 		const r = document.createRange();
 		r.selectNodeContents(e);
 		const lines = new Set([...r.getClientRects()].map((x) => Math.round(x.top))).size;
-		const want = (e.classList.contains('g-rc') ? 'RC ' : 'RU ') + (document.documentElement.lang === 'ko' ? '컨슈머' : 'consumer');
+		const want = e.classList.contains('g-rc') ? 'RC' : 'RU';
 		return e.textContent !== want || lines !== 1 || e.scrollWidth > e.clientWidth + 1 ? e.textContent + ': ' + lines + ' lines, ' + e.scrollWidth + '>' + e.clientWidth : '';
 	}).filter(Boolean)`, &bad)
 	return bad
@@ -40,8 +40,8 @@ func (p *page) writtenCellsInView() int {
 
 // TestBrowserLogViewFit: lesson 2's log (0…7, the next offset 8) opened at
 // 150 % zoom shows written cells, not the next slot alone; the lane labels
-// read "RC consumer" and "RU consumer" (the counts above the log say RC ·
-// read_committed …) on one line at 1280×720, 1920×1080 and 150 %, in
+// read "RC" and "RU" (the counts above the log say RC · read_committed …)
+// on one line at 1280×720, 1920×1080 and 150 %, in
 // English and Korean; on a phone the legend takes at most a tenth of the
 // screen until its button opens it; the replay's minimap shows the
 // crash's moment (HW 3, offset 2 open) and the live partition again after

@@ -40,15 +40,21 @@ function el(tag, attrs = {}, ...children) {
 const WORDED_FACTS = new Set(['shape', 'gaps', 'ended', 'markers']);
 const value = (v, fact) => (WORDED_FACTS.has(fact) ? words('lesson.ui.value.', v) : has('lesson.ui.value.' + v) ? t('lesson.ui.value.' + v) : v);
 
+/**
+ * CROWDED is how many steps a bar numbers: a longer lesson's bar (lesson 7
+ * has 17) shows each step's mark and numbers only the step up next.
+ */
+const CROWDED = 10;
+
 /** stepList is the run's step bar: a mark per step (✓ done, ✗ failed, ▶ next). */
 function stepList(run, tx) {
-  const list = el('ol', { class: 'lesson-steps', 'data-testid': 'lesson-steps' });
+  const list = el('ol', { class: 'lesson-steps' + (run.steps.length >= CROWDED ? ' crowded' : ''), 'data-testid': 'lesson-steps' });
   for (const s of run.steps) {
     const failedChecks = s.expectations.some((c) => s.status === 'done' && !c.ok);
     const mark = s.status === 'failed' || failedChecks ? '✗' : s.status === 'done' ? '✓' : s.index === run.cursor ? '▶' : '';
     const title = t('lesson.ui.stepOf', { n: s.index + 1, total: run.steps.length }) + ' — ' + tx(s.title);
     list.append(el('li', { 'data-status': s.status, 'aria-current': s.index === run.cursor ? 'step' : null, title },
-      el('span', { class: 'mark', 'aria-hidden': 'true' }, mark), String(s.index + 1),
+      el('span', { class: 'mark', 'aria-hidden': 'true' }, mark), el('span', { class: 'n' }, String(s.index + 1)),
       el('span', { class: 'sr-only' }, ' ' + tx(s.title))));
   }
   return list;
@@ -67,7 +73,8 @@ function stepCard(run, s, upNext, tx) {
     'data-index': s.index,
     'data-status': s.status,
   });
-  const heading = (upNext ? t('lesson.ui.upNext') + ' · ' : '') + t('lesson.ui.stepOf', { n: s.index + 1, total: run.steps.length }) + ' — ' + tx(s.title);
+  // The step bar counts the steps: the card's heading is the step's number and title.
+  const heading = (upNext ? t('lesson.ui.upNext') + ' · ' : '') + t('lesson.ui.stepN', { n: s.index + 1 }) + ' — ' + tx(s.title);
   card.append(el('h3', {}, heading));
   const stepWords = el('div', { class: 'step-words' },
     el('p', { class: 'narration', 'data-testid': upNext ? 'lesson-next-narration' : 'lesson-narration' }, tx(s.narration)));
@@ -129,21 +136,30 @@ function outputBlocks(s, tx) {
   return blocks;
 }
 
-/** checkRow is one check of a step: what it expects and, once checked, what it observed. */
+/**
+ * checkRow is one check of a step: what it expects and, once checked, what
+ * it observed. A check that holds with the value it expected says the value
+ * once ("as expected"): one element is both the expected and the observed
+ * value (data-expected="same"); a check that fails says both.
+ */
 function checkRow(c, checked, tx) {
   const state = checked ? (c.ok ? 'true' : 'false') : 'pending';
   const mark = state === 'true' ? '✓' : state === 'false' ? '✗' : '…';
   const word = state === 'true' ? t('lesson.ui.holds') : state === 'false' ? t('lesson.ui.fails') : t('lesson.ui.notYet');
-  const row = el('li', { 'data-testid': 'lesson-check', 'data-ok': state, 'data-fact': c.fact },
+  const expected = value(c.expected, c.fact);
+  const observed = checked ? value(c.observed, c.fact) : '';
+  const same = checked && c.ok && observed === expected;
+  const values = same
+    ? [el('strong', { 'data-testid': 'check-observed', 'data-expected': 'same' }, observed), ' ', el('span', { class: 'as-expected' }, t('lesson.ui.asExpected'))]
+    : [t('lesson.ui.expected') + ' ', el('strong', { 'data-testid': 'check-expected' }, expected),
+      checked ? ' — ' + t('lesson.ui.observed') + ' ' : '',
+      checked ? el('strong', { 'data-testid': 'check-observed' }, observed) : ''];
+  return el('li', { 'data-testid': 'lesson-check', 'data-ok': state, 'data-fact': c.fact },
     el('span', { class: 'mark', 'aria-hidden': 'true' }, mark),
     el('span', { class: 'sr-only' }, word + ': '),
     el('span', { class: 'check-text' },
-      el('span', { class: 'what' }, tx(c.text)), ' ',
-      el('span', { class: 'values' },
-        t('lesson.ui.expected') + ' ', el('strong', { 'data-testid': 'check-expected' }, value(c.expected, c.fact)),
-        checked ? ' — ' + t('lesson.ui.observed') + ' ' : '',
-        checked ? el('strong', { 'data-testid': 'check-observed' }, value(c.observed, c.fact)) : '')));
-  return row;
+      el('span', { class: 'what' }, tx(c.text)), same ? ': ' : ' ',
+      el('span', { class: 'values' }, ...values)));
 }
 
 /** namesList is the run's actual topic and group names behind the lesson's logical ones. */
@@ -177,6 +193,9 @@ export function setupLessons(app) {
   const student = $('app')?.dataset.role === 'student';
   let run = null;
   let busy = false;
+  // Each request of this page's buttons counts here: a poll that began
+  // before one does not draw what it read (an older run, a step behind).
+  let acted = 0;
   let shown = '';
   // The card of the step just done stands under the log when it leaves
   // the room, else here in the Lesson tab.
@@ -234,6 +253,7 @@ export function setupLessons(app) {
   /** call sends one lesson request, keeping the panel busy meanwhile. */
   async function call(method, path, keep, body) {
     busy = true;
+    acted++;
     panel.setAttribute('aria-busy', 'true');
     out.dataset.busy = 'true';
     enable();
@@ -378,6 +398,7 @@ export function setupLessons(app) {
   function draw() {
     if (!onShow()) {
       bar.replaceChildren();
+      buttons.next?.parentElement.querySelector('.lesson-title')?.remove();
       delete panel.dataset.run;
       delete panel.dataset.picking;
       out.replaceChildren(el('p', { class: 'hint' }, t(student ? 'lesson.ui.notStartedStudent' : 'lesson.ui.notStarted')));
@@ -396,10 +417,12 @@ export function setupLessons(app) {
     // button that opens the list again): the buttons, the step bar and
     // the progress make one bar, and the step's words have the room.
     panel.dataset.run = run.status;
+    // The bar names the lesson short ("Lesson 2"); its whole title is the
+    // button's tooltip and what a screen reader says.
     const titleButton = el('button', {
       type: 'button', class: 'lesson-title', 'data-testid': 'lesson-title',
-      'aria-expanded': String(panel.dataset.picking === 'true'), 'aria-controls': 'lesson-form', title: tx(run.title),
-    }, tx(run.title));
+      'aria-expanded': String(panel.dataset.picking === 'true'), 'aria-controls': 'lesson-form', title: tx(run.title), 'aria-label': tx(run.title),
+    }, student ? tx(run.title) : run.lesson);
     titleButton.addEventListener('click', () => {
       const open = panel.dataset.picking !== 'true';
       if (open) panel.dataset.picking = 'true';
@@ -407,14 +430,20 @@ export function setupLessons(app) {
       titleButton.setAttribute('aria-expanded', String(open));
       if (open) picker.focus();
     });
+    // The lesson's own buttons and the title (the list's fold) make one
+    // row; the steps' marks and the checks' count the other.
+    // A student's page has no buttons: the lesson's whole title is its first row.
+    buttons.next?.parentElement.querySelector('.lesson-title')?.remove();
+    buttons.next?.parentElement.append(titleButton);
     bar.replaceChildren(
-      stepList(run, tx),
-      el('div', { class: 'lesson-where' }, titleButton,
+      ...(student ? [titleButton] : []),
+      el('div', { class: 'lesson-where' }, stepList(run, tx),
         el('p', { class: 'lesson-progress', 'data-testid': 'lesson-progress', title: tx(run.title) },
           // The step bar shows where the run is; once checks count, the
-          // words say it to screen readers and leave the title the room.
+          // words say it to screen readers, the bar says it short.
           el('span', { class: run.checked ? 'sr-only' : null }, t('lesson.ui.stepOf', { n: Math.min(run.cursor + 1, total), total }) + (run.checked ? ' · ' : '')),
-          run.checked ? t('lesson.ui.passed', { passed: run.passed, checked: run.checked }) : '')));
+          run.checked ? el('span', { class: 'sr-only' }, t('lesson.ui.passed', { passed: run.passed, checked: run.checked })) : '',
+          run.checked ? el('span', { 'aria-hidden': 'true' }, t('lesson.ui.passedShort', { passed: run.passed, checked: run.checked })) : '')));
     // The lesson's summary opens and closes it; in between, the cards of
     // the step just done and the one up next have the room.
     const parts = [];
@@ -457,14 +486,15 @@ export function setupLessons(app) {
   /** resume shows the run the server has (started or stepped last, in any tab). */
   async function resume() {
     if (busy || document.hidden) return;
+    const asked = acted;
     try {
       const { current } = await api('GET', '/api/lessons');
       if (!current) {
-        if (run && !busy) setRun(null);
+        if (run && !busy && asked === acted) setRun(null);
         return;
       }
       const st = await api('GET', `/api/lessons/runs/${encodeURIComponent(current)}`);
-      if (busy || JSON.stringify(st) === shown) return;
+      if (busy || asked !== acted || JSON.stringify(st) === shown) return;
       setRun(st);
     } catch {
       // The banner tells an unreachable server; the panel keeps what it shows.

@@ -28,7 +28,8 @@ export const logRows = {
     gutter.setAttribute('aria-hidden', 'true');
     // The lanes' labels: RC and RU, as the counts above the log and the
     // table name them, whole on one line (Kafka's names do not fit the
-    // gutter at the cells' text size); the names in the title.
+    // gutter at the cells' text size, and the lesson's words need the
+    // width); the names in the title.
     const laneLabel = (cls, key, name) => {
       const span = el('span', 'g-lane ' + cls, t(key));
       span.title = name;

@@ -7,8 +7,8 @@
 // head (title, narration, the first of its command and checks) stands in
 // one place, the rest in the other — under the log and in the dock's
 // Lesson tab, under the lesson's bar. When that is still short the story
-// folds away for the step, then the log's replay bar, lane counts and
-// group pointers (the log's own flags stay). The first arrangement that
+// folds away for the step; the log's own controls (its replay bar, Table
+// toggle, lane counts and group pointers) always stay. The first arrangement that
 // shows every word and every row of the log wins (the log panel's
 // data-arrangement says which; -1 when none does: then every row still
 // shows and the card stands whole in the tab, the rest a scroll away). On a
@@ -20,13 +20,12 @@ const WIDE = '(min-width: 1000px) and (min-height: 540px)';
  * arrangements lists, in order of preference, where the card's head goes
  * ('log' or 'dock'), how many of its n movable pieces (its command, then
  * its checks) stay with it — the rest stand in the other place — and what
- * folds away meanwhile: nothing, the story, or the story and the log's
- * replay bar. The command comes first of the pieces, or last when it is
+ * folds away meanwhile: nothing or the story. The command comes first of the pieces, or last when it is
  * the one that stands apart.
  */
 function arrangements(n) {
   const out = [];
-  for (const fold of ['', 'story', 'foot']) {
+  for (const fold of ['', 'story']) {
     for (const commandLast of [false, true]) {
       if (!commandLast) out.push({ head: 'log', keep: n, fold }, { head: 'dock', keep: n, fold });
       for (let k = n - 1; k >= 0; k--) out.push({ head: 'dock', keep: k, fold, commandLast });
@@ -81,7 +80,6 @@ export function setupStepPlace(view, moved) {
     slot.replaceChildren();
     slot.hidden = true;
     delete panel.dataset.stepPlace;
-    delete panel.dataset.foot;
     panel.style.removeProperty('--log-need');
     delete dock.dataset.story;
   }
@@ -90,11 +88,6 @@ export function setupStepPlace(view, moved) {
   function arrange(a, need, roomy) {
     reset();
     if (a.fold) dock.dataset.story = 'folded';
-    if (a.fold === 'foot') {
-      // The replay bar folds only while the log is live.
-      if (document.getElementById('replay')?.dataset.state !== 'live') return false;
-      panel.dataset.foot = 'folded';
-    }
     const moving = pieces(a.commandLast).slice(a.keep);
     if (moving.length) {
       // The pieces after the cut, in a card of their own with the same
@@ -158,13 +151,13 @@ export function setupStepPlace(view, moved) {
       delete panel.dataset.arrangement;
     } else {
       // The height the log has for its rows with everything folded.
-      arrange({ head: 'dock', keep: Infinity, fold: 'foot' }, need, 0);
+      arrange({ head: 'dock', keep: Infinity, fold: 'story' }, need, 0);
       const roomy = frame.getBoundingClientRect().height;
       const all = arrangements(pieces(false).length);
       const i = all.findIndex((a) => arrange(a, need, roomy));
       // Too long for the screen: every cell still shows, and the card
       // whole in the Lesson tab with the most room, the rest a scroll away.
-      if (i < 0) arrange({ head: 'dock', keep: Infinity, fold: 'foot' }, need, roomy);
+      if (i < 0) arrange({ head: 'dock', keep: Infinity, fold: 'story' }, need, roomy);
       panel.dataset.arrangement = String(i);
     }
     moved();

@@ -237,13 +237,17 @@ function place(node, box, vp) {
 /**
  * position puts the callout next to the anchor cell where it hides the
  * least: it tries every height in the view and weighs what it would
- * cover — a ringed cell or lane most, then the other cells, then pointers
- * and lanes — and takes the cheapest, the nearest the anchor among equals.
+ * cover — a ringed cell or lane most, then the other cells and lanes,
+ * then pointers — and takes the cheapest, the nearest the anchor among equals.
  * A lesson's log of one row leaves room under it; a log of two rows at
  * 1280×720 leaves the band of a row's second lane and the next row's
  * pointers.
  */
 function position(callout, cell, layer, vp) {
+  // One line where it can: the card beside the log names the step, so the
+  // callout's "Step n:" gives way before its words wrap.
+  const line = parseFloat(getComputedStyle(callout).lineHeight) || 24;
+  if (callout.offsetHeight > line * 1.6 + 16) callout.dataset.short = 'true';
   const w = callout.offsetWidth;
   const h = callout.offsetHeight;
   const anchor = cell ? cell.getBoundingClientRect() : null;
@@ -260,7 +264,8 @@ function position(callout, cell, layer, vp) {
   weigh('.step-answer-ring', 8, layer);
   weigh('.row .cell, .trow', 3);
   weigh('.row .flag, .row .batch-label', 1);
-  weigh('.row .lane', 0.5);
+  // The lanes stay in view as the cells do: what each consumer received.
+  weigh('.row .lane', 3);
   const cost = (top) => {
     const y0 = vp.top + top;
     const x0 = vp.left + left;
