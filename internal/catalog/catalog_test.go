@@ -216,6 +216,8 @@ var latinInKorean = map[string]string{
 	"strip.abortMarkers":     "the marker's name and a count",
 	"table.col.rc":           "a column head: read_committed, as the API and the lanes name it",
 	"table.col.ru":           "a column head: read_uncommitted, as the API and the lanes name it",
+	"lane.rcLabel":           "a lane's label: read_committed, as the table's column and the counts above the log name it",
+	"lane.ruLabel":           "a lane's label: read_uncommitted, as the table's column and the counts above the log name it",
 	"cell.sameAs":            "a symbol and an offset",
 	"cell.retryOf":           "a symbol and an offset",
 	// The pointers' names as the log's flags print them, with their offsets.
