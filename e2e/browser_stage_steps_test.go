@@ -294,6 +294,11 @@ func (p *page) assertStepOnStageTry(when, lang string, step walkStep, topic stri
 		// log is not drawn: the assertions below name it).
 		p.waitErr(fmt.Sprintf(`[...Array(%d).keys()].every((o) => cell(o + %d) && cell(o + %d).dataset.kind !== 'loading')`,
 			l.HighWatermark-l.LogStartOffset, l.LogStartOffset, l.LogStartOffset), 5*time.Second)
+		// The log's own controls stay: its replay bar and tools.
+		exprs["the replay's scrubber"] = `byTestID('replay-scrubber')`
+		exprs["the replay's Live button"] = `byTestID('replay-live')`
+		exprs["the Table toggle"] = `byTestID('table-toggle')`
+		exprs["Save this view"] = `byTestID('save-view')`
 		exprs["the LSO summary"] = `summary('lso')`
 		exprs["the HW summary"] = `summary('hw')`
 		exprs["the LSO flag"] = `flag('lso')`

@@ -37,6 +37,7 @@ import (
 	"strconv"
 	"syscall"
 
+	"github.com/offsetlab/offsetlab/cmd/internal/download"
 	"github.com/offsetlab/offsetlab/internal/localkafka"
 )
 
@@ -76,7 +77,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	switch cmd, rest := args[0], args[1:]; {
 	case cmd == "fetch" && len(rest) == 0:
-		if err := localkafka.FetchJars(ctx, libs, httpGet, log); err != nil {
+		if err := localkafka.FetchJars(ctx, libs, download.Get, log); err != nil {
 			return fail(err)
 		}
 		fmt.Fprintln(stdout, libs)
@@ -89,7 +90,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintln(stdout, bootstrap)
 		return 0
 	case cmd == superviseCommand && len(rest) == 2:
-		return supervise(rest[0], rest[1], localkafka.Config{Libs: libs, Java: localkafka.DefaultJava(getenv), Get: httpGet}, getenv)
+		return supervise(rest[0], rest[1], localkafka.Config{Libs: libs, Java: localkafka.DefaultJava(getenv), Get: download.Get}, getenv)
 	case cmd == "stop" && len(rest) == 1:
 		err := control(rest[0], "stop", stdout)
 		if errors.Is(err, errNotRunning) {

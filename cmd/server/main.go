@@ -25,6 +25,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/offsetlab/offsetlab/cmd/internal/download"
 	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/internal/exercises"
 	"github.com/offsetlab/offsetlab/internal/kafkaconfig"
@@ -414,7 +415,7 @@ func bind(ctx context.Context, what, addr, flag string) (net.Listener, error) {
 func startLocalKafka(ctx context.Context, cfg config, log *slog.Logger) (*localkafka.Cluster, error) {
 	dir := filepath.Join(cfg.dataDir, "local-kafka-"+cfg.localKafka)
 	log.Info("starting real Apache Kafka", "shape", cfg.localKafka, "dir", dir, "libs", cfg.kafkaLibs)
-	local, err := localkafka.Start(ctx, localkafka.Config{Shape: cfg.localKafka, Dir: dir, Libs: cfg.kafkaLibs, Java: cfg.java, Get: httpGet, Logger: log})
+	local, err := localkafka.Start(ctx, localkafka.Config{Shape: cfg.localKafka, Dir: dir, Libs: cfg.kafkaLibs, Java: cfg.java, Get: download.Get, Logger: log})
 	if err != nil {
 		return nil, fmt.Errorf("--local-kafka %s: %w", cfg.localKafka, err)
 	}

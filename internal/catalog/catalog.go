@@ -141,11 +141,13 @@ func Text(lang Lang, key string, args Args) string {
 var latinWord = regexp.MustCompile(`[A-Za-z]+`)
 
 // Words is v with each of its Latin words that the catalogue holds as
-// prefix+word replaced by that sentence in lang, the others kept: a
-// check's structured value "0:aborted 1:ABORT 2:committed" reads
-// "0:중단됨 1:ABORT 2:커밋됨" in Korean (with prefix "lesson.ui.value."),
-// the marker names staying as Kafka prints them. A whole value the
-// catalogue holds ("yes") is one word too.
+// prefix+word replaced by that sentence in lang, the others kept: in a
+// check's structured value "0:aborted 1:ABORT 2:committed", with prefix
+// "lesson.ui.value.", Korean replaces "aborted" and "committed" by the
+// sentences of lesson.ui.value.aborted and lesson.ui.value.committed,
+// while the marker names stay as Kafka prints them (the Korean result is
+// in testdata/render_cases.json's words). A whole value the catalogue
+// holds ("yes") is one word too.
 func Words(lang Lang, prefix, v string) string {
 	if s, ok := Sentence(lang, prefix+v); ok {
 		return s

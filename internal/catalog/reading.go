@@ -6,15 +6,19 @@ import (
 )
 
 // ending is how a value, read aloud in Korean, ends: the sound that picks
-// between a particle's two forms.
+// between a particle's two forms. TestFinalSound shows each rule with the
+// Korean spelling a reader says.
 type ending int
 
 const (
-	// endsVowel: no final consonant (batchim), as in "order-service" (서비스).
+	// endsVowel: no final consonant (batchim): "order-service", whose
+	// loanword spelling ends in a vowel, and the digits 2, 4, 5, 9.
 	endsVowel ending = iota
-	// endsRieul: the final consonant rieul, as in "order-total" (토털), 1, 7, 8.
+	// endsRieul: the final consonant rieul (an l sound): "order-total",
+	// and the digits 1, 7, 8.
 	endsRieul
-	// endsOtherConsonant: any other final consonant, as in "app" (앱), 3, 6.
+	// endsOtherConsonant: any other final consonant: "app", and the
+	// digits 0, 3, 6.
 	endsOtherConsonant
 )
 
@@ -122,12 +126,14 @@ func letterSound(c byte) ending {
 func isVowelLetter(c byte) bool { return strings.IndexByte("aeiou", c) >= 0 }
 
 // wordSound is how a lower-case English word ends in its Korean loanword
-// spelling, by the rules of that spelling: a final m, n, ng is kept (네임,
-// 펜딩), l and -le end in rieul (토털, 테이블); a short vowel's final p, b,
-// t, k, c becomes a final consonant (앱, 웹, 커밋, 블록, 토픽), while after
-// a long vowel or another consonant it takes a vowel (어보트, 스피크,
-// 덤프); r, s, d, f, x, y, w, h and a silent e after other consonants end
-// in a vowel (오더, 서비스, 페이드, 엠티).
+// spelling, by the rules of that spelling: a final m, n or ng stays a
+// final consonant ("name", "pending"); a final l or -le ends in rieul
+// ("total", "table"); a final p, b, t, k or c after a short vowel becomes
+// a final consonant ("app", "web", "commit", "block", "topic"), while after
+// a long vowel or another consonant it is said with a vowel after it
+// ("abort", "speak", "dump"); a final r, s, d, f, x, y, w or h, and a
+// silent e after other consonants, end in a vowel ("order", "service",
+// "fade", "empty"). TestFinalSound lists each word with its spelling.
 func wordSound(w string) ending {
 	n := len(w)
 	last, prev := w[n-1], w[n-2]

@@ -351,7 +351,7 @@ func TestDefaultLibs(t *testing.T) {
 	}
 }
 
-// httpGetter is the Getter cmd/server gives, over client.
+// httpGetter is the Getter the commands give (cmd/internal/download), over client.
 func httpGetter(client *http.Client) Getter {
 	return func(ctx context.Context, url string) (io.ReadCloser, error) {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)

@@ -21,6 +21,12 @@ type exerciseBoardView struct {
 	JoinURL string
 }
 
+// mainAttrs is the board's main#app: the running exercise and the one to
+// open on (static/exercises/board.js reads both), and whether a class is on.
+func (v exerciseBoardView) mainAttrs() appMain {
+	return appMain{Class: "board-main", Page: "exercise-board", Data: dataAttrs("data-current", v.Current, "data-selected", v.Selected(), "data-classroom", boolText(v.Classroom))}
+}
+
 // Selected is the exercise the page opens on: the running one, else
 // the first.
 func (v exerciseBoardView) Selected() string {

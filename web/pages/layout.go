@@ -198,3 +198,19 @@ func leaderText(id int32) string {
 
 // joinComma writes names as "a, b, c".
 func joinComma(names []string) string { return strings.Join(names, ", ") }
+
+// sectionMain is main#app of a section's page (data-page is page): the
+// viewer's role, the cluster's mode and whether the viewer may change it.
+func (v layoutView) sectionMain(page string) appMain {
+	return appMain{Class: "section-main", Page: page, Data: dataAttrs("data-role", v.Role, "data-mode", v.Mode, "data-can-write", boolText(v.CanWrite()))}
+}
+
+// dataAttrs is a page's own attributes on main#app, from name, value
+// pairs, kept in the order given.
+func dataAttrs(pairs ...string) templ.OrderedAttributes {
+	attrs := make(templ.OrderedAttributes, 0, len(pairs)/2)
+	for i := 0; i+1 < len(pairs); i += 2 {
+		attrs = append(attrs, templ.KeyValue[string, any]{Key: pairs[i], Value: pairs[i+1]})
+	}
+	return attrs
+}

@@ -22,6 +22,12 @@ type studentView struct {
 	Clients []starterClient
 }
 
+// mainAttrs is the student's main#app: the viewer's role and whether the
+// hands-on exercises are on (static/exercises/student.js reads it).
+func (v studentView) mainAttrs() appMain {
+	return appMain{Class: "section-main student-main", Page: "student", Data: dataAttrs("data-role", v.Role, "data-hands-on", boolText(v.Problem.IsZero()))}
+}
+
 // starterClient is one tab of the starter code: the API's client name,
 // its label and how to install it, the same in every language (a
 // program's own name and command).

@@ -1,0 +1,71 @@
+// celltext.js: the words of the log's cells, in the chosen language: a
+// record's value and tag, what a copy repeats, a lane's reason, a pointer's
+// title, and the sentence a screen reader says for a cell. No DOM: the
+// cells (logrows.js), the details panel and the table read them.
+
+import { fmt } from '../common/api.js';
+import { t } from '../common/i18n.js';
+import { producerLabel } from './producers.js';
+
+/** reasonText is a lane reason (an English code kept in data-reason) in the chosen language. */
+export function reasonText(reason) {
+  return t('lane.reason.' + reason.replace(/ /g, '_'));
+}
+
+/** valueText is what a cell shows as its value: a marker's name, a gap, a null, binary or the text. */
+export function valueText(e) {
+  if (e.kind === 'control') return e.marker ? e.marker : t('cell.controlRecord');
+  if (e.kind === 'gap') return t('cell.noRecord');
+  if (e.value === null || e.value === undefined) return t('cell.nullValue');
+  if (e.valueEncoding === 'base64') return t('cell.binary', { value: e.value });
+  return e.value + (e.valueTruncated ? '…' : '');
+}
+
+/** copyText says in words what a copy repeats (the badge's tooltip and the cell's label). */
+export function copyText(copy) {
+  return t(copy.kind === 'retry' ? 'cell.retryOfText' : 'cell.sameAsText', { offset: fmt(copy.of) });
+}
+
+/** gapKeys are the legend and screen-reader keys of a gap, by its reason (the log API's). */
+const gapKeys = {
+  compacted: ['legend.gapCompacted', 'cell.describeGapCompacted'],
+  beforeLogStart: ['legend.gapDeleted', 'cell.describeGapDeleted'],
+};
+function gapKey(e, i) {
+  return (gapKeys[e.reason] || ['legend.gap', 'cell.describeGap'])[i];
+}
+
+/** tagText is the cell's kind in a word: marker, gap, committed, aborted, open or plain data. */
+export function tagText(e) {
+  if (e.kind === 'control') return t('cell.marker');
+  if (e.kind === 'gap') return t(gapKey(e, 0));
+  switch (e.txn) {
+    case 'committed': return t('legend.committed');
+    case 'aborted': return t('legend.aborted');
+    case 'open': return t('legend.open');
+    default: return t('legend.data');
+  }
+}
+
+/** describeKind says what a cell is without its value (the details print the value once, below). */
+export function describeKind(e) {
+  if (e.kind === 'control') return t('cell.describeMarker', { marker: e.marker || 'control', producer: producerLabel(e.producerId), epoch: e.producerEpoch });
+  if (e.kind === 'gap') return t(gapKey(e, 1));
+  return t({ committed: 'legend.committedSr', aborted: 'legend.abortedSr', open: 'cell.describeOpen' }[e.txn] || 'cell.describeNoTxn');
+}
+
+/** describe is a cell's sentence for screen readers. */
+export function describe(e) {
+  if (e.kind === 'control') return t('cell.describeMarker', { marker: e.marker || 'control', producer: producerLabel(e.producerId), epoch: e.producerEpoch });
+  if (e.kind === 'gap') return t(gapKey(e, 1));
+  const what = t({ committed: 'legend.committedSr', aborted: 'legend.abortedSr', open: 'cell.describeOpen' }[e.txn] || 'cell.describeNoTxn');
+  return t('cell.describe', { what, value: valueText(e) });
+}
+
+/** pointerTitle is a pointer's tooltip: what the log start, the LSO, the HW or a group's committed offset means. */
+export function pointerTitle(f) {
+  if (f.id === 'logstart') return t('pointer.titleLogStart', { value: f.value });
+  if (f.id === 'lso') return t('pointer.titleLso', { value: f.value });
+  if (f.id === 'hw') return t('pointer.titleHw', { value: f.value });
+  return t('pointer.titleGroup', { group: f.id.slice('group:'.length), value: f.value });
+}

@@ -1,0 +1,212 @@
+// logrows.js: the DOM of the log's rows. A row of cells is a gutter (the
+// lanes' labels) and cols slots, each stacking pointer flags, the batch
+// bracket, the cell and the two consumer lanes; in table mode a row is
+// one offset (tableview.js). Filling a slot or a row rewrites it only
+// when what it shows changed (its _key). Mixed into LogView (logview.js):
+// `this` is the view.
+
+import { fmt } from '../common/api.js';
+import { copyOf, laneReason } from './cells.js';
+import { t } from '../common/i18n.js';
+import { alias, producerLabel } from './producers.js';
+import { fillTableRow, makeTableRow } from './tableview.js';
+import { copyText, describe, pointerTitle, reasonText, tagText, valueText } from './celltext.js';
+
+const el = (tag, cls, text) => {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+};
+
+/** logRows builds a row and writes an offset into a slot or a table row. */
+export const logRows = {
+  makeRow(cols) {
+    if (this.table) return makeTableRow();
+    const row = el('div', 'row');
+    const gutter = el('div', 'gutter');
+    gutter.setAttribute('aria-hidden', 'true');
+    // The lanes' labels: RC and RU, as the counts above the log and the
+    // table name them, whole on one line (Kafka's names do not fit the
+    // gutter at the cells' text size, and the lesson's words need the
+    // width); the names in the title.
+    const laneLabel = (cls, key, name) => {
+      const span = el('span', 'g-lane ' + cls, t(key));
+      span.title = name;
+      return span;
+    };
+    gutter.append(el('span', 'g-top'), el('span', 'g-log', t('lane.log')),
+      laneLabel('g-rc', 'lane.rcLabel', 'read_committed'), laneLabel('g-ru', 'lane.ruLabel', 'read_uncommitted'));
+    const slots = el('div', 'slots');
+    for (let i = 0; i < cols; i++) {
+      const slot = el('div', 'slot');
+      const batch = el('div', 'batch');
+      batch.append(el('span', 'batch-label'));
+      const cell = el('button', 'cell');
+      cell.type = 'button';
+      cell.tabIndex = -1;
+      cell.dataset.testid = 'log-cell';
+      const copy = el('span', 'copy');
+      copy.dataset.testid = 'copy-mark';
+      cell.append(el('span', 'off'), el('span', 'val'), el('span', 'pid'), el('span', 'tag'), copy);
+      const rc = el('div', 'lane');
+      rc.dataset.lane = 'rc';
+      rc.dataset.testid = 'lane-rc';
+      const ru = el('div', 'lane');
+      ru.dataset.lane = 'ru';
+      ru.dataset.testid = 'lane-ru';
+      slot.append(el('div', 'flags'), batch, cell, rc, ru);
+      slots.append(slot);
+    }
+    row.append(gutter, slots);
+    return row;
+  },
+
+  /** fillRow writes offset into a row of the table (tableview.js). */
+  fillRow(row, offset, flags) {
+    const e = offset < this.hw ? this.cache.get(offset) : undefined;
+    const kind = offset === this.hw ? 'next' : e ? e.kind : 'loading';
+    const here = flags.get(offset) || [];
+    const copy = copyOf(e, this.retryOf);
+    const key = [offset, kind, e && e.txn, e && e.reason, e && e.marker, e && e.readCommitted, e && e.readUncommitted, e && e.key, e && e.value,
+      e && e.timestamp, e && JSON.stringify(e.headers || []), here.map((f) => f.id + '=' + f.value).join(','), copy && copy.kind + copy.of,
+      this.pointers.lastStableOffset, this.hw, this.selected === offset, this.marked.has(offset)].join('|');
+    if (row._key === key) return;
+    row._key = key;
+    const shortName = (f) => (f.id === 'logstart' ? t('table.ptrStart') : f.id === 'lso' ? 'LSO' : f.id === 'hw' ? 'HW' : t('legend.group'));
+    let label;
+    if (kind === 'next') label = t('cell.ariaNext', { offset });
+    else if (!e) label = t('cell.ariaLoading', { offset });
+    else label = t('cell.aria', { offset, what: describe(e) }) + (copy ? '. ' + copyText(copy) : '');
+    fillTableRow(row, offset, {
+      e,
+      kind,
+      label,
+      selected: this.selected === offset,
+      marked: this.marked.has(offset),
+      flags: here.map((f) => ({ id: f.id, kind: f.id.startsWith('group:') ? 'group' : f.id, short: shortName(f), title: pointerTitle(f) })),
+      copy: copy ? { badge: t(copy.kind === 'retry' ? 'cell.retryOf' : 'cell.sameAs', { offset: fmt(copy.of) }), text: copyText(copy) } : null,
+      lane: (which) => {
+        if (kind === 'next') return { reason: 'next', text: '', label: '' };
+        const name = which === 'rc' ? 'read_committed' : 'read_uncommitted';
+        const reason = laneReason(e, which, this.pointers);
+        const text = reason === '' ? t('lane.receives', { name, offset }) : t('lane.skips', { name, offset, reason: reasonText(reason) });
+        return { reason, text, label: reason === 'loading' ? '' : text };
+      },
+    });
+  },
+
+  fillSlot(slot, offset, flags) {
+    const inLog = offset <= this.hw;
+    const e = offset < this.hw ? this.cache.get(offset) : undefined;
+    const kind = !inLog ? 'none' : offset === this.hw ? 'next' : e ? e.kind : 'loading';
+    const here = inLog ? flags.get(offset) : undefined;
+    const flagKey = here ? here.map((f) => f.id + '=' + f.value).join(',') : '';
+    const copy = copyOf(e, this.retryOf);
+    const key = [offset, kind, e && e.txn, e && e.reason, e && e.marker, e && e.readCommitted, e && e.readUncommitted,
+      e && e.value, e && e.producerId, e && alias(e.producerId), e && e.batchBaseOffset, flagKey, copy && copy.kind + copy.of,
+      this.pointers.lastStableOffset, this.hw, this.selected === offset, this.marked.has(offset)].join('|');
+    if (slot._key === key) return;
+    slot._key = key;
+    slot.hidden = !inLog;
+    if (!inLog) return;
+
+    const [flagBox, batch, cell, rc, ru] = slot.children;
+    slot.dataset.offset = offset;
+    this.fillFlags(flagBox, slot, here);
+    this.fillBatch(batch, offset, e);
+
+    cell.dataset.offset = offset;
+    cell.dataset.kind = kind;
+    cell.dataset.txn = e ? e.txn : 'none';
+    if (e && e.marker) cell.dataset.marker = e.marker;
+    else delete cell.dataset.marker;
+    if (e && e.kind === 'gap') cell.dataset.reason = e.reason || 'unknown';
+    else delete cell.dataset.reason;
+    if (copy) {
+      cell.dataset.copy = copy.kind;
+      cell.dataset.copyOf = copy.of;
+    } else {
+      delete cell.dataset.copy;
+      delete cell.dataset.copyOf;
+    }
+    if (this.marked.has(offset)) cell.dataset.marked = 'true';
+    else delete cell.dataset.marked;
+    cell.setAttribute('aria-pressed', String(this.selected === offset));
+    const [off, val, pid, tag, mark] = cell.children;
+    mark.textContent = copy ? t(copy.kind === 'retry' ? 'cell.retryOf' : 'cell.sameAs', { offset: fmt(copy.of) }) : '';
+    mark.title = copy ? copyText(copy) : '';
+    off.textContent = fmt(offset);
+    if (kind === 'next') {
+      val.textContent = t('cell.next');
+      cell.title = '';
+      pid.textContent = '';
+      tag.textContent = t('cell.notWritten');
+      cell.setAttribute('aria-label', t('cell.ariaNext', { offset }));
+    } else if (!e) {
+      val.textContent = t('cell.loading');
+      cell.title = '';
+      pid.textContent = '';
+      tag.textContent = '';
+      cell.setAttribute('aria-label', t('cell.ariaLoading', { offset }));
+    } else {
+      val.textContent = valueText(e);
+      const hasPid = Number(e.producerId) >= 0;
+      // Narrow no-break spaces around the dots: the line fits a cell.
+      pid.textContent = hasPid ? `${producerLabel(e.producerId)}\u202f·\u202fe${e.producerEpoch}` + (e.sequence >= 0 ? `\u202f·\u202fs${e.sequence}` : '') : '';
+      cell.title = hasPid ? t('cell.pidTitle', { pid: e.producerId, alias: producerLabel(e.producerId), epoch: e.producerEpoch, sequence: e.sequence }) : '';
+      tag.textContent = tagText(e);
+      cell.setAttribute('aria-label', t('cell.aria', { offset, what: describe(e) }) + (copy ? '. ' + copyText(copy) : ''));
+    }
+    this.fillLane(rc, 'rc', offset, kind, e);
+    this.fillLane(ru, 'ru', offset, kind, e);
+  },
+
+  fillFlags(box, slot, here) {
+    box.replaceChildren();
+    slot.classList.toggle('pointed', !!here);
+    if (!here) return;
+    for (const f of here) {
+      const flag = el('span', 'flag', `${f.label} ${fmt(f.value)}`);
+      flag.dataset.testid = 'pointer';
+      flag.dataset.pointer = f.id;
+      flag.dataset.value = f.value;
+      flag.dataset.kind = f.id.startsWith('group:') ? 'group' : f.id;
+      flag.title = pointerTitle(f);
+      box.append(flag);
+    }
+  },
+
+  fillBatch(batch, offset, e) {
+    const label = batch.firstChild;
+    if (!e || e.batchBaseOffset < 0) {
+      delete batch.dataset.pos;
+      label.textContent = '';
+      return;
+    }
+    const base = e.batchBaseOffset;
+    const last = e.batchLastOffset;
+    batch.dataset.pos = base === last ? 'single' : offset === base ? 'start' : offset === last ? 'end' : 'mid';
+    batch.dataset.base = base;
+    batch.dataset.last = last;
+    const rowStart = (offset - this.start) % this.cols === 0;
+    label.textContent = base !== last && (offset === base || rowStart) ? t('cell.batch', { from: fmt(base), to: fmt(last) }) : '';
+  },
+
+  fillLane(lane, which, offset, kind, e) {
+    lane.dataset.offset = offset;
+    const name = which === 'rc' ? 'read_committed' : 'read_uncommitted';
+    if (kind === 'next') {
+      lane.dataset.received = 'false';
+      lane.dataset.reason = 'next';
+      lane.textContent = '';
+      lane.removeAttribute('aria-label');
+      return;
+    }
+    const reason = laneReason(e, which, this.pointers);
+    lane.dataset.received = String(reason === '');
+    lane.dataset.reason = reason;
+    lane.textContent = reason === '' ? '✓' : reasonText(reason);
+    lane.setAttribute('aria-label', reason === '' ? t('lane.receives', { name, offset }) : t('lane.skips', { name, offset, reason: reasonText(reason) }));
+  },
+};
