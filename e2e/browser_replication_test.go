@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"net/http"
 	"regexp"
 	"strings"
 	"testing"
@@ -17,7 +18,7 @@ import (
 func TestBrowserReplicationLesson(t *testing.T) {
 	chromium := chromiumPath(t)
 	a, _ := startManagedTriple(t)
-	p := openPage(t, a, chromium, 1280, 900)
+	p := openPage(t, a, chromium, 1280, 720)
 	p.open("/")
 	p.wait("the lessons panel", `byTestID('lessons-panel')?.dataset.ready === 'true'`, 10*time.Second)
 	p.wait("the Brokers panel to list three brokers up with Stop buttons",
@@ -28,6 +29,7 @@ func TestBrowserReplicationLesson(t *testing.T) {
 	p.fill("lesson-select", "4")
 	p.click("lesson-start")
 	p.wait("the run to start", `byTestID('lesson-run').dataset.status === 'ready' && byTestID('lesson-upnext')`, 10*time.Second)
+	runID := p.attr("lesson-run", "data-run")
 	var steps int
 	p.eval(`document.querySelectorAll('[data-testid="lesson-steps"] li').length`, &steps)
 	if steps != 9 {
@@ -40,6 +42,7 @@ func TestBrowserReplicationLesson(t *testing.T) {
 		8: {"1/1", "3/3", "yes/yes"},
 	}
 	isrOne := regexp.MustCompile(`Isr: \d$`)
+	topic, partition := "", int32(0)
 	for i := range steps {
 		p.wait(fmt.Sprintf("Next to be enabled before step %d", i+1), `!byTestID('lesson-next').disabled`, 10*time.Second)
 		p.click("lesson-next")
@@ -54,6 +57,16 @@ func TestBrowserReplicationLesson(t *testing.T) {
 		}
 		if w, ok := want[i]; ok {
 			equal(t, fmt.Sprintf("step %d checks on the page", i+1), shown, w)
+		}
+		// As every other lesson's steps (TestBrowserStageEveryStep), at
+		// 1280×720: the step's words beside the log it concerns.
+		var st walkRun
+		a.do("GET", "/api/lessons/runs/"+runID, nil, http.StatusOK, &st)
+		if s := st.Steps[i]; s.Topic != "" {
+			topic, partition = s.Topic, s.Partition
+		}
+		if p.assertStepOnStage(fmt.Sprintf("lesson 4 step %d", i+1), "en", st.Steps[i], topic, partition) {
+			t.Errorf("lesson 4 step %d: too long for the stage at 1280×720", i+1)
 		}
 		switch i {
 		case 1:
@@ -73,7 +86,7 @@ func TestBrowserReplicationLesson(t *testing.T) {
 			if n := strings.Count(out, "NOT_ENOUGH_REPLICAS"); n != 5 {
 				t.Errorf("acks=all output shows NOT_ENOUGH_REPLICAS %d times, want 5:\n%s", n, out)
 			}
-			p.screenshot("lessons-lesson4-not-enough-replicas", 1280, 900, false)
+			p.screenshot("lessons-lesson4-not-enough-replicas", 1280, 720, false)
 		}
 	}
 	p.wait("the lesson to finish", `byTestID('lesson-run').dataset.status === 'finished'`, 10*time.Second)

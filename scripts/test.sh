@@ -105,7 +105,9 @@ step "go test (embedded broker, real Kafka single node and three nodes)"
 # The three-node and secure tests start and stop their own clusters (with
 # cmd/offsetlab-kafka, or with internal/localkafka as --local-kafka does).
 export OFFSETLAB_KAFKA_TRIPLE=1
-go test -count=1 -timeout 30m ./...
+# Four tests at a time rather than one per core: the browser and Kafka
+# tests mostly wait on a browser, a broker or a timer, not on the CPU.
+go test -count=1 -timeout 30m -parallel 4 ./...
 
 step "the live hub under the race detector"
 go test -count=1 -race ./internal/live/

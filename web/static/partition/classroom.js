@@ -7,7 +7,7 @@
 
 import { api } from '../common/api.js';
 
-const POLL_MS = 2000;
+const POLL_MS = 1000;
 
 /**
  * setupClassroom starts polling /api/classroom when classroom mode is on.

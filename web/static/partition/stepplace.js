@@ -76,6 +76,7 @@ export function setupStepPlace(view, moved) {
     }
     part?.remove();
     part = null;
+    card?.removeAttribute('aria-owns');
     if (card && home && card.parentElement !== home.parent) toHome(card);
     slot.replaceChildren();
     slot.hidden = true;
@@ -126,6 +127,12 @@ export function setupStepPlace(view, moved) {
       slot.append(...inLog);
     }
     for (const node of inDock) toHome(node);
+    // The log comes before the dock in the document: checks standing
+    // under the log are still read after the card's head they belong to.
+    if (part && a.head === 'dock' && other === 'log') {
+      part.id = 'lesson-step-part';
+      card.setAttribute('aria-owns', part.id);
+    }
     return fits(inLog.length > 0, inDock, need, roomy);
   }
 
