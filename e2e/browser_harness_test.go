@@ -158,11 +158,26 @@ var summary = (id) => document.querySelector('[data-testid="pointer-summary"][da
 
 // waitErr polls a JavaScript condition until it holds or timeout passes.
 func (p *page) waitErr(cond string, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(p.ctx, timeout+5*time.Second)
-	defer cancel()
-	_, err := chromedp.Run(ctx, chromedp.Poll[bool](`(() => { `+domHelpers+` return !!(`+cond+`); })()`,
-		chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(timeout)))
-	return err
+	deadline := time.Now().Add(timeout)
+	for {
+		ctx, cancel := context.WithTimeout(p.ctx, time.Until(deadline)+5*time.Second)
+		_, err := chromedp.Run(ctx, chromedp.Poll[bool](`(() => { `+domHelpers+` return !!(`+cond+`); })()`,
+			chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(time.Until(deadline))))
+		cancel()
+		// A page that navigates (a reload, a link) drops the context the
+		// poll ran in: ask again in the new one until the deadline.
+		if err != nil && time.Now().Before(deadline) && lostContext(err) {
+			continue
+		}
+		return err
+	}
+}
+
+// lostContext tells whether err is the browser saying the page's
+// JavaScript context went away under an evaluation (it navigated).
+func lostContext(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "Cannot find context with specified id") || strings.Contains(msg, "Execution context was destroyed")
 }
 
 // wait polls a JavaScript condition, failing the test with what the page
