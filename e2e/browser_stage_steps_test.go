@@ -100,8 +100,7 @@ func TestBrowserStageEveryStep(t *testing.T) {
 				student.open("/")
 				student.wait("the student's lessons panel", `byTestID('lessons-panel')?.dataset.ready === 'true' && document.getElementById('app').dataset.role === 'student'`, 10*time.Second)
 				// A student reads in Korean: the teacher's page stays English.
-				student.click("ui-lang-ko")
-				student.wait("the student's panel in Korean", `byTestID('lessons-panel').lang === 'ko'`, 5*time.Second)
+				student.readIn("ko")
 				pages = []*page{teacher, student}
 			} else {
 				a = startApp(t, embedded)
@@ -138,6 +137,14 @@ func TestBrowserStageEveryStep(t *testing.T) {
 			}
 		})
 	}
+}
+
+// readIn switches the page to lang with the masthead's switch and waits
+// for the lessons panel to redraw in it.
+func (p *page) readIn(lang string) {
+	p.t.Helper()
+	p.click("ui-lang-" + lang)
+	p.wait("the lessons panel in "+lang, fmt.Sprintf(`byTestID('lessons-panel').lang === %q`, lang), 5*time.Second)
 }
 
 // walkLesson starts lesson id on the teacher's page and steps it to its
@@ -194,8 +201,7 @@ func walkLesson(t *testing.T, a *app, mode stageMode, id string, teacher *page, 
 			}
 			for k, lang := range langs {
 				if n == 0 && k > 0 {
-					p.click("ui-lang-" + lang)
-					p.wait("the panel in "+lang, fmt.Sprintf(`byTestID('lessons-panel').lang === %q`, lang), 5*time.Second)
+					p.readIn(lang)
 				}
 				when := fmt.Sprintf("%s: lesson %s step %d (%s, %s)", mode.name, id, i+1, who, lang)
 				if p.assertStepOnStage(when, lang, st.Steps[i], topic, partition) {
@@ -205,8 +211,7 @@ func walkLesson(t *testing.T, a *app, mode stageMode, id string, teacher *page, 
 				asserted[who]++
 			}
 			if n == 0 && len(langs) > 1 {
-				p.click("ui-lang-" + langs[0])
-				p.wait("the panel in "+langs[0], fmt.Sprintf(`byTestID('lessons-panel').lang === %q`, langs[0]), 5*time.Second)
+				p.readIn(langs[0])
 			}
 		}
 		if !mode.classroom && i == wordiest {
