@@ -146,14 +146,18 @@ func TestBrowserStageLessons(t *testing.T) {
 
 				// The story of the log the lesson ends on: writes and markers,
 				// oldest first, in offset order.
-				var told []int64
-				p.eval(`[...document.querySelectorAll('[data-testid="timeline"] [data-testid="event"]')]
+				const toldJS = `[...document.querySelectorAll('[data-testid="timeline"] [data-testid="event"]')]
 					.filter((e) => ['write', 'commit', 'abort'].includes(e.dataset.kind) && e.dataset.offset !== undefined)
-					.map((e) => +e.dataset.offset)`, &told)
+					.map((e) => +e.dataset.offset)`
 				var want []int64
 				for _, e := range end.Entries {
 					want = append(want, e.Offset)
 				}
+				// The story hears of the last marker over the stream, maybe
+				// a moment after the log shows it: give it that moment.
+				p.waitErr(fmt.Sprintf(`%s.length >= %d`, toldJS, len(want)), 5*time.Second)
+				var told []int64
+				p.eval(toldJS, &told)
 				equalOffsets(t, "the story of "+st.Focus.Topic+" (writes and markers, oldest first)", told, want)
 				if lesson == "2" {
 					equalOffsets(t, "lesson 2's story", told, []int64{0, 1, 2, 3, 4, 5, 6, 7})
