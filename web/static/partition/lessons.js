@@ -480,6 +480,16 @@ export function setupLessons(app) {
     scroller.scrollTop += top;
   }
 
+  /**
+   * moved tells whether a run read by a poll went on from the one this
+   * page showed (another run, step or status); a page that showed none
+   * follows it only when it has no log of its own open.
+   */
+  function moved(before, st) {
+    if (!before) return !app.current().hasTopic;
+    return before.id !== st.id || before.cursor !== st.cursor || before.status !== st.status;
+  }
+
   // ---- boot -------------------------------------------------------------------
 
   setLang(lang);
@@ -495,7 +505,12 @@ export function setupLessons(app) {
       }
       const st = await api('GET', `/api/lessons/runs/${encodeURIComponent(current)}`);
       if (busy || asked !== acted || JSON.stringify(st) === shown) return;
+      const before = run;
       setRun(st);
+      // A page that follows the run follows its log: a step taken in
+      // another tab (or by curl) opens the log it concerns here too, even
+      // when this page opened before that log existed.
+      if (moved(before, st)) await openStep(st);
     } catch {
       // The banner tells an unreachable server; the panel keeps what it shows.
     }
