@@ -68,6 +68,8 @@ type Server struct {
 	reads    *readLimiter
 	scans    *readLimiter
 	viewers  *viewerLimiter
+	// going closes live views when the server stops (CloseViewers).
+	going *goingAway
 }
 
 // New returns a Server over deps. log may be nil. Without options every
@@ -94,6 +96,7 @@ func New(deps Deps, log *slog.Logger, opts ...Option) *Server {
 	s.reads = newReadLimiter(s.limits)
 	s.scans = newScanLimiter(s.limits)
 	s.viewers = &viewerLimiter{limits: s.limits}
+	s.going = newGoingAway()
 	return s
 }
 
