@@ -453,8 +453,10 @@ export function setupLessons(app) {
     if (run.status === 'finished') parts.unshift(el('p', { class: 'status lesson-end', 'data-testid': 'lesson-end', role: 'status' }, t('lesson.ui.finished')));
     if (run.status === 'failed') parts.unshift(el('p', { class: 'error', 'data-testid': 'lesson-failed' }, t('lesson.ui.failed')));
     // The step just done comes first, under the bar: its words are what
-    // the class reads; the lesson's closing summary follows it.
-    if (last) parts.splice(run.status === 'finished' || run.status === 'failed' ? 1 : 0, 0, stepCard(run, last, false, tx));
+    // the class reads; "Lesson finished." follows it at once (the tab
+    // scrolls the card to the bar, so anything above it would hide under
+    // the bar), then the lesson's closing summary.
+    if (last) parts.unshift(stepCard(run, last, false, tx));
     const next = run.steps[run.cursor];
     if (next && run.status !== 'failed') parts.push(stepCard(run, next, true, tx));
     parts.push(namesList(run));
