@@ -3,9 +3,13 @@ package e2e
 import (
 	"fmt"
 	"net/http"
+	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/offsetlab/offsetlab/web"
 )
 
 // What a teacher rehearsing a class would stumble on, each at the sizes a
@@ -133,4 +137,86 @@ func (p *page) assertUncovered(when string, exprs map[string]string) {
 		p.screenshot("rehearsal-covered-"+strings.NewReplacer(" ", "-", "/", "-", ",", "").Replace(when), 1280, 720, false)
 		p.t.Errorf("%s: covered: %v", when, covered)
 	}
+}
+
+// TestBrowserClassroomLoopback: classroom mode whose join URL is this
+// computer's loopback address says so where the teacher shows the class
+// the join address — the classroom bar, the QR code's panel and the
+// full-screen join code — with the flag that fixes it, in English and
+// Korean, and in the server's log; a join URL students can reach says
+// nothing of the kind, and a student's page never does.
+func TestBrowserClassroomLoopback(t *testing.T) {
+	t.Parallel()
+	chromium := chromiumPath(t)
+	h := startHandsOn(t, embedded)
+	c := &classroom{app: &app{t: t, url: h.url}, srv: h.srv}
+	fix, loopback := c.srv.JoinLoopback()
+	if !loopback || fix != "--addr 0.0.0.0:"+h.url[strings.LastIndex(h.url, ":")+1:] {
+		t.Fatalf("JoinLoopback() = %q, %v on %s", fix, loopback, c.srv.JoinURL())
+	}
+	teacher := openPage(t, c.app, chromium, 1280, 720)
+	login, _ := url.Parse(c.srv.TeacherLoginURL())
+	teacher.open(login.RequestURI())
+	teacher.wait("the teacher's page", `location.pathname === '/' && document.getElementById('app').dataset.role === 'teacher'`, 10*time.Second)
+	var warnings []string
+	teacher.eval(`[...document.querySelectorAll('[data-testid="join-loopback"]')].map((e) => e.textContent.trim())`, &warnings)
+	if len(warnings) != 2 {
+		t.Fatalf("the teacher's page warns %d times (%q), want in the classroom bar and beside the QR code", len(warnings), warnings)
+	}
+	for i, w := range warnings {
+		// The bar's stands right after the join address; the panel's names it.
+		if (i > 0 && !strings.Contains(w, c.srv.JoinURL())) || !strings.Contains(w, fix) || !strings.Contains(w, "loopback") {
+			t.Errorf("the warning reads %q; want it to name %s, loopback and %s", w, c.srv.JoinURL(), fix)
+		}
+	}
+	teacher.assertOnScreen("the classroom bar's warning", map[string]string{"the warning": `document.querySelector('[data-testid="classroom-bar"] [data-testid="join-loopback"]')`})
+	teacher.screenshot("rehearsal-classroom-loopback-teacher-1280x720", 1280, 720, false)
+	teacher.readIn("ko")
+	var ko string
+	teacher.eval(`document.querySelector('[data-testid="join-loopback"]').textContent`, &ko)
+	if !strings.Contains(ko, "루프백") || !strings.Contains(ko, fix) {
+		t.Errorf("the Korean warning reads %q", ko)
+	}
+	teacher.readIn("en")
+	teacher.open("/exercises")
+	teacher.click("show-join")
+	teacher.screenshot("rehearsal-classroom-loopback-join-full-1280x720", 1280, 720, false)
+	var dialog string
+	teacher.eval(`document.querySelector('[data-testid="join-dialog"] [data-testid="join-loopback"]')?.textContent || ''`, &dialog)
+	if !strings.Contains(dialog, fix) {
+		t.Errorf("the full-screen join code warns %q", dialog)
+	}
+
+	student := openPage(t, c.app, chromium, 1280, 720)
+	student.open("/")
+	student.screenshot("rehearsal-classroom-loopback-student-1280x720", 1280, 720, false)
+	if n := student.count(`[data-testid="join-loopback"]`); n != 0 {
+		t.Errorf("the student's page shows the teacher's warning %d times", n)
+	}
+
+	// The server's log says it too, with the flag, when it starts.
+	srv := startServerProcess(t, "--classroom", "--data-dir", t.TempDir())
+	port := srv.url[strings.LastIndex(srv.url, ":")+1:]
+	srv.waitLog(regexp.MustCompile(`level=WARN msg="classroom mode on a loopback address: students cannot open the join URL; start again with the flag named" joinURL=http://127\.0\.0\.1:`+port+`/ flag="--addr 0\.0\.0\.0:`+port+`"`), 10*time.Second)
+
+	// A join URL the class can reach: no warning.
+	reach := startClassroom(t, web.Access{Classroom: true, JoinURL: "http://192.0.2.10:8080/"})
+	if fix, loopback := reach.srv.JoinLoopback(); loopback {
+		t.Errorf("a join URL on the network is called loopback (%q)", fix)
+	}
+	other := openPage(t, reach.app, chromium, 1280, 720)
+	login, _ = url.Parse(reach.srv.TeacherLoginURL())
+	other.open(login.RequestURI())
+	other.wait("the teacher's page", `document.getElementById('app').dataset.role === 'teacher'`, 10*time.Second)
+	if n := other.count(`[data-testid="join-loopback"]`); n != 0 {
+		t.Errorf("a reachable join URL is warned about %d times", n)
+	}
+}
+
+// count is how many elements match a CSS selector.
+func (p *page) count(selector string) int {
+	p.t.Helper()
+	var n int
+	p.eval(fmt.Sprintf(`document.querySelectorAll(%q).length`, selector), &n)
+	return n
 }

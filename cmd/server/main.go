@@ -348,6 +348,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if cfg.classroom {
 		log.Info("classroom mode: students open the join URL and get a read-only view", "joinURL", srv.JoinURL())
 		log.Warn("teacher login link: open it in the teacher's browser; it works once, do not project it", "loginURL", srv.TeacherLoginURL())
+		if fix, loopback := srv.JoinLoopback(); loopback {
+			log.Warn("classroom mode on a loopback address: students cannot open the join URL; start again with the flag named", "joinURL", srv.JoinURL(), "flag", fix)
+		}
 	}
 
 	errc := make(chan error, 1)
