@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/offsetlab/offsetlab/internal/exercises"
 	"github.com/offsetlab/offsetlab/web"
 )
 
@@ -219,4 +222,103 @@ func (p *page) count(selector string) int {
 	var n int
 	p.eval(fmt.Sprintf(`document.querySelectorAll(%q).length`, selector), &n)
 	return n
+}
+
+// checkWord is a check's state as a page shows it: its data-state, its
+// mark and its word.
+type checkWord struct {
+	State string `json:"state"`
+	Mark  string `json:"mark"`
+	Word  string `json:"word"`
+}
+
+// TestBrowserOneWordPerState: the teacher's board and the student's
+// checklist say a check's state with one word and one shape — not
+// started, waiting, failed, done — on both pages, at 1280×720, in English
+// and Korean: before the exercise starts the board shows its cells not
+// started and no "0 of 1 done" under "No exercise is running"; after
+// Start, before any attempt, both say waiting (not a red ✗); after a
+// wrong attempt (an ABORT) both say failed.
+func TestBrowserOneWordPerState(t *testing.T) {
+	t.Parallel()
+	chromium := chromiumPath(t)
+	h := startHandsOn(t, embedded)
+	site := &app{t: t, url: h.url}
+	teacher := openPage(t, site, chromium, 1280, 720)
+	login, _ := url.Parse(h.srv.TeacherLoginURL())
+	teacher.open(login.RequestURI())
+	teacher.wait("the teacher's page", `document.getElementById('app').dataset.role === 'teacher'`, 10*time.Second)
+
+	student := openPage(t, site, chromium, 1280, 720)
+	student.open("/exercise")
+	name := "ann" + h.suffix
+	student.wait("the join form", `!byTestID('student-join').hidden`, 10*time.Second)
+	student.fill("join-name", name)
+	student.click("join-submit")
+	student.wait("the student's identity", fmt.Sprintf(`byTestID('identity-username')?.textContent === %q`, name), 10*time.Second)
+
+	teacher.open("/exercises")
+	teacher.fill("exercise-select", "commit")
+	teacher.wait("the student on the board of commit, which does not run", fmt.Sprintf(`byTestID('exercise-running').dataset.running === 'false' &&
+		document.querySelectorAll('[data-testid="board-cell"][data-student=%q]').length === 2`, name), 20*time.Second)
+	const boardCells = `[...document.querySelectorAll('[data-testid="board-cell"]')].map((c) => ({state: c.dataset.state, mark: c.querySelector('.verdict-mark').textContent, word: c.querySelector('.verdict-word').textContent}))`
+	var before []checkWord
+	teacher.eval(boardCells, &before)
+	for _, c := range before {
+		if c.State != "none" || c.Mark != "○" || c.Word != "Not started" {
+			t.Errorf("before any exercise runs a cell says %+v, want ○ Not started", c)
+		}
+	}
+	if got := teacher.text("board-count"); got != "" {
+		t.Errorf("before any exercise runs the board counts %q", got)
+	}
+	teacher.screenshot("rehearsal-board-not-running-1280x720", 1280, 720, false)
+
+	teacher.click("exercise-start")
+	teacher.wait("commit running", `byTestID('exercise-running').dataset.running === 'true'`, 10*time.Second)
+	studentChecks := `[...document.querySelectorAll('[data-testid="check"]')].map((c) => ({state: c.dataset.state, mark: c.querySelector('.check-mark').textContent, word: c.querySelector('[data-testid="check-state"]').textContent}))`
+	same := func(when, state string) {
+		t.Helper()
+		teacher.wait(when+": the board", fmt.Sprintf(`[...document.querySelectorAll('[data-testid="board-cell"]')].every((c) => c.dataset.state === %q)`, state), 30*time.Second)
+		student.wait(when+": the checklist", fmt.Sprintf(`document.querySelectorAll('[data-testid="check"]').length === 2 && [...document.querySelectorAll('[data-testid="check"]')].every((c) => c.dataset.state === %q)`, state), 30*time.Second)
+		var board, list []checkWord
+		teacher.eval(boardCells, &board)
+		student.eval(studentChecks, &list)
+		for _, b := range board {
+			for _, s := range list {
+				if b != s {
+					t.Errorf("%s: the board says %+v, the student's checklist %+v", when, b, s)
+				}
+			}
+		}
+		teacher.screenshot("rehearsal-board-"+state+"-1280x720", 1280, 720, false)
+		student.screenshot("rehearsal-checklist-"+state+"-1280x720", 1280, 720, false)
+	}
+	same("before an attempt", "pending")
+
+	// A wrong attempt: an ABORT where a COMMIT was due.
+	var id struct{ Bootstrap, Username, Password string }
+	student.eval(`({Bootstrap: byTestID('identity-bootstrap').textContent, Username: byTestID('identity-username').textContent, Password: byTestID('identity-password').textContent})`, &id)
+	ex, _ := exercises.Find("commit")
+	franzTransaction(t, &joined{Name: name, Kafka: exercises.Identity{Bootstrap: id.Bootstrap, Username: id.Username, Password: id.Password}}, ex, kgo.TryAbort)
+	same("after a wrong attempt", "fail")
+
+	// The same words in Korean.
+	teacher.click("ui-lang-ko")
+	student.click("ui-lang-ko")
+	teacher.wait("the board in Korean", `document.documentElement.lang === 'ko'`, 5*time.Second)
+	student.wait("the checklist in Korean", `document.documentElement.lang === 'ko'`, 5*time.Second)
+	var board, list []checkWord
+	teacher.eval(boardCells, &board)
+	student.eval(studentChecks, &list)
+	for _, b := range board {
+		if b.Word != "실패" || b.Mark != "✗" {
+			t.Errorf("in Korean the board says %+v, want ✗ 실패", b)
+		}
+		for _, s := range list {
+			if b != s {
+				t.Errorf("in Korean the board says %+v, the student's checklist %+v", b, s)
+			}
+		}
+	}
 }

@@ -3,7 +3,7 @@
 // writes a check's evidence as catalogue sentences.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cellState, countDone, evidenceLines, listText, rowState, topicOf } from '../exercises/board-model.js';
+import { STATES, cellState, countDone, evidenceLines, listText, rowState, topicOf } from '../exercises/board-model.js';
 
 const graded = { checkedAt: '2026-12-02T00:00:00Z' };
 
@@ -20,6 +20,16 @@ test('cellState: passed, failed, or waiting', () => {
     { name: 'one check passed, another not', result: { ...graded, checks: [{ ok: true, evidence: {} }, nothing] }, check: nothing, want: 'fail' },
   ];
   for (const tt of tests) assert.equal(cellState(tt.result, tt.check), tt.want, tt.name);
+  // An exercise that does not run: every cell and row is not started.
+  for (const tt of tests) assert.equal(cellState(tt.result, tt.check, false), 'none', tt.name + ', not running');
+  assert.equal(rowState({ ...graded, done: true, checks: [{ ok: true }] }, false), 'none');
+});
+
+test('STATES: one mark and one catalogue word per state', () => {
+  assert.deepEqual(Object.keys(STATES), ['none', 'pending', 'fail', 'ok']);
+  const marks = Object.values(STATES).map((s) => s.mark);
+  assert.equal(new Set(marks).size, marks.length);
+  for (const [state, s] of Object.entries(STATES)) assert.equal(s.key, 'check.state.' + state);
 });
 
 test('rowState and countDone', () => {
