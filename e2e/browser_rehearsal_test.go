@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/offsetlab/offsetlab/internal/exercises"
@@ -320,5 +321,59 @@ func TestBrowserOneWordPerState(t *testing.T) {
 				t.Errorf("in Korean the board says %+v, the student's checklist %+v", b, s)
 			}
 		}
+	}
+}
+
+// backRowJS lists the back row's complaints about the RC/RU summaries
+// and the cells' producer lines (P1·e0·s0): under the cells' text size
+// (and under 16 px), or in another colour than the words they stand with
+// (the summaries: the page's ink; a producer line: its cell's value).
+const backRowJS = `(() => {
+	const out = [];
+	const cellText = parseFloat(getComputedStyle(document.documentElement).getPropertyValue('--cell-text'));
+	const check = (e, what, ink) => {
+		const s = getComputedStyle(e);
+		const size = parseFloat(s.fontSize);
+		if (size < 16 || size < cellText) out.push(what + ' "' + e.textContent.trim().slice(0, 40) + '": ' + size + 'px');
+		if (s.color !== ink) out.push(what + ' "' + e.textContent.trim().slice(0, 40) + '": ' + s.color + ', not ' + ink);
+	};
+	const ink = getComputedStyle(document.body).color;
+	for (const e of document.querySelectorAll('[data-testid="lane-count-rc"], [data-testid="lane-count-ru"]')) check(e, 'summary', ink);
+	for (const c of document.querySelectorAll('[data-testid="log-cell"]')) {
+		const pid = c.querySelector('.pid');
+		if (!pid || !pid.textContent || !pid.getClientRects().length) continue;
+		check(pid, 'producer line of ' + c.dataset.offset, getComputedStyle(c.querySelector('.val')).color);
+	}
+	return out;
+})()`
+
+// TestBrowserBackRow: what the back row reads — the RC/RU summaries above
+// the log and each cell's producer line (P1·e0·s0) — is at the cells' text
+// size (at least 16 px) in the ink of the words beside it, at 1280×720 and
+// 1920×1080, in English and Korean.
+func TestBrowserBackRow(t *testing.T) {
+	t.Parallel()
+	chromium := chromiumPath(t)
+	a := startApp(t, embedded)
+	st := a.runLesson("2", true)
+	p := openPage(t, a, chromium, 1280, 720)
+	p.open("/topics/" + st.Focus.Topic + "/partitions/0")
+	p.wait("lesson 2's log", `cell(7)?.dataset.marker === 'COMMIT' && byTestID('lessons-panel')?.dataset.ready === 'true'`, 15*time.Second)
+	for _, lang := range []string{"en", "ko"} {
+		p.readIn(lang)
+		for _, size := range []struct {
+			name string
+			w, h int64
+		}{{"1280x720", 1280, 720}, {"1920x1080", 1920, 1080}} {
+			p.do("resize to "+size.name, chromedp.EmulateViewport(size.w, size.h))
+			p.wait("the log at "+size.name, fmt.Sprintf(`byTestID('log-viewport').clientWidth <= %d && cell(7)`, size.w), 5*time.Second)
+			var got []string
+			p.eval(backRowJS, &got)
+			if len(got) > 0 {
+				t.Errorf("%s at %s: %v", lang, size.name, got)
+			}
+			p.screenshot(fmt.Sprintf("rehearsal-back-row-%s-%s", size.name, lang), size.w, size.h, false)
+		}
+		p.do("back to 1280×720", chromedp.EmulateViewport(1280, 720))
 	}
 }
