@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -375,5 +376,267 @@ func TestBrowserBackRow(t *testing.T) {
 			p.screenshot(fmt.Sprintf("rehearsal-back-row-%s-%s", size.name, lang), size.w, size.h, false)
 		}
 		p.do("back to 1280×720", chromedp.EmulateViewport(1280, 720))
+	}
+}
+
+// stageSizes are the screens a class uses: a presenter's 1280×720 and
+// 1920×1080, a phone, and 1280×720 zoomed to 150 %.
+var stageSizes = []struct {
+	name   string
+	w, h   int64
+	phone  bool
+	factor float64
+}{
+	{"1280x720", 1280, 720, false, 1},
+	{"1920x1080", 1920, 1080, false, 1},
+	{"phone-390x844", 390, 844, true, 1},
+	{"150pct", 853, 480, false, 1.5},
+}
+
+// resize puts the page at one of stageSizes and waits for the log to
+// lay out again.
+func (p *page) resize(size struct {
+	name   string
+	w, h   int64
+	phone  bool
+	factor float64
+}) {
+	p.t.Helper()
+	var opts []chromedp.EmulateViewportOption
+	if size.phone {
+		opts = append(opts, chromedp.EmulateMobile, chromedp.EmulateTouch, chromedp.EmulatePortrait)
+	}
+	if size.factor != 1 {
+		opts = append(opts, chromedp.EmulateScale(size.factor))
+	}
+	p.do("resize to "+size.name, chromedp.EmulateViewport(size.w, size.h, opts...))
+	p.wait("the log at "+size.name, fmt.Sprintf(`byTestID('log-viewport').clientWidth <= %d && document.querySelectorAll('[data-testid="log-cell"]').length > 0`, size.w), 5*time.Second)
+	p.wait("animations to finish", `document.getAnimations().length === 0`, 5*time.Second)
+}
+
+// fillJS measures the log while it follows its end: the room left empty
+// under its last row, whether its rows are more than the view holds, and
+// which of the offsets asked for are not whole on screen (cell and lanes).
+const fillJS = `((offsets) => {
+	const vp = byTestID('log-viewport').getBoundingClientRect();
+	const rows = [...document.querySelectorAll('#log-viewport .row')].filter((r) => r.getClientRects().length && [...r.querySelectorAll('.slot')].some((s) => !s.hidden));
+	const bottom = Math.max(...rows.map((r) => r.getBoundingClientRect().bottom));
+	const whole = (e) => { if (!e) return false; const r = e.getBoundingClientRect(); return r.top >= vp.top - 0.5 && r.bottom <= vp.bottom + 0.5 && r.height > 0; };
+	return {
+		// Room under the last row counts only when rows above are off screen.
+		empty: whole(cell(0)) ? 0 : Math.max(0, vp.bottom - bottom),
+		rowH: rows.length ? rows[0].getBoundingClientRect().height : 0,
+		follow: byTestID('follow-toggle').getAttribute('aria-pressed') === 'true',
+		missing: offsets.filter((o) => !whole(cell(o)) || !whole(lane('rc', o)) || !whole(lane('ru', o))),
+	};
+})`
+
+// TestBrowserFollowFillsTheLog: following the end, the log fills its area
+// with the latest rows — not the newest row alone over an empty area —
+// and keeps an open transaction's records in view: kcat-like writes land
+// (offsets 9 and 10) while a transaction holds 7–8 open, at 1280×720,
+// 1920×1080, on a phone and at 150 %.
+func TestBrowserFollowFillsTheLog(t *testing.T) {
+	t.Parallel()
+	chromium := chromiumPath(t)
+	a := startApp(t, embedded)
+	topic := a.name("kcat-open")
+	a.createTopic(topic)
+	plain, err := kgo.NewClient(kgo.SeedBrokers(a.kafka.Brokers()...), kgo.DefaultProduceTopic(topic))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	produceAll(t, plain, topic, "r0", "r1", "r2", "r3", "r4", "r5", "r6")
+	txn, err := kgo.NewClient(kgo.SeedBrokers(a.kafka.Brokers()...), kgo.TransactionalID(a.name("held")), kgo.DefaultProduceTopic(topic))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer txn.Close()
+	if err := txn.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	produceAll(t, txn, topic, "open-7", "open-8")
+
+	p := openPage(t, a, chromium, 1280, 720)
+	p.open("/topics/" + topic + "/partitions/0")
+	p.wait("the open transaction holding the LSO at 7", `summary('lso')?.dataset.value === '7' && summary('hw')?.dataset.value === '9' && cell(8)?.dataset.txn === 'open'`, 15*time.Second)
+	produceAll(t, plain, topic, "kcat-9", "kcat-10") // written from outside while the transaction is open
+	p.wait("kcat's records", `summary('hw')?.dataset.value === '11' && cell(10)?.dataset.kind === 'data' && byTestID('lso-why').dataset.state === 'held'`, 15*time.Second)
+	for _, size := range stageSizes {
+		p.resize(size)
+		var got struct {
+			Empty   float64 `json:"empty"`
+			RowH    float64 `json:"rowH"`
+			Follow  bool    `json:"follow"`
+			Missing []int64 `json:"missing"`
+		}
+		p.eval(fillJS+`([7, 8])`, &got)
+		p.screenshot("rehearsal-follow-fills-"+size.name, int64(float64(size.w)), int64(float64(size.h)), size.phone)
+		if !got.Follow {
+			t.Errorf("%s: the log no longer follows its end", size.name)
+		}
+		if got.Empty > 2 {
+			t.Errorf("%s: following, %.0f px of the log's area stand empty under its last row (a row is %.0f px)", size.name, got.Empty, got.RowH)
+		}
+		if len(got.Missing) > 0 {
+			t.Errorf("%s: the open transaction's records %v are not whole on screen (cell and both lanes)", size.name, got.Missing)
+		}
+	}
+	p.resize(stageSizes[0])
+	// The newest record too, where the rows fit (1280×720).
+	var got struct {
+		Missing []int64 `json:"missing"`
+	}
+	p.eval(fillJS+`([7, 8, 9, 10])`, &got)
+	if len(got.Missing) > 0 {
+		t.Errorf("1280x720: offsets %v of 7–10 are not whole on screen", got.Missing)
+	}
+}
+
+// labelsJS lists the log's labels that cover one another or are clipped:
+// the pointer flags, the batch labels, a step's callout and its rings'
+// labels — each pair that overlaps, each one cut by the log's edge or
+// wider than its own box.
+const labelsJS = `(() => {
+	const vp = byTestID('log-viewport').getBoundingClientRect();
+	const shown = (e) => e.getClientRects().length > 0 && e.textContent.trim() !== '' && getComputedStyle(e).visibility !== 'hidden' && !e.closest('.slot[hidden]');
+	const labels = [...document.querySelectorAll('#log-viewport .row .flag, #log-viewport .row .batch-label, [data-testid="step-answer"], .step-answer-ring-label')]
+		.filter(shown).map((e) => ({e, r: e.getBoundingClientRect(), name: (e.dataset.testid === 'step-answer' ? 'callout' : e.className) + ' "' + e.textContent.trim().slice(0, 24) + '"'}));
+	const out = [];
+	for (const a of labels) {
+		if (a.r.left < vp.left - 0.5 || a.r.right > vp.right + 0.5 || a.r.top < vp.top - 0.5 || a.r.bottom > vp.bottom + 0.5) out.push(a.name + ' cut by the log\'s edge');
+		if (a.e.scrollWidth > a.e.clientWidth + 1) out.push(a.name + ' wider than its box');
+	}
+	for (let i = 0; i < labels.length; i++) for (let j = i + 1; j < labels.length; j++) {
+		const a = labels[i], b = labels[j];
+		if (a.e.contains(b.e) || b.e.contains(a.e)) continue;
+		const dx = Math.min(a.r.right, b.r.right) - Math.max(a.r.left, b.r.left);
+		const dy = Math.min(a.r.bottom, b.r.bottom) - Math.max(a.r.top, b.r.top);
+		if (dx > 0.5 && dy > 0.5) out.push(a.name + ' over ' + b.name);
+	}
+	// The callout stays off the pointers' rows: the flags and the group's pointer.
+	return out;
+})()`
+
+// assertLabelsApart fails naming the labels that cover or clip each other.
+func (p *page) assertLabelsApart(when string) {
+	p.t.Helper()
+	var got []string
+	p.eval(labelsJS, &got)
+	if len(got) > 0 {
+		p.screenshot("rehearsal-labels-"+strings.NewReplacer(" ", "-", "/", "-", ",", "", "%", "pct").Replace(when), 1280, 720, false)
+		p.t.Errorf("%s: %v", when, got)
+	}
+}
+
+// TestBrowserLabelsApart: no pointer label covers or clips another, at
+// 1280×720, 1920×1080, on a phone and at 150 %: a one-record open
+// transaction (log start and LSO on 0, HW on 1); LSO and HW together on a
+// row's last column after an abort (HW 14); lesson 2's end (LSO and HW 8).
+func TestBrowserLabelsApart(t *testing.T) {
+	t.Parallel()
+	chromium := chromiumPath(t)
+	a := startApp(t, embedded)
+	one := a.name("one-open")
+	a.createTopic(one)
+	txn, err := kgo.NewClient(kgo.SeedBrokers(a.kafka.Brokers()...), kgo.TransactionalID(a.name("one")), kgo.DefaultProduceTopic(one))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer txn.Close()
+	if err := txn.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	produceAll(t, txn, one, "open-0")
+
+	aborted := a.name("aborted")
+	a.createTopic(aborted)
+	plain, err := kgo.NewClient(kgo.SeedBrokers(a.kafka.Brokers()...), kgo.DefaultProduceTopic(aborted))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	produceAll(t, plain, aborted, "r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11")
+	abort, err := kgo.NewClient(kgo.SeedBrokers(a.kafka.Brokers()...), kgo.TransactionalID(a.name("aborting")), kgo.DefaultProduceTopic(aborted))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer abort.Close()
+	if err := abort.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	produceAll(t, abort, aborted, "aborted-12")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := abort.EndTransaction(ctx, kgo.TryAbort); err != nil {
+		t.Fatal(err)
+	}
+	st := a.runLesson("2", true)
+
+	p := openPage(t, a, chromium, 1280, 720)
+	for _, c := range []struct{ name, topic, ready string }{
+		{"a one-record open transaction", one, `summary('lso')?.dataset.value === '0' && summary('hw')?.dataset.value === '1' && flag('lso') && flag('hw')`},
+		{"HW 14 after an abort", aborted, `summary('hw')?.dataset.value === '14' && summary('lso')?.dataset.value === '14' && cell(13)?.dataset.marker === 'ABORT'`},
+		{"lesson 2's end", st.Focus.Topic, `cell(7)?.dataset.marker === 'COMMIT' && summary('hw')?.dataset.value === '8'`},
+	} {
+		p.open("/topics/" + c.topic + "/partitions/0")
+		p.wait(c.name, c.ready, 15*time.Second)
+		for _, size := range stageSizes {
+			p.resize(size)
+			p.wait(c.name+": the HW's flag at "+size.name, `flag('hw')`, 5*time.Second)
+			p.assertLabelsApart(c.name + " at " + size.name)
+			p.screenshot("rehearsal-labels-"+strings.ReplaceAll(c.name, " ", "-")+"-"+size.name, size.w, size.h, size.phone)
+		}
+		p.resize(stageSizes[0])
+	}
+}
+
+// TestBrowserCalloutsApart: a reading step's callout and its rings' labels
+// never cover the pointer flags (the group's committed offset among them)
+// or each other, stepped with Next at 1280×720 and looked at after every
+// step at 1280×720 and 1920×1080 — lesson 2 (step 5 reads the group before
+// the restart) and lesson 6c (step 10 reads with read_committed again).
+func TestBrowserCalloutsApart(t *testing.T) {
+	t.Parallel()
+	for _, lesson := range []string{"2", "6c"} {
+		t.Run(lesson, func(t *testing.T) {
+			t.Parallel()
+			chromium := chromiumPath(t)
+			a := startApp(t, embedded)
+			p := openPage(t, a, chromium, 1280, 720)
+			p.open("/")
+			p.wait("the lessons panel", `byTestID('lessons-panel')?.dataset.ready === 'true'`, 10*time.Second)
+			p.fill("lesson-select", lesson)
+			p.click("lesson-start")
+			p.wait("the run to start", `byTestID('lesson-run').dataset.status === 'ready' && !byTestID('lesson-next').disabled`, 10*time.Second)
+			callouts := 0
+			for i := 0; ; i++ {
+				if p.attr("lesson-run", "data-status") == "finished" {
+					break
+				}
+				p.click("lesson-next")
+				p.wait(fmt.Sprintf("step %d", i+1), fmt.Sprintf(`byTestID('lesson-run').dataset.cursor === '%d' && byTestID('lesson-run').dataset.busy === undefined`, i+1), 60*time.Second)
+				p.wait("animations to finish", `document.getAnimations().length === 0`, 5*time.Second)
+				// The callout finds its place a frame or two after the log's last change.
+				p.waitErr(`!byTestID('step-answer') || byTestID('step-answer').style.top !== ''`, 2*time.Second)
+				if p.count(`[data-testid="step-answer"]`) > 0 {
+					callouts++
+				}
+				for _, size := range stageSizes[:2] {
+					p.resize(size)
+					p.waitErr(`document.getAnimations().length === 0`, 2*time.Second)
+					when := fmt.Sprintf("lesson %s step %d at %s", lesson, i+1, size.name)
+					p.assertLabelsApart(when)
+					if (lesson == "2" && i+1 == 5) || (lesson == "6c" && i+1 == 10) {
+						p.screenshot("rehearsal-callout-lesson"+lesson+fmt.Sprintf("-step%d-", i+1)+size.name, size.w, size.h, false)
+					}
+				}
+				p.resize(stageSizes[0])
+			}
+			if callouts == 0 {
+				t.Errorf("lesson %s drew no callout: nothing was looked at", lesson)
+			}
+		})
 	}
 }
