@@ -640,3 +640,50 @@ func TestBrowserCalloutsApart(t *testing.T) {
 		})
 	}
 }
+
+// TestBrowserActFeedback: every action of the Act tab shows its result on
+// screen at 1280×720 without scrolling anything: "Set up seed 000" (its
+// confirmation, while the log switches to the seed's output topic),
+// a transaction's Begin and Send, and Produce — with the cells they wrote.
+func TestBrowserActFeedback(t *testing.T) {
+	t.Parallel()
+	chromium := chromiumPath(t)
+	a := startApp(t, embedded)
+	p := openPage(t, a, chromium, 1280, 720)
+	p.open("/")
+	p.wait("the page", `byTestID('lessons-panel')?.dataset.ready === 'true'`, 10*time.Second)
+	p.click("dock-tab-act")
+	orders, totals, totalsTx := a.name("orders"), a.name("order-totals"), a.name("order-totals-tx")
+	p.fill("seed-orders", orders)
+	p.fill("seed-totals", totals)
+	p.fill("seed-totals-tx", totalsTx)
+	p.click("seed-setup")
+	p.wait("the seed set up", `byTestID('seed-status').dataset.done === 'true'`, 30*time.Second)
+	p.wait("the log of the seed's output", fmt.Sprintf(`location.pathname === '/topics/%s/partitions/0' && summary('hw')`, totalsTx), 15*time.Second)
+	p.wait("animations to finish", `document.getAnimations().length === 0`, 5*time.Second)
+	p.assertOnScreen("after Set up seed 000", map[string]string{"the seed's confirmation": `byTestID('seed-status')`})
+	p.screenshot("rehearsal-act-seed-1280x720", 1280, 720, false)
+
+	p.fill("txn-id", a.name("act-txn"))
+	p.fill("txn-topic", orders)
+	p.click("txn-begin")
+	p.wait("Begin's result", `byTestID('txn-status').dataset.step === 'begin'`, 15*time.Second)
+	p.wait("animations to finish", `document.getAnimations().length === 0`, 5*time.Second)
+	p.assertOnScreen("after Begin", map[string]string{"Begin's result": `byTestID('txn-status')`})
+	p.screenshot("rehearsal-act-begin-1280x720", 1280, 720, false)
+	p.fill("txn-value", "act-1")
+	p.click("txn-send")
+	p.wait("Send's result and its cell", fmt.Sprintf(`byTestID('txn-status').dataset.step === 'send' && location.pathname === '/topics/%s/partitions/0' && cell(3)?.dataset.txn === 'open'`, orders), 15*time.Second)
+	p.wait("animations to finish", `document.getAnimations().length === 0`, 5*time.Second)
+	p.assertOnScreen("after Send", map[string]string{"Send's result": `byTestID('txn-status')`, "the open record": `cell(3)`})
+	p.click("txn-commit")
+	p.wait("Commit's result", `byTestID('txn-status').dataset.step === 'commit' && cell(4)?.dataset.marker === 'COMMIT'`, 15*time.Second)
+
+	p.fill("produce-topic", orders)
+	p.fill("produce-value", "act-2")
+	p.click("produce-submit")
+	p.wait("Produce's result and its cell", `byTestID('produce-result').textContent.includes('offset 5') && cell(5)?.dataset.kind === 'data'`, 15*time.Second)
+	p.wait("animations to finish", `document.getAnimations().length === 0`, 5*time.Second)
+	p.assertOnScreen("after Produce", map[string]string{"Produce's result": `byTestID('produce-result')`, "the record": `cell(5)`})
+	p.screenshot("rehearsal-act-produce-1280x720", 1280, 720, false)
+}
