@@ -687,3 +687,79 @@ func TestBrowserActFeedback(t *testing.T) {
 	p.assertOnScreen("after Produce", map[string]string{"Produce's result": `byTestID('produce-result')`, "the record": `cell(5)`})
 	p.screenshot("rehearsal-act-produce-1280x720", 1280, 720, false)
 }
+
+// shownOffsetsJS lists the offsets whose state the first screen shows (the
+// page not scrolled): a cell's number or its tag line (committed, aborted,
+// marker…) inside the window and the log.
+const shownOffsetsJS = `(() => {
+	const vp = byTestID('log-viewport').getBoundingClientRect();
+	const bottom = Math.min(vp.bottom, innerHeight);
+	const inside = (e) => { const r = e.getBoundingClientRect(); return r.height > 0 && r.top >= vp.top - 0.5 && r.bottom <= bottom + 0.5; };
+	return [...document.querySelectorAll('[data-testid="log-cell"]')].filter((c) => c.dataset.kind !== 'next' && !c.closest('.slot').hidden &&
+		[...c.querySelectorAll('.off, .tag')].some((e) => e.textContent.trim() !== '' && inside(e))).map((c) => +c.dataset.offset);
+})()`
+
+// TestBrowserStackedStage: a laptop's 1280×720 zoomed to 150 % stacks the
+// page; its first screen still shows the lesson's controls — where the
+// run is and its Next, in the masthead — and more than three of the log's
+// cells: lesson 2 stepped there with that Next to its end, in English and
+// Korean, nothing clipped.
+func TestBrowserStackedStage(t *testing.T) {
+	t.Parallel()
+	chromium := chromiumPath(t)
+	a := startApp(t, embedded)
+	p := openPage(t, a, chromium, 1280, 720)
+	p.open("/")
+	p.wait("the lessons panel", `byTestID('lessons-panel')?.dataset.ready === 'true'`, 10*time.Second)
+	p.fill("lesson-select", "2")
+	p.click("lesson-start")
+	p.wait("the run to start", `byTestID('lesson-run').dataset.status === 'ready' && !byTestID('lesson-next').disabled`, 10*time.Second)
+	p.click("lesson-next")
+	p.wait("step 1's log", `byTestID('lesson-run').dataset.cursor === '1' && byTestID('lesson-run').dataset.busy === undefined && document.querySelectorAll('[data-testid="log-cell"]').length > 0`, 60*time.Second)
+	p.zoom(1.5)
+	for i := 1; ; i++ {
+		p.eval(`window.scrollTo(0, 0)`, nil)
+		p.assertOnScreen(fmt.Sprintf("150 %%, after step %d", i), map[string]string{"the run's place": `byTestID('lesson-mini-where')`, "Next": `byTestID('lesson-mini-next')`})
+		if got := p.text("lesson-mini-where"); !strings.Contains(got, fmt.Sprintf("Step %d of 9", min(i+1, 9))) {
+			t.Errorf("after step %d the masthead says %q", i, got)
+		}
+		if p.attr("lesson-run", "data-status") == "finished" {
+			break
+		}
+		p.do("Next in the masthead", chromedp.Click(chromedp.CSS(`[data-testid="lesson-mini-next"]`)))
+		p.wait(fmt.Sprintf("step %d", i+1), fmt.Sprintf(`byTestID('lesson-run').dataset.cursor === '%d' && byTestID('lesson-run').dataset.busy === undefined`, i+1), 60*time.Second)
+		p.wait("animations to finish", `document.getAnimations().length === 0`, 5*time.Second)
+	}
+	var disabled bool
+	p.eval(`byTestID('lesson-mini-next').disabled`, &disabled)
+	if !disabled {
+		t.Errorf("the masthead's Next is enabled after the lesson's end")
+	}
+	for _, lang := range []string{"en", "ko"} {
+		p.click("ui-lang-" + lang)
+		p.wait("the page in "+lang, fmt.Sprintf(`document.documentElement.lang === %q`, lang), 5*time.Second)
+		p.eval(`window.scrollTo(0, 0)`, nil)
+		p.wait("the log's end", `cell(7)?.dataset.marker === 'COMMIT' && document.getAnimations().length === 0`, 5*time.Second)
+		var shown []int64
+		p.eval(shownOffsetsJS, &shown)
+		if len(shown) <= 3 {
+			t.Errorf("%s at 150 %%: the first screen shows the cells of offsets %v, want more than three", lang, shown)
+		}
+		p.assertOnScreen("150 %, "+lang, map[string]string{"Next": `byTestID('lesson-mini-next')`})
+		if c := p.clipped(); len(c) > 0 {
+			t.Errorf("%s at 150 %%: clipped %v", lang, c)
+		}
+		p.screenshot("rehearsal-stacked-150pct-"+lang, 853, 480, false)
+	}
+	// A wide page never shows the masthead's copy.
+	p.do("back to 100%", chromedp.EmulateViewport(1280, 720))
+	p.wait("the wide page", `byTestID('log-viewport').clientWidth > 600`, 5*time.Second)
+	if n := p.count(`[data-testid="lesson-mini"]:not([hidden])`); n != 1 {
+		t.Fatalf("the masthead's lesson controls: %d", n)
+	}
+	var display string
+	p.eval(`getComputedStyle(byTestID('lesson-mini')).display`, &display)
+	if display != "none" {
+		t.Errorf("at 1280×720 the masthead shows the lesson's controls too (display %s)", display)
+	}
+}

@@ -188,6 +188,8 @@ export function setupLessons(app) {
   const error = $('lesson-error');
   const status = $('lesson-status');
   const unavailable = $('lesson-unavailable');
+  // The masthead's copy of the run's place and Next, for a page that stacks.
+  const mini = { box: $('lesson-mini'), where: $('lesson-mini-where'), next: $('lesson-mini-next') };
   // A student's page (classroom mode) has no buttons: it shows the run the
   // teacher drives, which classroom.js passes on as an event.
   const student = $('app')?.dataset.role === 'student';
@@ -243,6 +245,17 @@ export function setupLessons(app) {
     buttons.finish.disabled = busy || !ready;
     buttons.reset.disabled = busy || !onShow();
     buttons.cleanup.disabled = busy;
+    if (mini.next) mini.next.disabled = buttons.next.disabled;
+  }
+
+  /** drawMini writes the masthead's copy of where the run is (hidden without one). */
+  function drawMini() {
+    if (!mini.box) return;
+    mini.box.hidden = !onShow();
+    if (!onShow()) return;
+    const total = run.steps.length;
+    const where = t('lesson.ui.stepOf', { n: Math.min(run.cursor + 1, total), total });
+    plain(mini.where, run.lesson + ' · ' + where + (run.checked ? ' · ' + t('lesson.ui.passedShort', { passed: run.passed, checked: run.checked }) : ''));
   }
 
   function showError(err) {
@@ -327,6 +340,7 @@ export function setupLessons(app) {
       else if (fallen && before && before !== document.body && before.isConnected) before.focus({ preventScroll: true });
     }
     buttons.next.addEventListener('click', next);
+    mini.next?.addEventListener('click', next);
     // A presenter's clicker: → / PageDown / Space run the next step when
     // the focus is not in a field, a list of tabs, the log or a control
     // that answers the key itself.
@@ -396,6 +410,7 @@ export function setupLessons(app) {
   // ---- drawing ----------------------------------------------------------------
 
   function draw() {
+    drawMini();
     if (!onShow()) {
       bar.replaceChildren();
       buttons.next?.parentElement.querySelector('.lesson-title')?.remove();
