@@ -132,10 +132,11 @@ export function fmt(n) {
  * decimal text, where the browser offers the source text to the reviver.
  */
 export function parseJSON(text) {
-  return JSON.parse(text, (key, value, context) => {
+  // The reviver's third argument (the source text) is newer than TypeScript's lib.
+  return JSON.parse(text, /** @type {any} */ ((key, value, context) => {
     if (typeof value === 'number' && !Number.isSafeInteger(value) && Number.isInteger(value) && context && typeof context.source === 'string') {
       return context.source;
     }
     return value;
-  });
+  }));
 }

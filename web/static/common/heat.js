@@ -113,8 +113,8 @@ const RARE_EXTENT = 4;
  * shorter than RARE_EXTENT. Horizontal strips stack from the bottom up;
  * vertical ones from the left.
  * @param {CanvasRenderingContext2D} g
- * @param {Array<object>} buckets map buckets ({from, to, plain, …})
- * @param {{pos: (offset: number) => number, thick: number, vertical?: boolean, pats: object}} opts
+ * @param {import('../types/wire.js').MapBucket[]} buckets map buckets ({from, to, plain, …})
+ * @param {{pos: (offset: number) => number, thick: number, vertical?: boolean, pats: Record<string, CanvasPattern|string>}} opts
  */
 export function drawBuckets(g, buckets, { pos, thick, vertical = false, pats }) {
   const order = fills(pats);

@@ -31,8 +31,8 @@ export function attempted(result) {
  * looked at the student's log since the start, or the broker shows
  * nothing of their attempt; 'fail' (✗) when what the broker holds is
  * wrong.
- * @param {{checkedAt?: string|null, checks: Array}} result
- * @param {{ok: boolean, evidence?: object}} check
+ * @param {import('../types/wire.js').Result} result
+ * @param {import('../types/wire.js').CheckResult} check
  */
 export function cellState(result, check) {
   if (check.ok) return 'ok';
@@ -71,7 +71,7 @@ export function listText(values) {
 /**
  * evidenceLines are the facts of a check's evidence, each a catalogue
  * sentence: {key, args}. Only the fields the check read are set.
- * @param {object} ev the check's evidence
+ * @param {import('../types/wire.js').Evidence} ev the check's evidence
  */
 export function evidenceLines(ev) {
   if (!ev) return [];

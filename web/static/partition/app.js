@@ -405,6 +405,12 @@ $('goto-form').addEventListener('submit', (ev) => {
 
 // ---- boot ---------------------------------------------------------------------
 
+/**
+ * @typedef {typeof app} App the page as its panels are given it: which
+ *   partition is on show (current), navigate() and show(), the topic
+ *   picker's refresh, the API failure handler, the dock, the log view, the
+ *   story and the heat strip
+ */
 const app = { current, navigate, show, refreshTopics, apiFailed, dock, view, timeline, heat };
 const replay = setupReplay(app);
 const explore = setupExplore(app);

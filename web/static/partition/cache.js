@@ -26,7 +26,7 @@ function same(a, b) {
 export class EntryCache {
   constructor(maxPages = 60) {
     this.maxPages = maxPages;
-    /** @type {Map<number, Map<number, object>>} page index -> offset -> entry, oldest use first */
+    /** @type {Map<number, Map<number, import('../types/wire.js').Entry>>} page index -> offset -> entry, oldest use first */
     this.pages = new Map();
     /** @type {Set<number>} pages whose entries may be out of date and are refetched when on screen */
     this.stale = new Set();

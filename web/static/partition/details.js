@@ -9,8 +9,10 @@ import { onLanguage, t } from '../common/i18n.js';
 import { alias, reportedEpochs } from './producers.js';
 
 // The last details shown, redrawn in the new language after a switch.
+/** @type {Parameters<typeof showDetails>|null} the panel's last content, shown again in another language */
 let last = null;
 let copyText = null;
+/** @type {(offset: number) => void} */
 let jumpTo = () => {};
 onLanguage(() => {
   if (last) showDetails(...last);
@@ -195,8 +197,9 @@ async function copy(button) {
 
 /**
  * showDetails fills the panel. offset null clears it.
- * @param {object|undefined} entry
- * @param {object|null} pointers
+ * @param {number|null} offset
+ * @param {import('../types/wire.js').Entry|undefined} entry
+ * @param {import('../types/wire.js').Pointers|null} pointers
  * @param {boolean} transient true while hovering (not selected)
  * @param {{kind: string, of: number}|null} copyOf the earlier offset this record repeats
  * @param {{from: number, to: number}|null} epochRise a marker's epoch above its records'

@@ -17,7 +17,7 @@ export function durationArgs(ms) {
  * elapsedMs after it was read; fmt writes a number. Placeholders are
  * filled by Key arguments (whoKey, ageKey, waitingKey) or left empty.
  */
-export function heldSentence(hold, elapsedMs, fmt = String) {
+export function heldSentence(hold, elapsedMs, fmt = (/** @type {number} */ n) => String(n)) {
   const h = hold.holder;
   const args = { lso: fmt(hold.lastStableOffset), hw: fmt(hold.highWatermark), who: '', age: '' };
   if (h) {

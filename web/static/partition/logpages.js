@@ -26,6 +26,7 @@ async function readWindow(url, from, limit, signal) {
 }
 
 /** logPages asks for the pages the visible rows need and puts what comes back in the cache. */
+/** @satisfies {ThisType<import('./logview.js').LogView>} */
 export const logPages = {
   requestPages(r0, r1) {
     const pages = geometry.pageRange(this, r0, r1, PAGE);

@@ -278,10 +278,10 @@ export class HeatStrip {
     mm.dataset.heatMoment = this.past ? 'past' : 'live';
     mm.dataset.heatHw = String((this.past ? this.past.pointers : this.ptrs)?.highWatermark ?? '');
     mm.dataset.heat = this.state;
-    mm.dataset.heatFrom = this.base;
-    mm.dataset.heatTo = this.mappedTo;
-    mm.dataset.heatBuckets = this.buckets.length;
-    mm.dataset.heatMs = Math.round(this.tookMs);
+    mm.dataset.heatFrom = String(this.base);
+    mm.dataset.heatTo = String(this.mappedTo);
+    mm.dataset.heatBuckets = String(this.buckets.length);
+    mm.dataset.heatMs = String(Math.round(this.tookMs));
   }
 
   writeStatus() {

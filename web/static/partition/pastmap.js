@@ -33,10 +33,10 @@ function emptyBucket(from, to) {
  * one recorded up) as they were, the older offsets from the live buckets
  * (a live bucket partly older counts in proportion). Offsets older than
  * the recording that the live map has not reached yet stay uncounted.
- * @param {Array<object>} live the live map's buckets ({from, to, plain, …}), contiguous from base
- * @param {{entries: Array<object>, pointers: object}} past the replayed moment (replay.js's stateAt)
+ * @param {import('../types/wire.js').MapBucket[]} live the live map's buckets ({from, to, plain, …}), contiguous from base
+ * @param {{entries: import('../types/wire.js').Entry[], pointers: import('../types/wire.js').Pointers}} past the replayed moment (replay.js's stateAt)
  * @param {{base: number, size: number}} grid the live map's bucket grid
- * @returns {Array<object>} buckets {from, to, plain, committed, …}
+ * @returns {import('../types/wire.js').MapBucket[]} buckets {from, to, plain, committed, …}
  */
 export function pastBuckets(live, past, grid) {
   const p = past.pointers;

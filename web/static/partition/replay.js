@@ -40,7 +40,7 @@ export function stateAt(steps, k) {
 
 /**
  * setupReplay wires the scrubber.
- * @param {object} app the page (current, view, timeline)
+ * @param {import('./app.js').App} app the page (current, view, timeline)
  */
 export function setupReplay(app) {
   const box = document.getElementById('replay');

@@ -117,7 +117,7 @@ export function plan(step, pointers) {
  * setupStepStage draws the answers over app.view (a LogView). It follows
  * the run the lessons panel shows (its offsetlab:lesson-shown event) and
  * redraws after every render of the view (a scroll, a resize, new data).
- * @param {{view: object}} app
+ * @param {import('./app.js').App} app
  */
 export function setupStepStage(app) {
   const view = app.view;

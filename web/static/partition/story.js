@@ -39,10 +39,11 @@ export function compare(a, b) {
  *
  * @param {object} s
  * @param {{logStartOffset: number, highWatermark: number}|null} s.pointers the log when the page opened it
- * @param {{state: string, totals: object, firstWrite?: string, lastWrite?: string, from: number, to: number}|null} s.map
+ * @param {{state: string, totals: Record<string, number>, firstWrite?: string, lastWrite?: string, from: number, to: number}|null} s.map
  * @param {'teacher'|'student'|'readOnly'} s.audience
  * @param {(n: number) => string} s.fmt a count as the page writes it
  * @param {(iso: string) => string} s.when a timestamp as the page writes it
+ * @returns {{key: string, args?: Record<string, string>, parts?: {key: string, args: Record<string, string>}[]}}
  */
 export function emptyStory({ pointers, map, audience, fmt, when }) {
   const offsets = pointers ? pointers.highWatermark - pointers.logStartOffset : 0;

@@ -11,8 +11,8 @@ const MAX_DELAY = 10000;
 
 export class Stream {
   /**
-   * @param {(msg: object) => void} onMessage
-   * @param {(state: string, detail?: string) => void} onState
+   * @param {(msg: import('../types/wire.js').Message) => void} onMessage
+   * @param {(state: string, detail?: string, delay?: number) => void} onState the stream's state; while reconnecting, why and in how many ms
    */
   constructor(onMessage, onState) {
     this.onMessage = onMessage;

@@ -70,6 +70,11 @@ function when(iso) {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
 }
 
+/**
+ * @typedef {{e: import('../types/wire.js').Event, id: string, pos: number, rank: number, time: number, seq: number, li: HTMLElement|null}} StoryItem
+ *   an event kept, with its place in its partition's story
+ */
+
 export class Timeline {
   /**
    * @param {HTMLOListElement} list
@@ -83,9 +88,9 @@ export class Timeline {
     this.scopeButton = document.getElementById('story-scope');
     this.cluster = false;
     this.seq = 0;
-    /** @type {Map<string, object>} every event kept, by identity */
+    /** @type {Map<string, StoryItem>} every event kept, by identity */
     this.byKey = new Map();
-    /** @type {object[]} the entries on show, in order */
+    /** @type {StoryItem[]} the entries on show, in order */
     this.shown = [];
     this.past = null; // while replaying: the events recorded up to the step on show
     this.picked = null;
@@ -395,7 +400,7 @@ export class Timeline {
       trAttr(jump, 'title', 'timeline.jump', { offset: offsets.join(', ') });
       head.append(jump);
       li.addEventListener('click', (ev) => {
-        if (ev.target.closest('a')) return;
+        if (/** @type {Element} */ (ev.target).closest('a')) return;
         this.pick(it, offsets);
       });
     }

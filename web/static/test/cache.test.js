@@ -1,3 +1,4 @@
+// @ts-check
 // cache.test.js: the log view's entry cache — an offset's state only moves
 // forward whatever order the page fetches and the live stream arrive in,
 // and memory follows the pages in use.

@@ -1,3 +1,4 @@
+// @ts-check
 // cells.test.js: which consumer lane receives an offset, and why not —
 // the offset model the page teaches — and which records repeat others.
 import { test } from 'node:test';

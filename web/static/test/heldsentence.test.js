@@ -1,3 +1,4 @@
+// @ts-check
 // heldsentence.test.js: the words that name the transaction holding the
 // LSO, and which abort the banner offers.
 import { test } from 'node:test';
@@ -7,8 +8,8 @@ import { abortOf, durationArgs, heldSentence } from '../partition/heldsentence.j
 import { render } from '../common/catalog.js';
 
 const catalogue = {
-  en: JSON.parse(readFileSync(new URL('../../../internal/catalog/en.json', import.meta.url))),
-  ko: JSON.parse(readFileSync(new URL('../../../internal/catalog/ko.json', import.meta.url))),
+  en: JSON.parse(readFileSync(new URL('../../../internal/catalog/en.json', import.meta.url), 'utf8')),
+  ko: JSON.parse(readFileSync(new URL('../../../internal/catalog/ko.json', import.meta.url), 'utf8')),
 };
 
 const hold = {

@@ -1,3 +1,4 @@
+// @ts-check
 // story.test.js: where an event sits in a partition's story, and what an
 // empty story says.
 import { test } from 'node:test';
@@ -44,7 +45,7 @@ test('an empty story says who waits for what, or sums up the offsets already the
     { name: 'written before: mapped on past what was there', s: { pointers: full, audience: 'student', map: { ...done, to: 50252 } }, key: 'timeline.beforeUncounted' },
   ];
   for (const tt of tests) {
-    const got = emptyStory({ map: null, fmt, when, ...tt.s });
+    const got = emptyStory(/** @type {any} */ ({ map: null, fmt, when, ...tt.s }));
     assert.equal(got.key, tt.key, tt.name);
   }
   const got = emptyStory({ pointers: full, map: done, audience: 'student', fmt, when });

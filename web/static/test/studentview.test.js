@@ -1,3 +1,4 @@
+// @ts-check
 // studentview.test.js: what the student's exercise page shows — which
 // names may join, the checklist's rows and their evidence, the sentence
 // above them — from the API's answers, with no page.

@@ -74,6 +74,30 @@ export interface TopicInfo {
   partitions: PartitionInfo[] | null;
 }
 
+/** PartitionMap (Go inspect.PartitionMap) */
+export interface PartitionMap {
+  topic: string;
+  partition: number;
+  from: number;
+  to: number;
+  logStartOffset: number;
+  lastStableOffset: number;
+  highWatermark: number;
+  buckets: MapBucket[] | null;
+  producers: ProducerWrite[] | null;
+  producersCut?: boolean;
+  firstWrite?: string;
+  lastWrite?: string;
+}
+
+/** Result (Go exercises.Result) */
+export interface Result {
+  name: string;
+  done: boolean;
+  checks: CheckResult[] | null;
+  checkedAt: string;
+}
+
 /** ErrorBody (Go httpx.ErrorBody) */
 export interface ErrorBody {
   error: string;
@@ -99,7 +123,7 @@ export interface Entry {
   deleted?: LogStartMove;
   marker?: string;
   txn: string;
-  producerId: number;
+  producerId: number | string;
   producerEpoch: number;
   sequence: number;
   batchBaseOffset: number;
@@ -143,7 +167,7 @@ export interface Event {
 
 /** ProducerAlias (Go live.ProducerAlias) */
 export interface ProducerAlias {
-  producerId: number;
+  producerId: number | string;
   alias: string;
   firstOffset: number;
 }
@@ -179,6 +203,36 @@ export interface PartitionInfo {
   error?: string;
 }
 
+/** MapBucket (Go inspect.MapBucket) */
+export interface MapBucket {
+  from: number;
+  to: number;
+  plain: number;
+  committed: number;
+  aborted: number;
+  open: number;
+  commitMarkers: number;
+  abortMarkers: number;
+  otherControl?: number;
+  gaps: number;
+  gapsCompacted: number;
+  gapsBeforeLogStart: number;
+  gapsUnknown: number;
+}
+
+/** ProducerWrite (Go inspect.ProducerWrite) */
+export interface ProducerWrite {
+  producerId: number | string;
+  firstOffset: number;
+}
+
+/** CheckResult (Go exercises.CheckResult) */
+export interface CheckResult {
+  key: string;
+  ok: boolean;
+  evidence: Evidence;
+}
+
 /** LogStartMove (Go inspect.LogStartMove) */
 export interface LogStartMove {
   at: string;
@@ -193,5 +247,29 @@ export interface Header {
   value: string;
   valueEncoding?: string;
   valueTruncated?: boolean;
+}
+
+/** Evidence (Go exercises.Evidence) */
+export interface Evidence {
+  offsets?: number[];
+  producerId?: number | string;
+  producerAlias?: string;
+  producerEpoch?: number;
+  epochs?: number[];
+  sequences?: number[];
+  marker?: MarkerRef;
+  received?: number[];
+  committedOffset?: number;
+  logEnd?: number;
+  coordinatorEpoch?: number;
+}
+
+/** MarkerRef (Go exercises.MarkerRef) */
+export interface MarkerRef {
+  offset: number;
+  type: string;
+  producerId: number | string;
+  producerAlias?: string;
+  producerEpoch: number;
 }
 

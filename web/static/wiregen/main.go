@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
+	"github.com/offsetlab/offsetlab/internal/exercises"
 	"github.com/offsetlab/offsetlab/internal/inspect"
 	"github.com/offsetlab/offsetlab/internal/lab"
 	"github.com/offsetlab/offsetlab/internal/live"
@@ -59,6 +60,8 @@ var roots = []reflect.Type{
 	reflect.TypeFor[inspect.Log](),
 	reflect.TypeFor[lab.ClusterStatus](),
 	reflect.TypeFor[cluster.TopicInfo](),
+	reflect.TypeFor[inspect.PartitionMap](),
+	reflect.TypeFor[exercises.Result](),
 	reflect.TypeFor[httpx.ErrorBody](),
 }
 
@@ -211,6 +214,11 @@ func (g *declarer) fields(t reflect.Type) ([]string, error) {
 		}
 		omit := strings.Contains(","+opts+",", ",omitempty,") || strings.Contains(","+opts+",", ",omitzero,")
 		ts, ok := fieldTypes[t.String()+"."+f.Name]
+		if !ok && strings.HasSuffix(f.Name, "ProducerID") && indirect(f.Type).Kind() == reflect.Int64 {
+			// Producer ids reach 19 digits on the embedded broker: the page's
+			// parseJSON (common/api.js) keeps those as decimal text.
+			ts, ok = "number | string", true
+		}
 		if !ok {
 			var err error
 			if ts, err = g.typeOf(f.Type, !omit); err != nil {
