@@ -1,7 +1,9 @@
 // i18n.js: the dashboard's language. The server renders the page in English
-// with data-i18n keys; this module loads the UI catalogue (../i18n/en.json
-// and ../i18n/ko.json, versioned and cached like every static file) before
-// the page's modules run (top-level await). t() looks a key up in the current language; setLanguage()
+// with data-i18n keys; setupI18n(), awaited by each page's entry module
+// before it draws anything, loads the UI catalogue (../i18n/en.json and
+// ../i18n/ko.json, versioned and cached like every static file). Nothing
+// is fetched at import, so a module that shows sentences can be imported
+// by a node test, which gives the catalogue with useCatalogue(). t() looks a key up in the current language; setLanguage()
 // re-renders every element carrying data-i18n (its text) or data-i18n-attr
 // ("aria-label:key;placeholder:key2"), with {placeholders} filled from
 // data-i18n-args (JSON), sets <html lang>, remembers the choice in
@@ -17,14 +19,34 @@ const LANG_KEY = 'offsetlab.lang';
 let lang = 'en';
 const listeners = [];
 
-const catalogue = Object.fromEntries(await Promise.all(LANGS.map(async (l) => {
-  try {
-    const res = await fetch(new URL(`../i18n/${l}.json`, import.meta.url));
-    return [l, res.ok ? await res.json() : {}];
-  } catch {
-    return [l, {}]; // the page stays in English, as the server rendered it
-  }
-})));
+/** @type {Record<string, Record<string, string>>} the sentences by language; empty until loaded */
+let catalogue = {};
+
+/**
+ * loadCatalogues fetches both languages' sentences. A language that does
+ * not load stays empty: the page stays in English, as the server rendered it.
+ * @param {(url: URL) => Promise<{ok: boolean, json: () => Promise<any>}>} get
+ */
+async function loadCatalogues(get) {
+  return Object.fromEntries(await Promise.all(LANGS.map(async (l) => {
+    try {
+      const res = await get(new URL(`../i18n/${l}.json`, import.meta.url));
+      return [l, res.ok ? await res.json() : {}];
+    } catch {
+      return [l, {}];
+    }
+  })));
+}
+
+/** useCatalogue sets the sentences by language ({en: {...}, ko: {...}}): a node test's catalogue. */
+export function useCatalogue(c) {
+  catalogue = c;
+}
+
+/** useLanguage switches t() to l without touching a page: for node tests. */
+export function useLanguage(l) {
+  lang = LANGS.includes(l) ? l : 'en';
+}
 
 function load() {
   return catalogue;
@@ -148,9 +170,14 @@ export function initialLanguage() {
   return navigator.language?.toLowerCase().startsWith('ko') ? 'ko' : 'en';
 }
 
-/** setupI18n wires every language switch on the page and applies the initial language. */
-export function setupI18n() {
-  load();
+/**
+ * setupI18n loads the catalogue, wires every language switch on the page
+ * and applies the initial language. Each page's entry module awaits it
+ * before it draws.
+ * @param {(url: URL) => Promise<{ok: boolean, json: () => Promise<any>}>} [get] how to fetch a catalogue file
+ */
+export async function setupI18n(get = (url) => fetch(url)) {
+  catalogue = await loadCatalogues(get);
   for (const b of document.querySelectorAll('.lang-switch button[data-lang]')) {
     if (!b.dataset.i18nWired) {
       b.dataset.i18nWired = 'true';

@@ -12,7 +12,7 @@ import { apply, setupI18n, tr } from '../common/i18n.js';
 import { watchBudget } from '../common/budget.js';
 import { setupStrips } from './strips.js';
 
-setupI18n();
+await setupI18n();
 watchBudget();
 
 const $ = (id) => document.getElementById(id);
