@@ -242,13 +242,8 @@ function onMessage(m) {
  */
 async function checkTopic() {
   const { topic, partition } = state;
-  let t0 = null;
   try {
-    const info = await api('GET', `/api/topics/${encodeURIComponent(topic)}`);
-    if (partition >= info.partitions.length) {
-      t0 = { topic, count: info.partitions.length, partition };
-      throw Object.assign(new Error(`Topic ${topic} has no partition ${partition}.`), { status: 404 });
-    }
+    // The log's answer names the right a reader needs (READ on the topic).
     await api('GET', `${apiPartition(topic, partition)}/log?limit=1`);
   } catch (err) {
     if (err.status === 403 && topic === state.topic && partition === state.partition) {
@@ -256,6 +251,15 @@ async function checkTopic() {
       unreadable.refused(err);
       return;
     }
+  }
+  let t0 = null;
+  try {
+    const info = await api('GET', `/api/topics/${encodeURIComponent(topic)}`);
+    if (partition >= info.partitions.length) {
+      t0 = { topic, count: info.partitions.length, partition };
+      throw Object.assign(new Error(`Topic ${topic} has no partition ${partition}.`), { status: 404 });
+    }
+  } catch (err) {
     if (err.status !== 404 || topic !== state.topic) return;
     stream.close();
     const problem = $('problem');
