@@ -7,8 +7,10 @@
 import { has, plain, t, tr } from './i18n.js';
 
 // csrfToken is the teacher session's token in classroom mode (a meta tag
-// only the teacher's page carries); state-changing calls send it back.
-const csrfToken = document.querySelector('meta[name="csrf-token"]')?.content || '';
+// only the teacher's page carries); state-changing calls send it back. Read
+// when a call is made, not at import, so that node tests can import the
+// modules that call the API.
+const csrfToken = () => document.querySelector('meta[name="csrf-token"]')?.content || '';
 
 /**
  * ApiError is a failed API call: status 0 means the server did not answer.
@@ -75,7 +77,8 @@ export function showErrorText(node, err) {
  */
 export async function api(method, path, body, signal) {
   const init = { method, headers: { Accept: 'application/json' }, signal };
-  if (method !== 'GET' && method !== 'HEAD' && csrfToken) init.headers['X-CSRF-Token'] = csrfToken;
+  const csrf = method !== 'GET' && method !== 'HEAD' ? csrfToken() : '';
+  if (csrf) init.headers['X-CSRF-Token'] = csrf;
   if (body !== undefined) {
     init.headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(body);
