@@ -38,10 +38,11 @@ func TestSecureUnreadablePartition(t *testing.T) {
 		topic   string
 		deny    []kadm.ACLOperation
 		state   string // the stream status the page ends in
-		because string // what the page's problem line must say
+		because string // what the page's problem line must say: the right
+		then    string // and what it means for the page
 	}{
-		{"no READ", "payments-" + suffix, []kadm.ACLOperation{kadm.OpRead}, "stale", "READ"},
-		{"no DESCRIBE, no READ", "ledger-" + suffix, []kadm.ACLOperation{kadm.OpRead, kadm.OpDescribe}, "refused", "may not READ on topic ledger-" + suffix},
+		{"no READ", "payments-" + suffix, []kadm.ACLOperation{kadm.OpRead}, "stale", "may not READ on topic payments-" + suffix, "shows none of its records"},
+		{"no DESCRIBE, no READ", "ledger-" + suffix, []kadm.ACLOperation{kadm.OpRead, kadm.OpDescribe}, "refused", "may not READ on topic ledger-" + suffix, "stopped watching"},
 	}
 	for _, tt := range tests {
 		if _, err := adm.CreateTopic(ctx, 1, 1, nil, tt.topic); err != nil {
@@ -69,7 +70,7 @@ func TestSecureUnreadablePartition(t *testing.T) {
 			p := openPage(t, r, chromium, 1280, 720)
 			p.open("/topics/" + tt.topic + "/partitions/0")
 			p.wait("the page to say why it cannot read "+tt.topic,
-				`(() => { const b = byTestID('problem'); return !b.hidden && b.textContent.includes(`+strconv.Quote(tt.because)+`)
+				`(() => { const b = byTestID('problem'); return !b.hidden && b.textContent.includes(`+strconv.Quote(tt.because)+`) && b.textContent.includes(`+strconv.Quote(tt.then)+`)
 					&& byTestID('stream-status').dataset.state === `+strconv.Quote(tt.state)+`
 					&& document.getElementById('log-frame').dataset.stale === 'true' })()`, 40*time.Second)
 			var text string

@@ -178,9 +178,9 @@ function onMessage(m) {
   if (m.type !== 'event' && (m.topic !== state.topic || m.partition !== state.partition)) return;
   switch (m.type) {
     case 'snapshot':
-      unreadable.problem(m.problem);
       setProducers(m.topic, m.partition, m.producers);
       view.applySnapshot(m);
+      unreadable.problem(m.problem, { empty: view.cache.pages.size === 0 });
       heat.setPointers(m.pointers);
       timeline.setPointers(m.pointers);
       labelPicked(m.pointers);
@@ -225,7 +225,7 @@ function onMessage(m) {
       pollCluster();
       break;
     case 'problem':
-      unreadable.problem(m.problem);
+      unreadable.problem(m.problem, { empty: view.cache.pages.size === 0 });
       break;
     default: {
       /** @type {never} */

@@ -40,8 +40,9 @@ export class UnreadableNotice {
    * problem shows the stream's problem (a narrated event: key, args and the
    * English text), or, given none, clears what an earlier one said.
    * @param {import('../types/wire.js').Event|null|undefined} problem
+   * @param {{empty?: boolean}} [log] empty: the page holds no cell of the log (it never read it)
    */
-  problem(problem) {
+  problem(problem, log = {}) {
     if (!problem) {
       if (this.reason !== 'problem') return;
       this.clear();
@@ -49,7 +50,7 @@ export class UnreadableNotice {
       this.els.status.dataset.state = 'open';
       return;
     }
-    this.show('problem', this.sentence(problem.key, problem.args, problem.text), 'problem.stale');
+    this.show('problem', this.sentence(problem.key, problem.args, problem.text), log.empty ? 'problem.nothingRead' : 'problem.stale');
     this.words.tr(this.els.status, 'stream.stale');
     this.els.status.dataset.state = 'stale';
   }

@@ -65,6 +65,13 @@ test('a problem message says what and why, and marks the cells stale, in each la
   useLanguage('en');
 });
 
+test('a problem on a log the page never read says it shows nothing yet', () => {
+  useLanguage('en');
+  const { els, n } = notice();
+  n.problem(deleted, { empty: true });
+  assert.match(els.box.textContent, /shows none of its records until it can be read/);
+});
+
 test('a problem without one clears the notice and the stale mark', () => {
   const { els, n } = notice();
   n.problem(deleted);
