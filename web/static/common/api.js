@@ -74,6 +74,7 @@ export function showErrorText(node, err) {
  * @param {string} path
  * @param {object} [body]
  * @param {AbortSignal} [signal]
+ * @returns {Promise<any>} the answer: give it its type from types/wire.d.ts where it is read
  */
 export async function api(method, path, body, signal) {
   const init = { method, headers: { Accept: 'application/json' }, signal };

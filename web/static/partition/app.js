@@ -72,6 +72,7 @@ if ($('cluster-budget')) api('GET', '/api/cluster').then((c) => showBudget(c.bud
 
 async function pollCluster() {
   try {
+    /** @type {import('../types/wire.js').ClusterStatus} */
     const c = await api('GET', '/api/cluster');
     showBudget(c.budget);
     reach.server = true;
@@ -254,6 +255,7 @@ async function checkTopic() {
   }
   let t0 = null;
   try {
+    /** @type {import('../types/wire.js').TopicDetail} */
     const info = await api('GET', `/api/topics/${encodeURIComponent(topic)}`);
     if (partition >= info.partitions.length) {
       t0 = { topic, count: info.partitions.length, partition };
@@ -370,6 +372,7 @@ async function refreshTopics() {
   if (refreshing) return refreshing;
   refreshing = (async () => {
     try {
+      /** @type {{topics: import('../types/wire.js').TopicInfo[]}} */
       const { topics } = await api('GET', '/api/topics');
       const options = [];
       for (const tp of topics) {

@@ -158,6 +158,7 @@ export class HeatStrip {
         const hw = this.ptrs.highWatermark;
         const to = Math.min(hw, from + chunk);
         const n = Math.ceil((to - from) / this.size);
+        /** @type {import('../types/wire.js').PartitionMap} */
         const m = await patiently(() => api('GET', `${path}/map?from=${from}&to=${to}&buckets=${n}`, undefined, ctrl.signal), ctrl.signal);
         if (gen !== this.gen) return;
         for (const b of m.buckets) this.buckets.push(b);

@@ -65,6 +65,7 @@ export function setupStrips(root, { live, error }) {
   async function recountOpen() {
     state.recountWanted = false;
     state.recountAt = Date.now();
+    /** @type {import('../types/wire.js').TopicDetail} */
     const d = await api('GET', `/api/topics/${encodeURIComponent(topic)}`);
     for (const p of d.partitions || []) strips.get(p.partition)?.setOpen(p.openTransactions);
   }
@@ -185,6 +186,7 @@ class Strip {
   async refresh() {
     const n = this.wanted();
     const began = performance.now();
+    /** @type {import('../types/wire.js').PartitionMap} */
     const m = await api('GET', `${apiPartition(this.topic, this.partition)}/map?buckets=${n}`);
     const took = performance.now() - began;
     this.nextAt = Date.now() + Math.min(30000, took * 4);

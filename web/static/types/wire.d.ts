@@ -74,6 +74,14 @@ export interface TopicInfo {
   partitions: PartitionInfo[] | null;
 }
 
+/** TopicDetail (Go lab.TopicDetail) */
+export interface TopicDetail {
+  name: string;
+  internal?: boolean;
+  partitions: PartitionDetail[] | null;
+  configs: TopicConfig[] | null;
+}
+
 /** PartitionMap (Go inspect.PartitionMap) */
 export interface PartitionMap {
   topic: string;
@@ -203,6 +211,28 @@ export interface PartitionInfo {
   error?: string;
 }
 
+/** PartitionDetail (Go lab.PartitionDetail) */
+export interface PartitionDetail {
+  partition: number;
+  leader: number;
+  replicas: number[] | null;
+  isr: number[] | null;
+  logStartOffset: number;
+  lastStableOffset: number;
+  highWatermark: number;
+  error?: string;
+  openTransactions: number;
+}
+
+/** TopicConfig (Go cluster.TopicConfig) */
+export interface TopicConfig {
+  name: string;
+  value: string | null;
+  source: string;
+  sensitive?: boolean;
+  synonyms?: ConfigSynonym[];
+}
+
 /** MapBucket (Go inspect.MapBucket) */
 export interface MapBucket {
   from: number;
@@ -247,6 +277,13 @@ export interface Header {
   value: string;
   valueEncoding?: string;
   valueTruncated?: boolean;
+}
+
+/** ConfigSynonym (Go cluster.ConfigSynonym) */
+export interface ConfigSynonym {
+  name: string;
+  value: string | null;
+  source: string;
 }
 
 /** Evidence (Go exercises.Evidence) */

@@ -60,6 +60,7 @@ var roots = []reflect.Type{
 	reflect.TypeFor[inspect.Log](),
 	reflect.TypeFor[lab.ClusterStatus](),
 	reflect.TypeFor[cluster.TopicInfo](),
+	reflect.TypeFor[lab.TopicDetail](),
 	reflect.TypeFor[inspect.PartitionMap](),
 	reflect.TypeFor[exercises.Result](),
 	reflect.TypeFor[httpx.ErrorBody](),
@@ -179,21 +180,47 @@ func (g *declarer) declare(b *bytes.Buffer, t reflect.Type) error {
 		return fmt.Errorf("%s and %s are both named %s: give one a field type", g.names[t.Name()], t, t.Name())
 	}
 	fmt.Fprintf(b, "/** %s (Go %s) */\nexport interface %s {\n", t.Name(), t.String(), t.Name())
-	fields, err := g.fields(t)
+	fields, err := g.fields(t, 0)
 	if err != nil {
 		return err
 	}
-	for _, f := range fields {
-		b.WriteString(f)
+	for _, f := range dominant(fields) {
+		b.WriteString(f.line)
 	}
 	b.WriteString("}\n\n")
 	return nil
 }
 
+// member is one JSON field as a TypeScript member, found depth structs
+// deep (0: t's own field, 1: an embedded struct's, …).
+type member struct {
+	name, line string
+	depth      int
+}
+
+// dominant keeps, of the members sharing a JSON name, the shallowest, as
+// encoding/json does: an outer field hides an embedded struct's.
+func dominant(ms []member) []member {
+	shallowest := map[string]int{}
+	for _, m := range ms {
+		if d, ok := shallowest[m.name]; !ok || m.depth < d {
+			shallowest[m.name] = m.depth
+		}
+	}
+	var out []member
+	for _, m := range ms {
+		if m.depth == shallowest[m.name] {
+			out = append(out, m)
+			shallowest[m.name] = -1 // once
+		}
+	}
+	return out
+}
+
 // fields are t's JSON fields as TypeScript members, embedded structs'
 // fields inline as encoding/json writes them.
-func (g *declarer) fields(t reflect.Type) ([]string, error) {
-	var out []string
+func (g *declarer) fields(t reflect.Type, depth int) ([]member, error) {
+	var out []member
 	for i := range t.NumField() {
 		f := t.Field(i)
 		tag := f.Tag.Get("json")
@@ -202,7 +229,7 @@ func (g *declarer) fields(t reflect.Type) ([]string, error) {
 		}
 		name, opts, _ := strings.Cut(tag, ",")
 		if f.Anonymous && name == "" {
-			inner, err := g.fields(indirect(f.Type))
+			inner, err := g.fields(indirect(f.Type), depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -232,7 +259,7 @@ func (g *declarer) fields(t reflect.Type) ([]string, error) {
 		if omit {
 			q = "?"
 		}
-		out = append(out, fmt.Sprintf("  %s%s: %s;\n", name, q, ts))
+		out = append(out, member{name, fmt.Sprintf("  %s%s: %s;\n", name, q, ts), depth})
 	}
 	return out, nil
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"os"
+	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -34,5 +36,36 @@ func TestUnionsFromConstants(t *testing.T) {
 		if !bytes.Contains(b, []byte(want)) {
 			t.Errorf("wire.d.ts lacks %s", want)
 		}
+	}
+}
+
+type innerFields struct {
+	Name  string `json:"name"`
+	Items []int  `json:"items"`
+}
+
+type outerFields struct {
+	innerFields
+	Items      []string `json:"items"`
+	ProducerID int64    `json:"producerId,omitempty"`
+	Hidden     string   `json:"-"`
+}
+
+// TestFieldsAsEncodingJSON: embedded fields inline, an outer field hiding
+// an embedded one of the same JSON name, omitempty optional, producer ids
+// number or string.
+func TestFieldsAsEncodingJSON(t *testing.T) {
+	g := &declarer{names: map[string]reflect.Type{}}
+	ms, err := g.fields(reflect.TypeFor[outerFields](), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range dominant(ms) {
+		got = append(got, strings.TrimSpace(m.line))
+	}
+	want := []string{"name: string;", "items: string[] | null;", "producerId?: number | string;"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }
