@@ -29,7 +29,7 @@ import (
 // (507) and /api/cluster says the budget is full; deleting the flooded
 // topic gives the space back and the dashboard writes again.
 func TestHostileKafkaBudget(t *testing.T) {
-	testenv.Long(t, "it builds and runs the server binary")
+	testenv.Long(t, "it floods the server binary's data budget")
 	t.Parallel()
 	const budget, share = 48 << 20, 8 << 20
 	dir := t.TempDir()

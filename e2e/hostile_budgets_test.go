@@ -93,7 +93,7 @@ func getSize(t *testing.T, url string) (int, int64, []byte) {
 // TestHostileHeaders writes records of 2,000,000 and 4,000,000 empty
 // headers and reads them every way the dashboard shows them.
 func TestHostileHeaders(t *testing.T) {
-	testenv.Long(t, "it builds and runs the server binary")
+	testenv.Long(t, "it writes records of millions of headers to the server binary")
 	t.Parallel()
 	dataDir := t.TempDir()
 	p := startServerProcess(t, "--data-dir", dataDir, "--http-response-timeout", "30s", "--max-reads-per-client", "100")

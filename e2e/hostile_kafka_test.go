@@ -26,7 +26,7 @@ import (
 // and every connection the guard closed must have reached the client as EOF
 // within the deadline the server was given.
 func TestHostileKafkaClients(t *testing.T) {
-	testenv.Long(t, "it builds and runs the server binary")
+	testenv.Long(t, "it attacks the server binary's Kafka port, thousands of connections included")
 	// Short deadlines so that the test waits seconds, not Kafka's
 	// minutes; the size and connection limits are the defaults, named
 	// here so that OFFSETLAB_KAFKA_* in the environment cannot change them.

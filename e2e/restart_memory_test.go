@@ -28,7 +28,7 @@ import (
 // there after each restart. cmd/offsetlab-restart-bench measures the same
 // at a few GB.
 func TestRestartMemoryBounded(t *testing.T) {
-	testenv.Long(t, "it builds and runs the server binary")
+	testenv.Long(t, "it restarts the server binary on 48 MiB of data, twice")
 	t.Parallel()
 	const (
 		partitions = 4
