@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
-	"github.com/offsetlab/offsetlab/internal/producer"
 	"github.com/offsetlab/offsetlab/internal/problem"
+	"github.com/offsetlab/offsetlab/internal/producer"
 )
 
 // fakeWriter produces, runs the processor and steps transactions,
