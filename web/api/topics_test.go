@@ -113,7 +113,7 @@ func TestListTopics(t *testing.T) {
 			}
 		})
 	}
-	f := &fakeTopics{err: problem.New(problem.Unavailable, "error.brokersUnreachable")}
+	f := &fakeTopics{err: problem.New(problem.Unavailable, "error.brokerUnavailable")}
 	if a := get(t, New(Deps{Topics: f}, nil, Options{}).ListTopics, "/api/topics", "/api/topics"); a.status != 503 {
 		t.Errorf("brokers unreachable: got %d %s, want 503", a.status, a.body)
 	}
