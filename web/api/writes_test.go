@@ -147,6 +147,8 @@ func TestFaultActionsLimited(t *testing.T) {
 	t.Parallel()
 	f := &fakeWriter{}
 	s := writes(f)
+	stopped := time.Unix(1000, 0) // the buckets refill with time: hold it still
+	s.faults.now = func() time.Time { return stopped }
 	faulty := request{"POST", "/api/produce", "/api/produce", `{"topic":"orders","values":["O-1"],"fault":"double-send"}`, false, nil}
 	for i := range faultBurst {
 		if a := serve(t, s.Produce, faulty); a.status != 200 {
