@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/csv"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/offsetlab/offsetlab/internal/exercises"
@@ -172,16 +171,12 @@ func (s *Server) GetResults(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	after := int64(-1)
-	if a := r.URL.Query().Get("after"); a != "" {
-		v, err := strconv.ParseInt(a, 10, 64)
-		if err != nil || v < 0 {
-			s.writeError(w, r, problem.New(problem.Invalid, "error.numberParam", "name", "after", "value", a))
-			return
-		}
-		after = v
+	after, err := paramsOf(r).number("after", -1) // a version of the results
+	if err != nil {
+		s.writeError(w, r, err)
+		return
 	}
-	results, version, ok := s.visibleResults(w, r, ex, after)
+	results, version, ok := s.visibleResults(w, r, ex, int64(after))
 	if !ok {
 		return
 	}
