@@ -16,9 +16,6 @@ import (
 // Korean after the switch) and mark the cells it still shows as stale
 // rather than go on showing them as the live log.
 func TestBrowserDeletedTopicShowsProblem(t *testing.T) {
-	if testing.Short() {
-		t.Skip("browser test: skipped under -short")
-	}
 	t.Parallel()
 	chromium := chromiumPath(t)
 	a := startApp(t, embedded)

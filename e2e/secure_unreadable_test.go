@@ -21,9 +21,6 @@ import (
 //     which the browser cannot see), so the page asks the log API why,
 //     says "may not READ on topic …" and stops reconnecting.
 func TestSecureUnreadablePartition(t *testing.T) {
-	if testing.Short() {
-		t.Skip("browser and JVM test: skipped under -short")
-	}
 	t.Parallel()
 	chromium := chromiumPath(t)
 	dir := startSecure(t)
