@@ -40,7 +40,7 @@ if ! go mod tidy -diff >/dev/null; then
 fi
 go generate ./...
 if git rev-parse --git-dir >/dev/null 2>&1 && ! git diff --exit-code --stat -- '*_templ.go' web/static/types/; then
-	echo "generated templ code is out of date: run go generate ./... and commit" >&2
+	echo "generated code (templ, web/static/types/wire.d.ts) is out of date: run go generate ./... and commit" >&2
 	exit 1
 fi
 
