@@ -18,6 +18,12 @@ const csrfToken = () => document.querySelector('meta[name="csrf-token"]')?.conte
  * them, name the same sentence in the UI catalogue ("error." keys).
  */
 export class ApiError extends Error {
+  /**
+   * @param {number} status the HTTP status; 0 when the server did not answer
+   * @param {string} message the API's English sentence
+   * @param {string} [code] its catalogue key
+   * @param {Record<string, any>} [args] its placeholders' values
+   */
   constructor(status, message, code, args) {
     super(message);
     this.status = status;
@@ -51,7 +57,11 @@ export async function patiently(call, signal, tries = 6) {
   }
 }
 
-/** errorText is an error's sentence in the current language, else its English message. */
+/**
+ * errorText is an error's sentence in the current language, else its English message.
+ * @param {any} err an ApiError, or any thrown value
+ * @returns {string}
+ */
 export function errorText(err) {
   if (!err) return '';
   if (err.code && has(err.code)) return t(err.code, err.args);
@@ -62,6 +72,8 @@ export function errorText(err) {
  * showErrorText puts err's sentence into node: a catalogue sentence is
  * marked (tr) so a language switch re-renders it; an English-only one is
  * plain text.
+ * @param {HTMLElement} node
+ * @param {any} err an ApiError, or any thrown value
  */
 export function showErrorText(node, err) {
   if (err && err.code && has(err.code)) return tr(node, err.code, err.args);
@@ -115,17 +127,29 @@ export async function api(method, path, body, signal) {
   return data;
 }
 
-/** partitionPath is the shareable page URL of a partition's log. */
+/**
+ * partitionPath is the shareable page URL of a partition's log.
+ * @param {string} topic
+ * @param {number} partition
+ */
 export function partitionPath(topic, partition) {
   return `/topics/${encodeURIComponent(topic)}/partitions/${partition}`;
 }
 
-/** apiPartition is the API prefix of a partition. */
+/**
+ * apiPartition is the API prefix of a partition.
+ * @param {string} topic
+ * @param {number} partition
+ */
 export function apiPartition(topic, partition) {
   return `/api/topics/${encodeURIComponent(topic)}/partitions/${partition}`;
 }
 
-/** fmt writes an offset or count the way a class reads it: 1,000,000. */
+/**
+ * fmt writes an offset or count the way a class reads it: 1,000,000.
+ * @param {number|string} n
+ * @returns {string}
+ */
 export function fmt(n) {
   return typeof n === 'number' ? n.toLocaleString('en-US') : String(n);
 }
@@ -134,6 +158,8 @@ export function fmt(n) {
  * parseJSON parses the API's JSON, keeping 64-bit integers that a JS number
  * cannot hold exactly (the embedded broker's 19-digit producer ids) as their
  * decimal text, where the browser offers the source text to the reviver.
+ * @param {string} text
+ * @returns {any}
  */
 export function parseJSON(text) {
   // The reviver's third argument (the source text) is newer than TypeScript's lib.

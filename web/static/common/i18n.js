@@ -38,12 +38,18 @@ async function loadCatalogues(get) {
   })));
 }
 
-/** useCatalogue sets the sentences by language ({en: {...}, ko: {...}}): a node test's catalogue. */
+/**
+ * useCatalogue sets the sentences by language ({en: {...}, ko: {...}}): a node test's catalogue.
+ * @param {Record<string, Record<string, string>>} c
+ */
 export function useCatalogue(c) {
   catalogue = c;
 }
 
-/** useLanguage switches t() to l without touching a page: for node tests. */
+/**
+ * useLanguage switches t() to l without touching a page: for node tests.
+ * @param {string} l
+ */
 export function useLanguage(l) {
   lang = LANGS.includes(l) ? l : 'en';
 }
@@ -64,12 +70,21 @@ function store() {
 // producer id into the open partition's short alias (producers.js).
 const resolvers = {};
 
-/** resolveArg makes every sentence show the argument name through fn. */
+/**
+ * resolveArg makes every sentence show the argument name through fn.
+ * @param {string} name
+ * @param {(value: any) => any} fn
+ */
 export function resolveArg(name, fn) {
   resolvers[name] = fn;
 }
 
-/** t is the catalogue sentence key in the current language, placeholders filled. */
+/**
+ * t is the catalogue sentence key in the current language, placeholders filled.
+ * @param {string} key
+ * @param {Record<string, any>} [args] the placeholders' values
+ * @returns {string}
+ */
 export function t(key, args) {
   return render(load(), lang, key, args, resolve);
 }
@@ -79,12 +94,19 @@ function resolve(name, value) {
   return resolvers[name] ? resolvers[name](value) : value;
 }
 
-/** words is a structured value with its words in the current language (catalog.js's words). */
+/**
+ * words is a structured value with its words in the current language (catalog.js's words).
+ * @param {string} prefix
+ * @param {any} v
+ */
 export function words(prefix, v) {
   return catalogWords(load(), lang, prefix, v);
 }
 
-/** has reports whether the catalogue knows key. */
+/**
+ * has reports whether the catalogue knows key.
+ * @param {string} key
+ */
 export function has(key) {
   return !!load().en?.[key];
 }
@@ -97,6 +119,11 @@ export function language() {
 /**
  * tr sets node's text to the translation of key and marks it, so a later
  * language switch re-renders it. Returns the node.
+ * @template {HTMLElement} N
+ * @param {N} node
+ * @param {string} key
+ * @param {Record<string, any>} [args] the placeholders' values
+ * @returns {N}
  */
 export function tr(node, key, args) {
   node.dataset.i18n = key;
@@ -106,7 +133,13 @@ export function tr(node, key, args) {
   return node;
 }
 
-/** plain sets node's text to a value that needs no translation (a name, a number) and unmarks it. */
+/**
+ * plain sets node's text to a value that needs no translation (a name, a number) and unmarks it.
+ * @template {HTMLElement} N
+ * @param {N} node
+ * @param {string} text
+ * @returns {N}
+ */
 export function plain(node, text) {
   delete node.dataset.i18n;
   delete node.dataset.i18nArgs;
@@ -114,7 +147,15 @@ export function plain(node, text) {
   return node;
 }
 
-/** trAttr sets an attribute to the translation of key and marks it. */
+/**
+ * trAttr sets an attribute to the translation of key and marks it.
+ * @template {HTMLElement} N
+ * @param {N} node
+ * @param {string} attr
+ * @param {string} key
+ * @param {Record<string, any>} [args] the placeholders' values
+ * @returns {N}
+ */
 export function trAttr(node, attr, key, args) {
   const specs = (node.dataset.i18nAttr || '').split(';').filter((s) => s && !s.startsWith(attr + ':'));
   specs.push(attr + ':' + key);
@@ -124,12 +165,21 @@ export function trAttr(node, attr, key, args) {
   return node;
 }
 
-/** span is a new element whose text is key, re-rendered on a switch. */
+/**
+ * span is a new element whose text is key, re-rendered on a switch.
+ * @param {string} key
+ * @param {Record<string, any>} [args] the placeholders' values
+ * @param {string} [tag]
+ * @returns {HTMLElement}
+ */
 export function span(key, args, tag = 'span') {
   return tr(document.createElement(tag), key, args);
 }
 
-/** apply re-renders every marked element under root. */
+/**
+ * apply re-renders every marked element under root.
+ * @param {ParentNode} [root]
+ */
 export function apply(root = document) {
   const args = (n) => {
     try {
@@ -147,12 +197,18 @@ export function apply(root = document) {
   }
 }
 
-/** onLanguage calls fn with the language after every switch. */
+/**
+ * onLanguage calls fn with the language after every switch.
+ * @param {(lang: string) => void} fn
+ */
 export function onLanguage(fn) {
   listeners.push(fn);
 }
 
-/** setLanguage switches the whole page and remembers the choice. */
+/**
+ * setLanguage switches the whole page and remembers the choice.
+ * @param {string} l
+ */
 export function setLanguage(l) {
   if (!LANGS.includes(l)) l = 'en';
   lang = l;

@@ -49,7 +49,10 @@ function bytesOf(b64) {
   }
 }
 
-/** hexDump writes bytes as kafka-dump-log's readers expect: offset, 16 hex bytes, ASCII. */
+/**
+ * hexDump writes bytes as kafka-dump-log's readers expect: offset, 16 hex bytes, ASCII.
+ * @param {Uint8Array} bytes
+ */
 export function hexDump(bytes) {
   const lines = [];
   for (let i = 0; i < bytes.length; i += 16) {
@@ -61,7 +64,10 @@ export function hexDump(bytes) {
   return lines.join('\n');
 }
 
-/** pretty is a value as the panel prints it: JSON indented, other text as is. */
+/**
+ * pretty is a value as the panel prints it: JSON indented, other text as is.
+ * @param {string} value
+ */
 export function pretty(value) {
   const s = value.trim();
   if ((s.startsWith('{') && s.endsWith('}')) || (s.startsWith('[') && s.endsWith(']'))) {
@@ -82,6 +88,8 @@ const JSON_TOKEN = /("(?:\\.|[^"\\])*")(\s*:)?|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?
  * highlight fills pre with JSON text, its keys, strings, numbers and
  * literals in spans of their own (.j-key, .j-str, .j-num, .j-lit): the same
  * text, told apart by colour and, for keys and literals, weight.
+ * @param {HTMLElement} pre
+ * @param {string} json
  */
 export function highlight(pre, json) {
   let at = 0;

@@ -47,7 +47,10 @@ function showError(node, err) {
   else plain(node, '');
 }
 
-/** localInput writes ms as a datetime-local value in the browser's time zone. */
+/**
+ * localInput writes ms as a datetime-local value in the browser's time zone.
+ * @param {number} ms
+ */
 export function localInput(ms) {
   const d = new Date(ms);
   const p = (n, w = 2) => String(n).padStart(w, '0');
@@ -67,6 +70,9 @@ function zoneText() {
  * a jump): starting one aborts the one before.
  */
 class Task {
+  /**
+   * @param {HTMLButtonElement} stopButton shown while the task runs
+   */
   constructor(stopButton) {
     this.ctrl = null;
     this.stopButton = stopButton;

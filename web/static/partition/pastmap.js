@@ -8,7 +8,10 @@
 // the recording began, they look as they look now), clipped to the
 // moment's range.
 
-/** countKey is the map bucket's count an entry adds to (heat.js's COUNTS). */
+/**
+ * countKey is the map bucket's count an entry adds to (heat.js's COUNTS).
+ * @param {import('../types/wire.js').Entry} e
+ */
 export function countKey(e) {
   if (e.kind === 'control') return e.marker === 'ABORT' ? 'abortMarkers' : 'commitMarkers';
   if (e.kind === 'gap') return 'gaps';

@@ -14,6 +14,8 @@ import { onLanguage, t, tr } from '../common/i18n.js';
  * stateAt folds the recorded steps 0..k into the log as it was: entries by
  * offset, the pointers, the groups' offsets and the events told so far.
  * changed lists the offsets step k wrote or resolved.
+ * @param {import('../types/wire.js').Step[]} steps
+ * @param {number} k
  */
 export function stateAt(steps, k) {
   const entries = new Map();

@@ -69,7 +69,10 @@ export function makeTableRow() {
 /** pad2 writes a number in two digits (three for milliseconds). */
 const pad = (n, w = 2) => String(n).padStart(w, '0');
 
-/** timeText is a timestamp as the table shows it: local HH:MM:SS.mmm (the date and UTC in its title). */
+/**
+ * timeText is a timestamp as the table shows it: local HH:MM:SS.mmm (the date and UTC in its title).
+ * @param {number|string} ms a time: milliseconds since the epoch or an ISO string (a record's timestamp)
+ */
 export function timeText(ms) {
   if (!ms && ms !== 0) return '';
   const d = new Date(ms);

@@ -34,6 +34,9 @@ const LABELS = {
  * without a key the catalogue knows shows its English text. With local
  * true (the event is about the open partition) a producer is named by its
  * short alias (P1, P2 …).
+ * @param {import('../types/wire.js').Event} e
+ * @param {boolean} [local]
+ * @returns {string}
  */
 export function narration(e, local) {
   if (!e.key || !has(e.key)) return e.text;
@@ -46,7 +49,11 @@ export function narration(e, local) {
   return t(e.key, args);
 }
 
-/** offsetsOf lists the offsets an event is about: its own, and those its arguments name ("2, 4"). */
+/**
+ * offsetsOf lists the offsets an event is about: its own, and those its arguments name ("2, 4").
+ * @param {import('../types/wire.js').Event} e
+ * @returns {number[]}
+ */
 export function offsetsOf(e) {
   const out = [];
   const add = (v) => {

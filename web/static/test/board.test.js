@@ -24,8 +24,11 @@ test('cellState: passed, failed, or waiting', () => {
 });
 
 test('rowState and countDone', () => {
+  /** @type {any} */
   const done = { ...graded, done: true, checks: [{ ok: true }] };
+  /** @type {any} */
   const wrong = { ...graded, done: false, checks: [{ ok: true }, { ok: false, evidence: { marker: { offset: 3, type: 'ABORT' } } }] };
+  /** @type {any} */
   const idle = { checkedAt: null, done: false, checks: [{ ok: false }] };
   assert.deepEqual([done, wrong, idle].map(rowState), ['ok', 'fail', 'pending']);
   assert.deepEqual(countDone([done, wrong, idle]), { done: 1, total: 3 });

@@ -6,7 +6,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { countKey, pastBuckets } from '../partition/pastmap.js';
 
+/** @type {(...args: any[]) => any} a partial entry: only what the rule reads */
 const data = (offset, txn) => ({ offset, kind: 'data', txn });
+/** @type {(...args: any[]) => any} */
 const marker = (offset, m) => ({ offset, kind: 'control', marker: m });
 const sum = (buckets, k) => buckets.reduce((n, b) => n + b[k], 0);
 
@@ -16,7 +18,7 @@ test('an entry counts as the map counts it', () => {
   assert.equal(countKey(data(0, 'open')), 'open');
   assert.equal(countKey(marker(0, 'ABORT')), 'abortMarkers');
   assert.equal(countKey(marker(0, 'COMMIT')), 'commitMarkers');
-  assert.equal(countKey({ offset: 0, kind: 'gap', reason: 'compacted' }), 'gaps');
+  assert.equal(countKey(/** @type {any} */ ({ offset: 0, kind: 'gap', reason: 'compacted' })), 'gaps');
 });
 
 test('lesson 2 at the crash: offsets 0…2, the transaction open, whatever the live map says now', () => {

@@ -22,9 +22,9 @@ test("a lesson's check told after its step's ABORT sits after it, whichever reac
 });
 
 test('an event with neither offset nor at sits at the log end the page heard of', () => {
-  assert.deepEqual(place({}, 7), { pos: 7, rank: 0 });
-  assert.deepEqual(place({}, undefined), { pos: -1, rank: 0 });
-  assert.deepEqual(place({ offset: 2, at: 9 }, 7), { pos: 2, rank: 1 });
+  assert.deepEqual(place(/** @type {any} */ ({}), 7), { pos: 7, rank: 0 });
+  assert.deepEqual(place(/** @type {any} */ ({}), undefined), { pos: -1, rank: 0 });
+  assert.deepEqual(place(/** @type {any} */ ({ offset: 2, at: 9 }), 7), { pos: 2, rank: 1 });
 });
 
 const fmt = (n) => n.toLocaleString('en-US');

@@ -77,6 +77,7 @@ const checks = [
 
 test('checklistRows: pending before grading, then ok or failing with the hint', () => {
   assert.deepEqual(checklistRows(checks, undefined).map((r) => r.state), ['pending', 'pending']);
+  /** @type {any} */
   const result = {
     checkedAt: '2026-12-02T00:00:00Z', done: false,
     checks: [

@@ -98,12 +98,51 @@ export interface PartitionMap {
   lastWrite?: string;
 }
 
-/** Result (Go exercises.Result) */
-export interface Result {
+/** ResultView (Go api.ResultView) */
+export interface ResultView {
   name: string;
   done: boolean;
-  checks: CheckResult[] | null;
-  checkedAt: string;
+  checks: CheckView[] | null;
+  checkedAt: string | null;
+}
+
+/** LSOHold (Go cluster.LSOHold) */
+export interface LSOHold {
+  topic: string;
+  partition: number;
+  lastStableOffset: number;
+  highWatermark: number;
+  held: boolean;
+  holder?: LSOHolder;
+  waiting: number;
+  waitingComplete: boolean;
+}
+
+/** History (Go live.History) */
+export interface History {
+  topic: string;
+  partition: number;
+  steps: Step[] | null;
+}
+
+/** RunState (Go lessons.RunState) */
+export interface RunState {
+  id: string;
+  lesson: string;
+  seed: string;
+  title: Text;
+  summary: Text;
+  broker: string;
+  suffix: string;
+  names: Record<string, string> | null;
+  topics: string[] | null;
+  cursor: number;
+  status: string;
+  passed: number;
+  checked: number;
+  steps: StepState[] | null;
+  error?: string;
+  focus?: LogRef;
 }
 
 /** ErrorBody (Go httpx.ErrorBody) */
@@ -256,11 +295,78 @@ export interface ProducerWrite {
   firstOffset: number;
 }
 
-/** CheckResult (Go exercises.CheckResult) */
-export interface CheckResult {
+/** CheckView (Go api.CheckView) */
+export interface CheckView {
   key: string;
   ok: boolean;
   evidence: Evidence;
+  hint?: string;
+  hintCode?: string;
+  hintArgs?: Record<string, string>;
+}
+
+/** LSOHolder (Go cluster.LSOHolder) */
+export interface LSOHolder {
+  transactionalId?: string;
+  producerId: number | string;
+  producerEpoch: number;
+  startOffset: number;
+  state?: string;
+  startTimestamp: number;
+  ageMs: number;
+  timeoutMs: number;
+  hanging: boolean;
+}
+
+/** Step (Go live.Step) */
+export interface Step {
+  seq: number;
+  time: string;
+  type: MessageType;
+  topic: string;
+  partition: number;
+  pointers?: Pointers;
+  entries?: Entry[];
+  groups?: PartitionGroupOffset[];
+  event?: Event;
+  events?: Event[];
+  reachable?: boolean;
+  producers?: ProducerAlias[];
+  error?: string;
+  errorCode?: string;
+  errorArgs?: Record<string, string>;
+  problem?: Event;
+  truncated?: boolean;
+}
+
+/** Text (Go lessons.Text) */
+export interface Text {
+  en: string;
+  ko: string;
+}
+
+/** StepState (Go lessons.StepState) */
+export interface StepState {
+  index: number;
+  action: string;
+  title: Text;
+  narration: Text;
+  command: string;
+  status: string;
+  topic?: string;
+  partition: number;
+  output: string[] | null;
+  lines: OutputLine[] | null;
+  expectations: Check[] | null;
+  answer?: Answer;
+  error?: string;
+  errorText?: Text;
+}
+
+/** LogRef (Go lessons.LogRef) */
+export interface LogRef {
+  topic: string;
+  partition: number;
 }
 
 /** LogStartMove (Go inspect.LogStartMove) */
@@ -301,6 +407,31 @@ export interface Evidence {
   coordinatorEpoch?: number;
 }
 
+/** OutputLine (Go lessons.OutputLine) */
+export interface OutputLine {
+  text?: Text;
+  tool?: string;
+}
+
+/** Check (Go lessons.Check) */
+export interface Check {
+  text: Text;
+  fact: string;
+  arg?: string;
+  expected: string;
+  observed: string;
+  ok: boolean;
+  note?: Text;
+}
+
+/** Answer (Go lessons.Answer) */
+export interface Answer {
+  transaction?: TransactionAnswer;
+  group?: GroupAnswer;
+  read?: ReadAnswer;
+  log?: LogAnswer;
+}
+
 /** MarkerRef (Go exercises.MarkerRef) */
 export interface MarkerRef {
   offset: number;
@@ -308,5 +439,65 @@ export interface MarkerRef {
   producerId: number | string;
   producerAlias?: string;
   producerEpoch: number;
+}
+
+/** TransactionAnswer (Go lessons.TransactionAnswer) */
+export interface TransactionAnswer {
+  transactionalId: string;
+  state: string;
+  producerId: number | string;
+  producerEpoch: number;
+  offset: number;
+  anchor?: string;
+}
+
+/** GroupAnswer (Go lessons.GroupAnswer) */
+export interface GroupAnswer {
+  group: string;
+  committed: number;
+  logEnd: number;
+  lag: number;
+}
+
+/** ReadAnswer (Go lessons.ReadAnswer) */
+export interface ReadAnswer {
+  isolation: string;
+  offsets: number[] | null;
+  resume?: GroupResume;
+}
+
+/** LogAnswer (Go lessons.LogAnswer) */
+export interface LogAnswer {
+  markers: number[] | null;
+  aborted: number[] | null;
+  open: number[] | null;
+  gaps: GapRun[] | null;
+  copies: ValueCopies[] | null;
+  logStartOffset: number;
+  lastStableOffset: number;
+  highWatermark: number;
+}
+
+/** GroupResume (Go lessons.GroupResume) */
+export interface GroupResume {
+  group: string;
+  committed: number;
+  outOfRange: boolean;
+  start: number;
+  lost: number;
+  next: number;
+}
+
+/** GapRun (Go lessons.GapRun) */
+export interface GapRun {
+  from: number;
+  to: number;
+  reason: string;
+}
+
+/** ValueCopies (Go lessons.ValueCopies) */
+export interface ValueCopies {
+  value: string;
+  offsets: number[] | null;
 }
 

@@ -32,10 +32,11 @@ import (
 	"time"
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
-	"github.com/offsetlab/offsetlab/internal/exercises"
 	"github.com/offsetlab/offsetlab/internal/inspect"
 	"github.com/offsetlab/offsetlab/internal/lab"
+	"github.com/offsetlab/offsetlab/internal/lessons"
 	"github.com/offsetlab/offsetlab/internal/live"
+	"github.com/offsetlab/offsetlab/web/api"
 	"github.com/offsetlab/offsetlab/web/httpx"
 )
 
@@ -62,7 +63,10 @@ var roots = []reflect.Type{
 	reflect.TypeFor[cluster.TopicInfo](),
 	reflect.TypeFor[lab.TopicDetail](),
 	reflect.TypeFor[inspect.PartitionMap](),
-	reflect.TypeFor[exercises.Result](),
+	reflect.TypeFor[api.ResultView](),
+	reflect.TypeFor[cluster.LSOHold](),
+	reflect.TypeFor[live.History](),
+	reflect.TypeFor[lessons.RunState](),
 	reflect.TypeFor[httpx.ErrorBody](),
 }
 
@@ -273,6 +277,10 @@ func (g *declarer) typeOf(t reflect.Type, nullable bool) (string, error) {
 		}
 		return s
 	}
+	if t.Kind() == reflect.Pointer {
+		inner, err := g.typeOf(t.Elem(), false)
+		return orNull(inner), err
+	}
 	if t == reflect.TypeFor[time.Time]() {
 		return "string", nil
 	}
@@ -293,9 +301,6 @@ func (g *declarer) typeOf(t reflect.Type, nullable bool) (string, error) {
 		return "string", nil
 	case reflect.Interface:
 		return "unknown", nil
-	case reflect.Pointer:
-		inner, err := g.typeOf(t.Elem(), false)
-		return orNull(inner), err
 	case reflect.Slice:
 		if t.Elem().Kind() == reflect.Uint8 {
 			return orNull("string"), nil // base64
