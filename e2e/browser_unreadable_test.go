@@ -3,11 +3,15 @@ package e2e
 import (
 	"context"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sasl/scram"
+
+	"github.com/offsetlab/offsetlab/internal/cluster"
 )
 
 // TestBrowserDeletedTopicShowsProblem: a topic deleted by another client
@@ -53,4 +57,46 @@ func TestBrowserDeletedTopicShowsProblem(t *testing.T) {
 	p.eval(`document.querySelector('.lang-switch button[data-lang="ko"]').click()`, nil)
 	p.wait("the problem said in Korean", `byTestID('problem').textContent.includes('마지막으로 읽을 수 있었을 때')`, 5*time.Second)
 	p.checkConsole()
+}
+
+// TestBrowserStudentMayNotReadTopic: the refusal on the embedded broker. A
+// dashboard connected to a classroom's Kafka port as a student (SCRAM,
+// ACLs on the student's own topics and the shared ones only) opens the
+// teacher's private topic: the server refuses the websocket with 403,
+// and the page must say which right the student lacks and stop
+// reconnecting, not show a blank log and "reconnecting…" for ever.
+func TestBrowserStudentMayNotReadTopic(t *testing.T) {
+	t.Parallel()
+	chromium := chromiumPath(t)
+	h := startHandsOn(t, embedded)
+	topic := "payments-" + h.suffix
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := h.kafka.CreateTopic(ctx, cluster.TopicSpec{Name: topic, Partitions: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.kafka.Client().ProduceSync(ctx, &kgo.Record{Topic: topic, Value: []byte("payment 1")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	ada := h.join("ada")
+	student, err := cluster.ConnectExternal(cluster.ExternalConfig{
+		Brokers:  strings.Split(ada.Kafka.Bootstrap, ","),
+		Auth:     []kgo.Opt{kgo.SASL(scram.Auth{User: ada.Kafka.Username, Pass: ada.Kafka.Password}.AsSha256Mechanism())},
+		Security: cluster.Security{Protocol: "SASL_PLAINTEXT", Mechanism: "SCRAM-SHA-256", User: ada.Kafka.Username},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(student.Close)
+	a := startAppOn(t, embedded, student)
+
+	p := openPage(t, a, chromium, 1280, 720)
+	p.open("/topics/" + topic + "/partitions/0")
+	want := "may not READ on topic " + topic
+	p.wait("the page to say the student may not read "+topic,
+		`(() => { const b = byTestID('problem'); return !b.hidden && b.dataset.unreadable === 'refused' && b.textContent.includes(`+strconv.Quote(want)+`)
+			&& byTestID('stream-status').dataset.state === 'refused' })()`, 20*time.Second)
+	var text string
+	p.eval(`byTestID('problem').textContent`, &text)
+	t.Logf("the page says: %s", text)
 }
