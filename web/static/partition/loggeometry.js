@@ -5,17 +5,28 @@
 // scrollY on; the minimap spreads the same slots over its height. A
 // geometry g is {start, hw, cols, rowH, viewH, scrollY} (a LogView is one).
 
-/** slotCount is how many slots the log has: its offsets and the next one's. */
+/** @typedef {{start: number, hw: number, cols: number, rowH: number, viewH: number, scrollY: number}} Geometry */
+
+/**
+ * slotCount is how many slots the log has: its offsets and the next one's.
+ * @param {Geometry} g
+ */
 export function slotCount(g) {
   return Math.max(1, g.hw - g.start + 1);
 }
 
-/** rowCount is how many rows the slots take. */
+/**
+ * rowCount is how many rows the slots take.
+ * @param {Geometry} g
+ */
 export function rowCount(g) {
   return g.cols ? Math.ceil(slotCount(g) / g.cols) : 0;
 }
 
-/** fullRows is how many whole rows fit in the view. */
+/**
+ * fullRows is how many whole rows fit in the view.
+ * @param {Geometry} g
+ */
 export function fullRows(g) {
   return Math.max(1, Math.floor(g.viewH / g.rowH));
 }
@@ -24,29 +35,43 @@ export function fullRows(g) {
  * maxScroll lets the last row end the view: the rows above it fill the
  * view (the top one cut when whole rows do not fit), never empty room
  * under the last row.
+ * @param {Geometry} g
  */
 export function maxScroll(g) {
   return Math.max(0, rowCount(g) * g.rowH - g.viewH);
 }
 
-/** rowOf is the row holding offset. */
+/**
+ * rowOf is the row holding offset.
+ * @param {Geometry} g
+ * @param {number} offset
+ */
 export function rowOf(g, offset) {
   return Math.floor((offset - g.start) / g.cols);
 }
 
-/** visibleRowRange is the first and last row on screen, [r0, r1] (r1 < r0 when there are none). */
+/**
+ * visibleRowRange is the first and last row on screen, [r0, r1] (r1 < r0 when there are none).
+ * @param {Geometry} g
+ */
 export function visibleRowRange(g) {
   const r0 = Math.max(0, Math.floor(g.scrollY / g.rowH));
   const r1 = Math.min(rowCount(g) - 1, Math.floor((g.scrollY + g.viewH - 1) / g.rowH));
   return [r0, r1];
 }
 
-/** firstVisibleOffset is the offset of the first slot on screen. */
+/**
+ * firstVisibleOffset is the offset of the first slot on screen.
+ * @param {Geometry} g
+ */
 export function firstVisibleOffset(g) {
   return g.start + Math.floor(g.scrollY / g.rowH) * g.cols;
 }
 
-/** lastVisibleOffset is the last written offset on screen, null when none. */
+/**
+ * lastVisibleOffset is the last written offset on screen, null when none.
+ * @param {Geometry} g
+ */
 export function lastVisibleOffset(g) {
   const first = firstVisibleOffset(g);
   const r1 = Math.floor((g.scrollY + g.viewH - 1) / g.rowH);
@@ -54,12 +79,21 @@ export function lastVisibleOffset(g) {
   return last >= first ? last : null;
 }
 
-/** columnCount is how many slots of at least slotMin pixels fit beside the gutter. */
+/**
+ * columnCount is how many slots of at least slotMin pixels fit beside the gutter.
+ * @param {number} width
+ * @param {number} gutter
+ * @param {number} slotMin
+ */
 export function columnCount(width, gutter, slotMin) {
   return Math.max(1, Math.floor((width - gutter) / slotMin));
 }
 
-/** clampScroll keeps a scroll position within the log. */
+/**
+ * clampScroll keeps a scroll position within the log.
+ * @param {Geometry} g
+ * @param {number} y
+ */
 export function clampScroll(g, y) {
   return Math.max(0, Math.min(maxScroll(g), y));
 }
@@ -68,6 +102,9 @@ export function clampScroll(g, y) {
  * scrollToShow is the scroll position that brings offset's row into view
  * (at the top with align 'top', else by the least movement); null when it
  * is in view already.
+ * @param {Geometry} g
+ * @param {number} offset
+ * @param {string} [align]
  */
 export function scrollToShow(g, offset, align) {
   const top = rowOf(g, offset) * g.rowH;
@@ -76,7 +113,11 @@ export function scrollToShow(g, offset, align) {
   return null;
 }
 
-/** rowInView says whether any of offset's row shows in the view. */
+/**
+ * rowInView says whether any of offset's row shows in the view.
+ * @param {Geometry} g
+ * @param {number} offset
+ */
 export function rowInView(g, offset) {
   const top = rowOf(g, offset) * g.rowH;
   return top + g.rowH > g.scrollY && top < g.scrollY + g.viewH;
@@ -92,6 +133,9 @@ export function rowInView(g, offset) {
  * open transaction holds it) the LSO's cell stays whole in view: its row
  * comes to the top when the latest rows would cut into its cell (cellTop,
  * where a row's cells start under its flags; 0 keeps the row whole).
+ * @param {Geometry} g
+ * @param {number|null} [lso]
+ * @param {number} [cellTop]
  */
 export function followScroll(g, lso, cellTop = 0) {
   let y = maxScroll(g);
@@ -112,6 +156,9 @@ export function followScroll(g, lso, cellTop = 0) {
  * top, moved as little as it takes to show the offset sel (the selected
  * one, null for none) whole — in the last whole row when it is below, at
  * the top when above or when a row is taller than the view.
+ * @param {Geometry} g
+ * @param {number} at
+ * @param {number|null} [sel]
  */
 export function anchoredScroll(g, at, sel) {
   let y = rowOf(g, at) * g.rowH;
@@ -123,7 +170,11 @@ export function anchoredScroll(g, at, sel) {
   return clampScroll(g, y);
 }
 
-/** centredScroll is the scroll position that puts offset's row in the middle of the view. */
+/**
+ * centredScroll is the scroll position that puts offset's row in the middle of the view.
+ * @param {Geometry} g
+ * @param {number} offset
+ */
 export function centredScroll(g, offset) {
   return rowOf(g, offset) * g.rowH - (g.viewH - g.rowH) / 2;
 }
@@ -133,6 +184,9 @@ export function centredScroll(g, offset) {
  * from the log start to the high watermark (the next offset to be written)
  * spread evenly over h pixels. The log view's thumb and pointer marks and
  * the heat strip use it alike, so they line up.
+ * @param {number} start
+ * @param {number} hw
+ * @param {number} h
  */
 export function minimapScale(start, hw, h) {
   const span = Math.max(1, hw - start + 1);
@@ -146,6 +200,9 @@ export function minimapScale(start, hw, h) {
  * minimapThumb is where the thumb sits on a minimap h pixels high: over
  * the rows on screen, at least 24 px, at the bottom while following the
  * end. null when the whole log fits the view (the thumb fills the minimap).
+ * @param {Geometry} g
+ * @param {number} h
+ * @param {boolean} follow
  */
 export function minimapThumb(g, h, follow) {
   if (!h || rowCount(g) * g.rowH <= g.viewH) return null;
@@ -160,6 +217,10 @@ export function minimapThumb(g, h, follow) {
 /**
  * pageRange is the cache pages (of size page) the rows r0…r1 show, and
  * for each the offsets of it on screen: [{page, from, to}].
+ * @param {Geometry} g
+ * @param {number} r0
+ * @param {number} r1
+ * @param {number} page
  */
 export function pageRange(g, r0, r1, page) {
   const first = Math.max(g.start, g.start + r0 * g.cols);

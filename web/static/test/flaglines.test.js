@@ -1,3 +1,4 @@
+// @ts-check
 // flaglines.test.js: the pointer flags never cover each other nor run out
 // of the row: an offset's flags wrap into lines when the next pointed
 // offset (or the row's end) leaves too little room.
