@@ -720,9 +720,10 @@ func TestBrowserStackedStage(t *testing.T) {
 	for i := 1; ; i++ {
 		p.eval(`window.scrollTo(0, 0)`, nil)
 		p.assertOnScreen(fmt.Sprintf("150 %%, after step %d", i), map[string]string{"the run's place": `byTestID('lesson-mini-where')`, "Next": `byTestID('lesson-mini-next')`})
-		if got := p.text("lesson-mini-where"); !strings.Contains(got, fmt.Sprintf("Step %d of 9", min(i+1, 9))) {
-			t.Errorf("after step %d the masthead says %q", i, got)
+		if got, title := p.text("lesson-mini-where"), p.attr("lesson-mini-where", "title"); !strings.HasPrefix(got, fmt.Sprintf("%d/9", min(i+1, 9))) || !strings.Contains(title, fmt.Sprintf("Step %d of 9", min(i+1, 9))) {
+			t.Errorf("after step %d the masthead says %q (%q)", i, got, title)
 		}
+		checkZoomedMasthead(t, p)
 		if p.attr("lesson-run", "data-status") == "finished" {
 			break
 		}

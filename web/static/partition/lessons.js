@@ -251,8 +251,12 @@ export function setupLessons(app) {
     mini.box.hidden = !onShow();
     if (!onShow()) return;
     const total = run.steps.length;
-    const where = t('lesson.ui.stepOf', { n: Math.min(run.cursor + 1, total), total });
-    plain(mini.where, run.lesson + ' · ' + where + (run.checked ? ' · ' + t('lesson.ui.passedShort', { passed: run.passed, checked: run.checked }) : ''));
+    const n = Math.min(run.cursor + 1, total);
+    // Short on screen (the masthead keeps two rows at 150 %), whole for
+    // screen readers and as the tooltip.
+    const whole = tx(run.title) + ' · ' + t('lesson.ui.stepOf', { n, total }) + (run.checked ? ' · ' + t('lesson.ui.passedShort', { passed: run.passed, checked: run.checked }) : '');
+    mini.where.title = whole;
+    mini.where.replaceChildren(el('span', { 'aria-hidden': 'true' }, `${n}/${total}`), el('span', { class: 'sr-only' }, whole));
   }
 
   function showError(err) {
