@@ -29,8 +29,18 @@ import (
 // all of its cells with its pointers — not "Nothing to show yet".
 func TestBrowserFollowsLessonLog(t *testing.T) {
 	t.Parallel()
+	for _, kind := range brokerKinds {
+		t.Run(string(kind), func(t *testing.T) {
+			t.Parallel()
+			followsLessonLog(t, kind)
+		})
+	}
+}
+
+// followsLessonLog is TestBrowserFollowsLessonLog on one broker.
+func followsLessonLog(t *testing.T, kind brokerKind) {
 	chromium := chromiumPath(t)
-	a := startApp(t, embedded)
+	a := startApp(t, kind)
 	p := openPage(t, a, chromium, 1280, 720)
 	p.open("/")
 	p.wait("the lessons panel, no log open", `byTestID('lessons-panel')?.dataset.ready === 'true' && byTestID('empty-state')`, 10*time.Second)
@@ -57,7 +67,7 @@ func TestBrowserFollowsLessonLog(t *testing.T) {
 	}
 	p.wait("the finished run on the page", `byTestID('lesson-run').dataset.status === 'finished'`, 10*time.Second)
 	p.logOnScreen("lesson 2 finished elsewhere", st.Focus.Topic)
-	p.screenshot("rehearsal-follow-lesson2-end-1280x720", 1280, 720, false)
+	p.screenshot("rehearsal-follow-lesson2-end-"+string(kind)+"-1280x720", 1280, 720, false)
 }
 
 // emptyErrorsJS lists the error boxes drawn with nothing in them.
@@ -438,8 +448,18 @@ const fillJS = `((offsets) => {
 // 1920×1080, on a phone and at 150 %.
 func TestBrowserFollowFillsTheLog(t *testing.T) {
 	t.Parallel()
+	for _, kind := range brokerKinds {
+		t.Run(string(kind), func(t *testing.T) {
+			t.Parallel()
+			followFillsTheLog(t, kind)
+		})
+	}
+}
+
+// followFillsTheLog is TestBrowserFollowFillsTheLog on one broker.
+func followFillsTheLog(t *testing.T, kind brokerKind) {
 	chromium := chromiumPath(t)
-	a := startApp(t, embedded)
+	a := startApp(t, kind)
 	topic := a.name("kcat-open")
 	a.createTopic(topic)
 	plain, err := kgo.NewClient(kgo.SeedBrokers(a.kafka.Brokers()...), kgo.DefaultProduceTopic(topic))
@@ -472,7 +492,7 @@ func TestBrowserFollowFillsTheLog(t *testing.T) {
 			Missing []int64 `json:"missing"`
 		}
 		p.eval(fillJS+`([7, 8])`, &got)
-		p.screenshot("rehearsal-follow-fills-"+size.name, int64(float64(size.w)), int64(float64(size.h)), size.phone)
+		p.screenshot("rehearsal-follow-fills-"+string(kind)+"-"+size.name, size.w, size.h, size.phone)
 		if !got.Follow {
 			t.Errorf("%s: the log no longer follows its end", size.name)
 		}
