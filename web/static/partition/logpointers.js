@@ -46,9 +46,13 @@ export const logPointers = {
    */
   layoutFlags(flags) {
     if (!this.cols || !this.slotW || !this.flagFont) return;
+    // The flags of one offset say its number once, after the last of them.
     const groups = [...flags].map(([offset, list]) => ({
       offset,
-      flags: list.map((f) => ({ id: f.id, label: `${f.label} ${fmt(f.value)}`, short: f.id.startsWith('group:') ? `${t('legend.group')} ${fmt(f.value)}` : undefined })),
+      flags: list.map((f, i) => {
+        const n = i === list.length - 1 ? ` ${fmt(f.value)}` : '';
+        return { id: f.id, label: f.label + n, short: f.id.startsWith('group:') ? t('legend.group') + n : undefined };
+      }),
     }));
     const ctx = (this.measureCtx ||= document.createElement('canvas').getContext('2d'));
     ctx.font = this.flagFont;

@@ -171,16 +171,17 @@ export const logRows = {
     const room = here ? this.flagRoom?.get(Number(slot.dataset.offset)) : undefined;
     box.style.width = room === undefined ? '' : `${room}px`;
     if (!here) return;
-    for (const f of here) {
+    here.forEach((f, i) => {
       const label = this.flagShort?.has(f.id) ? t('legend.group') : f.label;
-      const flag = el('span', 'flag', `${label} ${fmt(f.value)}`);
+      // The offset's number once, after its last flag (flaglines.js measures them so).
+      const flag = el('span', 'flag', i === here.length - 1 ? `${label} ${fmt(f.value)}` : label);
       flag.dataset.testid = 'pointer';
       flag.dataset.pointer = f.id;
       flag.dataset.value = f.value;
       flag.dataset.kind = f.id.startsWith('group:') ? 'group' : f.id;
       flag.title = pointerTitle(f);
       box.append(flag);
-    }
+    });
   },
 
   fillBatch(batch, offset, e) {

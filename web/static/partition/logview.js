@@ -195,9 +195,11 @@ export class LogView {
   /**
    * neededHeight is the height every row of the log needs (0 before it is
    * laid out), and under them the room a step's answer asks for
-   * (stepstage.js's callout, which then covers no cell, lane or label).
+   * (stepstage.js's callout, which then covers no cell, lane or label)
+   * unless withAnswer is false.
+   * @param {boolean} [withAnswer]
    */
-  neededHeight() { return this.cols && this.pointers ? this.headH + this.totalH() + (this.answerRoom || 0) : 0; }
+  neededHeight(withAnswer = true) { return this.cols && this.pointers ? this.headH + this.totalH() + (withAnswer ? this.answerRoom || 0 : 0) : 0; }
 
   /** askRoom sets the room under the rows a step's answer needs (0: none). */
   askRoom(px) {
