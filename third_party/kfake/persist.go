@@ -441,6 +441,9 @@ type (
 		TxID    string `json:"txid,omitempty"`
 		Timeout int32  `json:"timeout,omitempty"`
 		Commit  *bool  `json:"commit,omitempty"`
+		// Start is when the ended transaction began (endtx, timeout),
+		// Unix milliseconds, for its CompleteCommit/CompleteAbort state.
+		Start int64 `json:"start,omitempty"`
 	}
 )
 
@@ -1498,19 +1501,34 @@ func (c *Cluster) loadPIDsLog(fsys fs, dir string) error {
 			if ok {
 				pidinf.epoch = entry.Epoch
 				pidinf.inTx = false
+				pidinf.endState = "CompleteAbort"
 				if entry.Commit != nil {
 					pidinf.lastWasCommit = *entry.Commit
+					if *entry.Commit {
+						pidinf.endState = "CompleteCommit"
+					}
 				}
+				pidinf.lastTxStart = startTime(entry.Start)
 			}
 		case "timeout":
 			pidinf, ok := c.pids.ids[entry.PID]
 			if ok {
 				pidinf.epoch = entry.Epoch
 				pidinf.inTx = false
+				pidinf.endState, pidinf.lastTxStart = "CompleteAbort", startTime(entry.Start)
 			}
 		}
 	}
 	return nil
+}
+
+// startTime is a pids.log transaction start, the zero time when the
+// entry has none.
+func startTime(ms int64) time.Time {
+	if ms <= 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms)
 }
 
 func (c *Cluster) loadGroupsLog(fsys fs, dir string) error {
