@@ -104,9 +104,6 @@ type PartitionProducers struct {
 	// transaction.max.timeout.ms.
 	MaxTransactionTimeoutMs int64           `json:"maxTransactionTimeoutMs"`
 	Producers               []ProducerState `json:"producers"`
-	// BrokerNote says, in embedded mode, where the embedded broker's
-	// answer is known to differ from Apache Kafka's.
-	BrokerNote string `json:"brokerNote,omitempty"`
 }
 
 // HangingTransaction is a hanging transaction, as find-hanging lists it.
@@ -139,9 +136,6 @@ func (c *Cluster) DescribeProducers(ctx context.Context, topic string, partition
 			return PartitionProducers{}, problem.New(problem.NotFound, "error.noSuchPartition", "topic", topic, "partition", strconv.Itoa(int(partition)))
 		}
 		return PartitionProducers{}, fmt.Errorf("cluster: describe producers of %s-%d: %w", topic, partition, p.err)
-	}
-	if c.mode == Embedded {
-		p.BrokerNote = "The embedded broker lists only producers with a transaction open, gives the transaction's start time as their last timestamp, and keeps listing a producer whose transaction was aborted by an administrator; Apache Kafka 4.3.1 lists every producer with state on the partition (idempotent ones too) with the timestamp of its last batch."
 	}
 	return p.PartitionProducers, nil
 }
