@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -102,11 +103,14 @@ func TestKfakeCleanerAsKafka(t *testing.T) {
 	f := newFixture(t, "kfake", map[string]string{"cleanup.policy": "compact", "min.cleanable.dirty.ratio": "0.01", "delete.retention.ms": "0"})
 	plain := f.producer("")
 	tx := f.producer("cleaner-tx")
+	// Records an hour old: the delete horizon's timestamp deltas then
+	// take more bytes than the records' own.
+	old := time.Now().Add(-time.Hour)
 	keyed := func(p *kgo.Client, kvs ...string) {
 		t.Helper()
 		var recs []*kgo.Record
 		for i := 0; i < len(kvs); i += 2 {
-			r := &kgo.Record{Key: []byte(kvs[i])}
+			r := &kgo.Record{Key: []byte(kvs[i]), Timestamp: old}
 			if kvs[i+1] != "" {
 				r.Value = []byte(kvs[i+1])
 			}

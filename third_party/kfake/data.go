@@ -1580,6 +1580,8 @@ func withDeleteHorizon(orig *partBatch, records []kmsg.Record, horizon int64) *p
 		ts := orig.FirstTimestamp + rec.TimestampDelta64
 		rec.TimestampDelta64 = ts - horizon
 		rec.TimestampDelta = int32(rec.TimestampDelta64)
+		rec.Length = 0
+		rec.Length = int32(len(rec.AppendTo(nil)) - 1) // the delta's size may change; a zero length is one byte
 		shifted[i] = rec
 	}
 	b := rebuildBatch(orig, shifted)
