@@ -32,8 +32,7 @@ type TransactionSummary struct {
 // ListTransactions lists the transactional ids every coordinator knows,
 // sorted by id, keeping those in one of states when any are given (Kafka's
 // spelling: Ongoing, CompleteCommit, …; anything else is problem.Invalid).
-// Cost: one ListTransactions per broker. The embedded broker reports only
-// Ongoing and Empty (see docs/divergences.md).
+// Cost: one ListTransactions per broker.
 func (c *Cluster) ListTransactions(ctx context.Context, states ...string) ([]TransactionSummary, error) {
 	for _, s := range states {
 		if !slices.Contains(transactionStates, s) {
@@ -346,11 +345,10 @@ type AbortedTransaction struct {
 // producer's coordinator epoch, 0 when it has none yet). It is meant for
 // hanging transactions: aborting one a live producer still writes to makes
 // that producer fail. No open transaction starting at startOffset is
-// problem.NotFound.
-//
-// On the embedded broker the marker is written and the last stable offset
-// moves, but the broker's producer state is not cleared: DescribeProducers
-// keeps listing the transaction (docs/divergences.md).
+// problem.NotFound. The marker ends the producer's transaction on that
+// partition (DescribeProducers no longer lists it as open); the
+// coordinator's own transaction stays Ongoing until its producer ends it,
+// is fenced or times out.
 func (c *Cluster) AbortTransaction(ctx context.Context, topic string, partition int32, startOffset int64) (AbortedTransaction, error) {
 	producers, err := c.DescribeProducers(ctx, topic, partition)
 	if err != nil {

@@ -10,9 +10,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// These tests pin down where the embedded broker (kfake) behaves unlike
-// Apache Kafka, as far as this package is concerned. When one fails after a
-// kfake upgrade, the divergence is gone: update docs/divergences.md.
+// These tests pin down how the embedded broker (our copy of kfake) behaves
+// where it once differed from Apache Kafka, or still does, as far as this
+// package is concerned; docs/divergences.md lists what still differs.
 
 // kfake drops a partition's AbortedTransactions from a read_committed fetch
 // response when the request-level MaxBytes (rather than the partition's)
