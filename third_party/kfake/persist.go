@@ -435,14 +435,14 @@ type (
 	}
 
 	pidLogEntry struct {
-		Type    string `json:"type"` // init, endtx, timeout
+		Type    string `json:"type"` // init, begin, endtx, timeout
 		PID     int64  `json:"pid"`
 		Epoch   int16  `json:"epoch"`
 		TxID    string `json:"txid,omitempty"`
 		Timeout int32  `json:"timeout,omitempty"`
 		Commit  *bool  `json:"commit,omitempty"`
-		// Start is when the ended transaction began (endtx, timeout),
-		// Unix milliseconds, for its CompleteCommit/CompleteAbort state.
+		// Start is when the transaction began (begin) or when the
+		// ended one began (endtx, timeout), Unix milliseconds.
 		Start int64 `json:"start,omitempty"`
 	}
 )
@@ -981,6 +981,21 @@ func (c *Cluster) savePIDsLog(fsys fs, dir string) error {
 		if _, err := appendLogEntry(f, entry, c.cfg.syncWrites); err != nil {
 			return err
 		}
+		// The coordinator's state: the last transaction's end and
+		// start, and the open transaction's start.
+		var more []pidLogEntry
+		if pidinf.endState != "" {
+			commit := pidinf.endState == "CompleteCommit"
+			more = append(more, pidLogEntry{Type: "endtx", PID: pidinf.id, Epoch: pidinf.epoch, Commit: &commit, Start: pidinf.lastTxStart.UnixMilli()})
+		}
+		if pidinf.inTx {
+			more = append(more, pidLogEntry{Type: "begin", PID: pidinf.id, Epoch: pidinf.epoch, Start: pidinf.txStart.UnixMilli()})
+		}
+		for _, e := range more {
+			if _, err := appendLogEntry(f, e, c.cfg.syncWrites); err != nil {
+				return err
+			}
+		}
 	}
 	return fsys.Rename(tmpPath, path)
 }
@@ -1090,11 +1105,13 @@ func (c *Cluster) loadFromDisk() (bool, error) {
 		return false, err
 	}
 
-	// Load PIDs, then bump epoch for PIDs that had in-flight
-	// transactions at crash time.
+	// Load PIDs, then resume the transactions that were open at crash
+	// time; bump the epoch of producers whose open transaction cannot
+	// be resumed (its records stay aborted).
 	if err := c.loadPIDsLog(fsys, dir); err != nil {
 		return false, err
 	}
+	c.resumeUncleanOpen(crashAbortedPIDs)
 	for pid := range crashAbortedPIDs {
 		if pidinf, ok := c.pids.ids[pid]; ok {
 			pidinf.epoch++
@@ -1509,6 +1526,7 @@ func (c *Cluster) loadPIDsLog(fsys fs, dir string) error {
 					}
 				}
 				pidinf.lastTxStart = startTime(entry.Start)
+				pidinf.txStart = time.Time{}
 			}
 		case "timeout":
 			pidinf, ok := c.pids.ids[entry.PID]
@@ -1516,6 +1534,13 @@ func (c *Cluster) loadPIDsLog(fsys fs, dir string) error {
 				pidinf.epoch = entry.Epoch
 				pidinf.inTx = false
 				pidinf.endState, pidinf.lastTxStart = "CompleteAbort", startTime(entry.Start)
+				pidinf.txStart = time.Time{}
+			}
+		case "begin":
+			// Whether the transaction is still open is for the
+			// segments to say (resumeUncleanOpen).
+			if pidinf, ok := c.pids.ids[entry.PID]; ok {
+				pidinf.txStart = startTime(entry.Start)
 			}
 		}
 	}

@@ -306,6 +306,10 @@ func (pidinf *pidinfo) maybeStart() {
 	pidinf.inTx = true
 	pidinf.txStart = time.Now()
 	pidinf.pids.txs[pidinf] = struct{}{}
+	// The start is the coordinator's state, as in Kafka's transaction
+	// log: a transaction resumed after an unclean shutdown times out
+	// from it.
+	pidinf.pids.c.persistPIDEntry(pidLogEntry{Type: "begin", PID: pidinf.id, Epoch: pidinf.epoch, Start: pidinf.txStart.UnixMilli()})
 }
 
 func (pids *pids) doAddPartitions(creq *clientReq) kmsg.Response {
@@ -1211,8 +1215,20 @@ func (pids *pids) txnProducers(topic string, partition int32) []kmsg.DescribePro
 	pd, _ := pids.c.data.tps.getp(topic, partition)
 	var producers []kmsg.DescribeProducersResponseTopicPartitionActiveProducer
 	for _, pidinf := range pids.ids {
-		pw, ok := pidinf.windows.getp(topic, partition)
-		if !ok || pw == nil || !pw.seen && !pw.markerSeen {
+		var open bool
+		if pd != nil {
+			_, open = pd.uncommittedPIDs[pidinf.id]
+		}
+		pw, _ := pidinf.windows.getp(topic, partition)
+		if pw == nil {
+			if !open {
+				continue
+			}
+			// A transaction resumed after an unclean shutdown,
+			// whose sequence state was not saved.
+			pw = &pidwindow{epoch: pidinf.epoch}
+		}
+		if !pw.seen && !pw.markerSeen && !open {
 			continue
 		}
 		ap := kmsg.NewDescribeProducersResponseTopicPartitionActiveProducer()
