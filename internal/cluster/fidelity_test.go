@@ -289,3 +289,49 @@ func TestDescribeProducersAsKafka(t *testing.T) {
 		}
 	})
 }
+
+// TestConsumerGroupEpochsAsKafka: a new KIP-848 group's first member, as
+// Kafka 4.3.1 numbers it: group, target assignment and member epoch 2 at
+// its first heartbeat; group epoch 3 once it has left.
+func TestConsumerGroupEpochsAsKafka(t *testing.T) {
+	t.Parallel()
+	bothBrokers(t, func(t *testing.T, c *Cluster, name string) {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if _, err := c.CreateTopic(ctx, TopicSpec{Name: name, Partitions: 2}); err != nil {
+			t.Fatal(err)
+		}
+		group, member := name+"-group", name+"-member"
+		describe := func() (groupEpoch, assignmentEpoch int32) {
+			t.Helper()
+			req := kmsg.NewPtrConsumerGroupDescribeRequest()
+			req.Groups = []string{group}
+			resp, err := c.Client().Request(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := resp.(*kmsg.ConsumerGroupDescribeResponse).Groups[0]
+			return g.Epoch, g.AssignmentEpoch
+		}
+		join := kmsg.NewPtrConsumerGroupHeartbeatRequest()
+		join.Group, join.MemberID, join.MemberEpoch, join.RebalanceTimeoutMillis = group, member, 0, 30000
+		join.SubscribedTopicNames, join.Topics = []string{name}, []kmsg.ConsumerGroupHeartbeatRequestTopic{}
+		resp, err := c.Client().Request(ctx, join)
+		if err != nil {
+			t.Fatal(err)
+		}
+		joined := resp.(*kmsg.ConsumerGroupHeartbeatResponse)
+		groupEpoch, assignmentEpoch := describe()
+		if got := [3]int32{joined.MemberEpoch, groupEpoch, assignmentEpoch}; joined.ErrorCode != 0 || got != [3]int32{2, 2, 2} {
+			t.Errorf("first member: member, group and assignment epochs %v (error %d); want [2 2 2]", got, joined.ErrorCode)
+		}
+		leave := kmsg.NewPtrConsumerGroupHeartbeatRequest()
+		leave.Group, leave.MemberID, leave.MemberEpoch = group, member, -1
+		if _, err := c.Client().Request(ctx, leave); err != nil {
+			t.Fatal(err)
+		}
+		if groupEpoch, _ := describe(); groupEpoch != 3 {
+			t.Errorf("group epoch once its member left: %d; want 3", groupEpoch)
+		}
+	})
+}
