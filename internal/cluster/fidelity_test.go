@@ -29,6 +29,7 @@ func bothBrokers(t *testing.T, fn func(t *testing.T, c *Cluster, name string)) {
 			t.Parallel()
 			var c *Cluster
 			if real {
+				testenv.Needs(t, testenv.JVM)
 				brokers := os.Getenv("OFFSETLAB_KAFKA_BROKERS")
 				if brokers == "" {
 					testenv.MissingSetup(t, "real Kafka half skipped: set OFFSETLAB_KAFKA_BROKERS=host:port")
