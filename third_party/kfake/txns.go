@@ -25,14 +25,18 @@ import (
 //
 // kfake completes transactions synchronously (no log writes), so
 // the PREPARE_COMMIT, PREPARE_ABORT, and pendingTransitionInProgress
-// states are not needed. Where a real broker returns
+// states are never seen. Where a real broker returns
 // CONCURRENT_TRANSACTIONS for in-progress transitions, kfake simply
-// completes the operation immediately.
+// completes the operation immediately — except for an InitProducerID
+// that fences an open transaction, answered CONCURRENT_TRANSACTIONS once
+// the abort is written, as Kafka answers it (clients retry).
 //
 // State tracking: instead of the full transaction state machine
 // (Empty, Ongoing, PrepareCommit, PrepareAbort, CompleteCommit,
 // CompleteAbort, Dead, PrepareEpochFence), kfake uses:
-//   - inTx (bool): true = Ongoing, false = Empty/Complete
+//   - inTx (bool): true = Ongoing
+//   - endState: otherwise "" (Empty) or CompleteCommit/CompleteAbort,
+//     with lastTxStart, as DescribeTransactions reports them
 //   - lastWasCommit (bool): whether the last completed transaction
 //     was commit or abort, for EndTxn retry detection
 
