@@ -170,3 +170,51 @@ func TestKfakeCleanerAsKafka(t *testing.T) {
 		}
 	}
 }
+
+// TestKfakeCleanerKeepsAProducersLastBatch: a batch the cleaner empties
+// that holds its producer's last sequence is kept with no records, its
+// offsets intact, as Kafka 4.3.1's cleaner keeps it (measured: batches
+// 0-0 with one record, 1-2 with none, 3-3 with one, for the same writes).
+func TestKfakeCleanerKeepsAProducersLastBatch(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, "kfake", map[string]string{"cleanup.policy": "compact", "min.cleanable.dirty.ratio": "0.01"})
+	for _, batch := range [][]string{{"pear", "1"}, {"apple", "1", "apple", "2"}, {"apple", "3"}, {"plum", "1"}} {
+		var recs []*kgo.Record
+		for i := 0; i < len(batch); i += 2 {
+			recs = append(recs, &kgo.Record{Key: []byte(batch[i]), Value: []byte(batch[i+1])})
+		}
+		p := f.producer("") // a producer a batch
+		if err := p.ProduceSync(testCtx(t), recs...).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.fake.Compact()
+	ctx := testCtx(t)
+	ref, err := f.ins.locate(ctx, f.topic, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := kmsg.NewPtrFetchRequest()
+	rt := kmsg.NewFetchRequestTopic()
+	rt.Topic, rt.TopicID = ref.topic, ref.topicID
+	rp := kmsg.NewFetchRequestTopicPartition()
+	rp.PartitionMaxBytes = 1 << 20
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	resp, err := req.RequestWith(ctx, f.client.Broker(int(ref.leader)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for raw := resp.Topics[0].Partitions[0].RecordBatches; len(raw) > 0; {
+		var b kmsg.RecordBatch
+		if err := b.ReadFrom(raw); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%d-%d:%d", b.FirstOffset, b.FirstOffset+int64(b.LastOffsetDelta), b.NumRecords))
+		raw = raw[12+int(b.Length):]
+	}
+	if want := "0-0:1 1-2:0 3-3:1 4-4:1"; strings.Join(got, " ") != want {
+		t.Errorf("batches after the pass: %s; want %s (apple's producer keeps its emptied batch)", strings.Join(got, " "), want)
+	}
+}

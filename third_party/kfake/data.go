@@ -1412,8 +1412,33 @@ func (c *Cluster) compact(pd *partData, topic string) {
 		return
 	}
 
-	// Pass 1: stream batches to build key => highest offset map.
+	// Read the last (active) batch - always kept unconditionally.
+	lastSeg := &pd.segments[len(pd.segments)-1]
+	lastBatch, err := c.readBatchFull(pd, len(pd.segments)-1, &lastSeg.index[len(lastSeg.index)-1])
+	if err != nil {
+		c.cfg.logger.Logf(LogLevelWarn, "compact %s-%d: read last batch: %v", pd.t, pd.p, err)
+		return
+	}
+
+	// Pass 1: stream batches to build key => highest offset map, and
+	// each producer's last data batch as its producer state holds it
+	// (lastData; a marker with another epoch clears it), which the pass
+	// keeps even when it empties it, as Kafka's cleaner does to keep the
+	// producer's last sequence.
 	keyOffsets := make(map[string]int64)
+	lastData := make(map[int64]int64)
+	stateEpoch := make(map[int64]int16)
+	producerState := func(b *partBatch) {
+		if b.ProducerID < 0 {
+			return
+		}
+		if b.Attributes&0x0020 == 0 {
+			lastData[b.ProducerID] = b.FirstOffset + int64(b.LastOffsetDelta)
+		} else if e, seen := stateEpoch[b.ProducerID]; seen && e != b.ProducerEpoch {
+			delete(lastData, b.ProducerID)
+		}
+		stateEpoch[b.ProducerID] = b.ProducerEpoch
+	}
 	n = 0
 	ok := true
 	pd.eachBatchMeta(func(si, _ int, m *batchMeta) bool {
@@ -1427,6 +1452,7 @@ func (c *Cluster) compact(pd *partData, topic string) {
 			ok = false
 			return false
 		}
+		producerState(batch)
 		if batch.Attributes&0x0020 != 0 || pd.isBatchAborted(batch) {
 			return true
 		}
@@ -1445,6 +1471,11 @@ func (c *Cluster) compact(pd *partData, topic string) {
 	})
 	if !ok {
 		return
+	}
+	producerState(lastBatch)
+	producersLast := func(b *partBatch) bool {
+		last, ok := lastData[b.ProducerID]
+		return b.ProducerID >= 0 && ok && last == b.FirstOffset+int64(b.LastOffsetDelta)
 	}
 
 	// Pass 2: stream batches again, filtering and keeping survivors.
@@ -1484,6 +1515,9 @@ func (c *Cluster) compact(pd *partData, topic string) {
 			traversed[batch.ProducerID] = true
 		}
 		if pd.isBatchAborted(batch) {
+			if producersLast(batch) {
+				kept = append(kept, emptiedBatch(batch))
+			}
 			return true
 		}
 
@@ -1515,6 +1549,8 @@ func (c *Cluster) compact(pd *partData, topic string) {
 		})
 
 		switch {
+		case len(surviving) == 0 && producersLast(batch):
+			kept = append(kept, emptiedBatch(batch))
 		case len(surviving) == 0:
 		case tombstones && !hasHorizon:
 			kept = append(kept, withDeleteHorizon(batch, surviving, now+deleteRetentionMs))
@@ -1529,14 +1565,6 @@ func (c *Cluster) compact(pd *partData, topic string) {
 		return
 	}
 
-	// Read the last (active) batch - always kept unconditionally.
-	lastSeg := &pd.segments[len(pd.segments)-1]
-	lastIdx := len(lastSeg.index) - 1
-	lastBatch, err := c.readBatchFull(pd, len(pd.segments)-1, &lastSeg.index[lastIdx])
-	if err != nil {
-		c.cfg.logger.Logf(LogLevelWarn, "compact %s-%d: read last batch: %v", pd.t, pd.p, err)
-		return
-	}
 	kept = append(kept, lastBatch)
 
 	// Rebuild partition metadata. The log start offset stays where it
@@ -1552,6 +1580,15 @@ func (c *Cluster) compact(pd *partData, topic string) {
 
 	// Prune aborted txn entries that are now before logStartOffset.
 	pd.trimAbortedTxns()
+}
+
+// emptiedBatch is a batch the cleaner emptied but keeps for its producer's
+// state: its offsets, producer fields and sequence with no records, both
+// timestamps its max timestamp, as Kafka writes it (writeEmptyHeader).
+func emptiedBatch(orig *partBatch) *partBatch {
+	b := rebuildBatch(orig, nil)
+	b.FirstTimestamp, b.MaxTimestamp = orig.MaxTimestamp, orig.MaxTimestamp
+	return b.resealed()
 }
 
 // deleteHorizon is the delete horizon the cleaner wrote into a batch: its
