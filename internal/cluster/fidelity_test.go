@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"slices"
 	"strconv"
@@ -335,4 +336,46 @@ func TestConsumerGroupEpochsAsKafka(t *testing.T) {
 			t.Errorf("group epoch once its member left: %d; want 3", groupEpoch)
 		}
 	})
+}
+
+// TestCleanRestartKeepsTheCleanersCheckpoint: after a clean restart the
+// log cleaner resumes from where its last pass stopped, as Kafka's
+// cleaner-offset-checkpoint makes it: with nothing new to clean, no pass
+// runs, and the tombstone the first pass kept stays.
+func TestCleanRestartKeepsTheCleanersCheckpoint(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	first, err := StartEmbedded(EmbeddedConfig{KafkaAddr: "127.0.0.1:0", DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	configs := map[string]string{"cleanup.policy": "compact", "min.cleanable.dirty.ratio": "0.01", "delete.retention.ms": "0"}
+	if _, err := first.CreateTopic(ctx, TopicSpec{Name: "prices", Partitions: 1, Configs: configs}); err != nil {
+		first.Close()
+		t.Fatal(err)
+	}
+	p, err := kgo.NewClient(append(first.ClientOpts(), kgo.DefaultProduceTopic("prices"))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []*kgo.Record{{Key: []byte("a"), Value: []byte("a1")}, {Key: []byte("a")}, {Key: []byte("b"), Value: []byte("b1")}} {
+		if err := p.ProduceSync(ctx, r).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.Close()
+	first.fake.Compact() // a1 goes; the tombstone stays, its delete horizon set
+	first.Close()
+
+	second, err := StartEmbedded(EmbeddedConfig{KafkaAddr: "127.0.0.1:0", DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(second.Close)
+	second.fake.Compact()
+	if cells, _ := partitionShape(t, second, "prices"); fmt.Sprint(cells) != "[1: 2:b1]" {
+		t.Errorf("after a clean restart and the cleaner's next tick the log is %v; want [1: 2:b1] (the tombstone kept: nothing was dirty)", cells)
+	}
 }

@@ -236,6 +236,7 @@ type (
 		LeaderNode       int32                `json:"leader_node,omitempty"`
 		MaxTimestamp     int64                `json:"max_timestamp"`
 		CreatedAt        time.Time            `json:"created_at"`
+		CleanedTo        int64                `json:"cleaned_to,omitempty"` // the cleaner's checkpoint (partData.cleanedTo)
 		AbortedTxns      []persistAbortedTxn  `json:"aborted_txns,omitempty"`
 		Segments         []persistSegmentInfo `json:"segments"`
 	}
@@ -801,6 +802,7 @@ func (c *Cluster) savePartition(fsys fs, dir, topic string, part int32, pd *part
 		LeaderNode:       pd.leader.node,
 		MaxTimestamp:     pd.maxTimestampSeen,
 		CreatedAt:        pd.createdAt,
+		CleanedTo:        pd.cleanedTo,
 		AbortedTxns:      abortedTxns,
 		Segments:         snapSegments,
 	}
@@ -1258,6 +1260,7 @@ func (c *Cluster) loadPartitionFromSnapshot(pd *partData, snap persistPartSnapsh
 	pd.highWatermark = snap.HighWatermark
 	pd.lastStableOffset = snap.LastStableOffset
 	pd.logStartOffset = snap.LogStartOffset
+	pd.cleanedTo = snap.CleanedTo
 	pd.epoch = snap.Epoch
 	if snap.LeaderNode >= 0 && int(snap.LeaderNode) < len(c.bs) {
 		pd.leader = c.bs[snap.LeaderNode]
