@@ -151,6 +151,7 @@ func (s *Server) Handler() http.Handler {
 		r.Route("/topics/{topic}/partitions/{partition}", func(r chi.Router) {
 			r.With(s.scanOrRead).Get("/log", s.api.GetLog)
 			r.With(s.reads.limit).Get("/records", s.api.GetRecords)
+			r.With(s.reads.limit).Get("/share", s.api.GetSharePartition)
 			r.With(s.scans.limit).Get("/map", s.api.GetMap)
 			r.With(s.scans.limit).Get("/search", s.api.GetSearch)
 			r.With(s.scans.limit).Get("/jump", s.api.GetJump)

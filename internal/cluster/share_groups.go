@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // ShareGroupOffset is a share group's start offset and lag on one
@@ -112,4 +114,51 @@ func (c *Cluster) shareGroupOffsets(ctx context.Context, group string) ([]ShareG
 		return a.Topic < b.Topic || a.Topic == b.Topic && a.Partition < b.Partition
 	})
 	return out, nil
+}
+
+// ShareGroup describes a share group: state, members with their
+// assignments, start offsets and lags (GroupDetail.ShareOffsets). ok is
+// false when group is no share group.
+func (c *Cluster) ShareGroup(ctx context.Context, group string) (GroupDetail, bool, error) {
+	return c.describeShareGroup(ctx, group)
+}
+
+// DefaultShareDeliveryCountLimit is Kafka's group.share.delivery.count.limit.
+const DefaultShareDeliveryCountLimit = 5
+
+// ShareDeliveryCountLimit is how many times group's records are delivered
+// before they are archived: the group's share.delivery.count.limit as the
+// broker describes it (the group's own or the broker's default). One
+// DescribeConfigs request; Kafka's default when the broker does not say.
+func (c *Cluster) ShareDeliveryCountLimit(ctx context.Context, group string) int32 {
+	req := kmsg.NewPtrDescribeConfigsRequest()
+	r := kmsg.NewDescribeConfigsRequestResource()
+	r.ResourceType = kmsg.ConfigResourceTypeGroupConfig
+	r.ResourceName = group
+	r.ConfigNames = []string{"share.delivery.count.limit"}
+	req.Resources = append(req.Resources, r)
+	resp, err := req.RequestWith(ctx, c.client)
+	if err != nil || len(resp.Resources) != 1 {
+		return DefaultShareDeliveryCountLimit
+	}
+	for _, cfg := range resp.Resources[0].Configs {
+		if cfg.Name == "share.delivery.count.limit" && cfg.Value != nil {
+			if n, err := strconv.Atoi(*cfg.Value); err == nil && n > 0 {
+				return int32(n)
+			}
+		}
+	}
+	return DefaultShareDeliveryCountLimit
+}
+
+// Assigned reports whether a member of the group is assigned topic/partition.
+func (d GroupDetail) Assigned(topic string, partition int32) bool {
+	for _, m := range d.Members {
+		for _, tp := range m.Assignment {
+			if tp.Topic == topic && slices.Contains(tp.Partitions, partition) {
+				return true
+			}
+		}
+	}
+	return false
 }

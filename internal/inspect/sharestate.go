@@ -17,11 +17,11 @@ import (
 // Kafka's share coordinator (KIP-932) keeps every share group's delivery
 // state in the internal topic __share_group_state: per share-partition a
 // ShareSnapshot record (the whole state) followed by ShareUpdate records
-// (what changed), keyed by group, topic id and partition. Offsets a
-// consumer holds are not written there: acquisition locks live in the
-// partition leader's memory, and only acknowledgements, releases and
-// expired locks reach the log (as Available, Acknowledged or Archived
-// with their delivery counts).
+// (what changed), keyed by group, topic id and partition. Who holds a
+// record and until when is not written there: acquisition locks live in
+// the partition leader's memory. Kafka 4.3.1 writes a delivered record as
+// Available with its new delivery count, and acknowledgements, releases
+// and expired locks as Available, Acknowledged or Archived.
 
 // ShareStateTopic is Kafka's share-group state topic.
 const ShareStateTopic = "__share_group_state"

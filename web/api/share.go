@@ -1,0 +1,29 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/offsetlab/offsetlab/web/httpx"
+)
+
+// GetSharePartition is GET /api/topics/{topic}/partitions/{p}/share?group=G:
+// a share group's delivery state on the partition offset by offset, from
+// its start offset or from, at most limit offsets.
+func (s *Server) GetSharePartition(w http.ResponseWriter, r *http.Request) {
+	topic, partition, err := httpx.PartitionParams(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	from, limit, err := windowParams(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	sp, err := s.deps.Lab.SharePartition(r.Context(), topic, partition, r.URL.Query().Get("group"), from, limit)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	httpx.WriteJSON(w, http.StatusOK, sp)
+}
