@@ -21,7 +21,8 @@ import (
 // a member is assigned the partition (it may be acquired), "available"
 // otherwise.
 //
-// Cost: embedded, one pass over at most limit offsets inside the broker;
+// Cost: embedded, a Metadata request and one pass over at most limit
+// offsets inside the broker;
 // Kafka, a ShareGroupDescribe, a DescribeShareGroupOffsets, a
 // DescribeConfigs, the partition's pointers and the state topic's
 // partition read up to inspect.ShareStateBudget bytes.
@@ -33,13 +34,6 @@ func (l *Lab) SharePartition(ctx context.Context, topic string, partition int32,
 		return cluster.SharePartition{}, err
 	}
 	limit = max(1, min(limit, inspect.MaxLimit))
-	g, ok, err := l.cluster.ShareGroup(ctx, group)
-	if err != nil {
-		return cluster.SharePartition{}, l.notAllowed(err, "DESCRIBE", "group", group)
-	}
-	if !ok {
-		return cluster.SharePartition{}, problem.New(problem.NotFound, "error.unknownShareGroup", "group", group)
-	}
 	if l.cluster.Mode() == cluster.Embedded {
 		if from < 0 { // from the start offset, which a window of none tells
 			s, _ := l.cluster.EmbeddedSharePartition(group, topic, partition, 0, 0)
@@ -48,6 +42,15 @@ func (l *Lab) SharePartition(ctx context.Context, topic string, partition int32,
 		if s, ok := l.cluster.EmbeddedSharePartition(group, topic, partition, from, limit); ok {
 			return s, nil
 		}
+	}
+	g, ok, err := l.cluster.ShareGroup(ctx, group)
+	if err != nil {
+		return cluster.SharePartition{}, l.notAllowed(err, "DESCRIBE", "group", group)
+	}
+	if !ok {
+		return cluster.SharePartition{}, problem.New(problem.NotFound, "error.unknownShareGroup", "group", group)
+	}
+	if l.cluster.Mode() == cluster.Embedded { // a group that has not read the partition
 		return cluster.SharePartition{Group: group, Topic: topic, Partition: partition, StartOffset: -1, EndOffset: -1,
 			Source: "broker", Records: []cluster.ShareRecord{}}, nil
 	}
