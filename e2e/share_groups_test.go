@@ -127,6 +127,13 @@ func TestShareGroups(t *testing.T) {
 				t.Errorf("share offsets: %+v", o)
 			}
 
+			// The group's page shows the same start offset and lag.
+			status, page := a.request("GET", "/groups/"+group, nil)
+			wantRow := fmt.Sprintf(`data-start-offset="7" data-lag="%d"`, g.ShareOffsets[0].Lag)
+			if status != http.StatusOK || !strings.Contains(string(page), wantRow) {
+				t.Errorf("group page: %d, want a share offset row with %s", status, wantRow)
+			}
+
 			// kafka-share-groups.sh prints the same figures.
 			server := []string{"--bootstrap-server", bootstrap}
 			runs := tools.runAll(t,
