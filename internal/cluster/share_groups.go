@@ -162,3 +162,15 @@ func (d GroupDetail) Assigned(topic string, partition int32) bool {
 	}
 	return false
 }
+
+// ShareGroupNames lists the cluster's share groups, sorted. One ListGroups
+// per broker (filtered by type).
+func (c *Cluster) ShareGroupNames(ctx context.Context) ([]string, error) {
+	listed, err := c.admin.ListGroupsByType(ctx, []string{"share"})
+	if err != nil && len(listed) == 0 {
+		return nil, fmt.Errorf("cluster: list share groups: %w", err)
+	}
+	names := listed.Groups()
+	slices.Sort(names)
+	return names, nil
+}

@@ -129,3 +129,29 @@ func shareFromStateTopic(f shareFacts, from int64, limit int) cluster.ShareParti
 	}
 	return out
 }
+
+// MaxShareLanes is how many share groups' lanes a partition's live feed
+// carries: the first, by name, of those with state on the partition.
+const MaxShareLanes = 4
+
+// ShareLanes is, for each share group with state on the partition (at
+// most MaxShareLanes), its window [from, from+limit): what the live feed
+// streams under the log (live.ShareSource).
+func (s feedSource) ShareLanes(ctx context.Context, topic string, partition int32, from int64, limit int) ([]cluster.SharePartition, error) {
+	names, err := s.l.cluster.ShareGroupNames(ctx)
+	if err != nil {
+		return nil, err
+	}
+	lanes := []cluster.SharePartition{}
+	for _, g := range names {
+		if len(lanes) == MaxShareLanes {
+			break
+		}
+		sp, err := s.l.SharePartition(ctx, topic, partition, g, from, limit)
+		if err != nil || sp.StartOffset < 0 {
+			continue
+		}
+		lanes = append(lanes, sp)
+	}
+	return lanes, nil
+}
