@@ -84,35 +84,11 @@ func TestShareGroups(t *testing.T) {
 			bootstrap := a.bootstrap()
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
-			produceShareJobs(t, ctx, bootstrap, topic, 10)
-			setGroupConfig(t, ctx, a, group, "share.auto.offset.reset", "earliest")
-
-			worker, err := kgo.NewClient(kgo.SeedBrokers(bootstrap), kgo.ClientID("worker-1"), kgo.ConsumeTopics(topic),
-				kgo.ShareGroup(group), kgo.ShareMaxRecords(10), kgo.ShareMaxRecordsStrict())
-			if err != nil {
-				t.Fatal(err)
-			}
+			worker := startShareWorker(t, ctx, a, topic, group)
 			defer worker.Close()
-			var got []*kgo.Record
-			for len(got) < 10 && ctx.Err() == nil {
-				got = append(got, worker.PollFetches(ctx).Records()...)
-			}
-			for _, r := range got {
-				switch {
-				case r.Offset <= 5:
-					r.Ack(kgo.AckAccept)
-				case r.Offset == 6:
-					r.Ack(kgo.AckReject)
-				case r.Offset == 7:
-					r.Ack(kgo.AckRelease)
-				}
-			}
-			if err := worker.FlushAcks(ctx); err != nil {
-				t.Fatal(err)
-			}
 
 			var g shareGroupView
-			err = wait.Until(ctx, 100*time.Millisecond, func(context.Context) (bool, error) {
+			err := wait.Until(ctx, 100*time.Millisecond, func(context.Context) (bool, error) {
 				a.do("GET", "/api/groups/"+group, nil, http.StatusOK, &g)
 				return len(g.Members) == 1 && len(g.ShareOffsets) == 1 && g.ShareOffsets[0].StartOffset == 7, nil
 			})
@@ -197,6 +173,40 @@ func TestShareGroups(t *testing.T) {
 			}
 		})
 	}
+}
+
+// startShareWorker produces ten records to topic and runs a share
+// consumer of group (client id worker-1) that accepts offsets 0-5,
+// rejects 6, releases 7 and holds 8 and 9. The caller closes it.
+func startShareWorker(t *testing.T, ctx context.Context, a *app, topic, group string) *kgo.Client {
+	t.Helper()
+	bootstrap := a.bootstrap()
+	produceShareJobs(t, ctx, bootstrap, topic, 10)
+	setGroupConfig(t, ctx, a, group, "share.auto.offset.reset", "earliest")
+	worker, err := kgo.NewClient(kgo.SeedBrokers(bootstrap), kgo.ClientID("worker-1"), kgo.ConsumeTopics(topic),
+		kgo.ShareGroup(group), kgo.ShareMaxRecords(10), kgo.ShareMaxRecordsStrict())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []*kgo.Record
+	for len(got) < 10 && ctx.Err() == nil {
+		got = append(got, worker.PollFetches(ctx).Records()...)
+	}
+	for _, r := range got {
+		switch {
+		case r.Offset <= 5:
+			r.Ack(kgo.AckAccept)
+		case r.Offset == 6:
+			r.Ack(kgo.AckReject)
+		case r.Offset == 7:
+			r.Ack(kgo.AckRelease)
+		}
+	}
+	if err := worker.FlushAcks(ctx); err != nil {
+		worker.Close()
+		t.Fatal(err)
+	}
+	return worker
 }
 
 // lagText is a lag as kafka-share-groups.sh prints it.

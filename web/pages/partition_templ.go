@@ -212,7 +212,7 @@ func partitionPage(v partitionView) templ.Component {
 			}
 			return nil
 		})
-		templ_7745c5c3_Err = layout(v.layoutView, document{Styles: []string{"partition/lessons.css", "common/heat.css", "partition/tools.css", "partition/stepstage.css"}, Script: "partition/app.js", BodyClass: "stage-page", SkipTo: "log-viewport", SkipKey: "page.skip"}).Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = layout(v.layoutView, document{Styles: []string{"partition/lessons.css", "common/heat.css", "partition/tools.css", "partition/stepstage.css", "partition/sharelane.css"}, Script: "partition/app.js", BodyClass: "stage-page", SkipTo: "log-viewport", SkipKey: "page.skip"}).Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
