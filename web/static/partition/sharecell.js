@@ -5,12 +5,17 @@
 // deliveryCount, member?, lockExpiresAt?, why?}]}.
 
 /**
- * @typedef {{offset: number, state: string, deliveryCount: number, member?: string, lockExpiresAt?: string, why?: string}} ShareRecord
- * @typedef {{group: string, startOffset: number, endOffset: number, highWatermark: number, records: ShareRecord[]}} ShareLane
- * @typedef {{state: string, short: string, whyKey: string, key: string, args: object, spso: boolean, speo: boolean}} ShareCell
+ * @typedef {Pick<import('../types/wire.js').SharePartition, 'group' | 'startOffset' | 'endOffset' | 'highWatermark' | 'records'>} ShareLane
+ * @typedef {{state: string, short: string, whyKey: string, key: string, args: Record<string, string|number>, spso: boolean, speo: boolean}} ShareCell
  */
 
-/** workerNames numbers a lane's members W1, W2 … in the order they first hold a record. */
+/**
+ * workerNames numbers a lane's members W1, W2 … in the order they first hold a record.
+ *
+ * @param {{records: {member?: string}[] | null}} lane
+ * @param {Map<string, string>} [names] the names so far, extended
+ * @returns {Map<string, string>}
+ */
 export function workerNames(lane, names = new Map()) {
   for (const r of lane.records || []) {
     if (r.member && !names.has(r.member)) names.set(r.member, 'W' + (names.size + 1));
@@ -34,7 +39,9 @@ export function workerNames(lane, names = new Map()) {
 export function shareCell(lane, offset, workers, now) {
   const spso = offset === lane.startOffset;
   const speo = offset === lane.endOffset && lane.endOffset > lane.startOffset;
-  const base = { spso, speo, short: '', whyKey: '', args: { group: lane.group, offset } };
+  /** @type {Record<string, string|number>} */
+  const args0 = { group: lane.group, offset };
+  const base = { spso, speo, short: '', whyKey: '', args: args0 };
   if (offset >= lane.highWatermark) return { ...base, state: 'none', key: '' };
   if (lane.startOffset < 0) return { ...base, state: 'unknown', key: '' };
   if (offset < lane.startOffset) return { ...base, state: 'done', short: '', key: 'lane.share.done' };
@@ -43,7 +50,7 @@ export function shareCell(lane, offset, workers, now) {
   const args = { ...base.args, attempts: r.deliveryCount };
   switch (r.state) {
     case 'acquired': {
-      const worker = workers.get(r.member) || '?';
+      const worker = (r.member && workers.get(r.member)) || '?';
       const seconds = r.lockExpiresAt ? Math.max(0, Math.ceil((Date.parse(r.lockExpiresAt) - now) / 1000)) : 0;
       return { ...base, state: 'acquired', short: `${worker} #${r.deliveryCount} ${seconds}s`, key: 'lane.share.acquired', args: { ...args, worker, seconds } };
     }

@@ -11,18 +11,22 @@
 import { onLanguage, t } from '../common/i18n.js';
 import { shareCell, workerNames } from './sharecell.js';
 
-/** @typedef {import('./sharecell.js').ShareLane} ShareLane */
+/** @typedef {import('../types/wire.js').SharePartition} ShareLane */
+/** @typedef {(a: Record<string, string|number>) => string} Sentence */
 
+/** @type {Record<string, () => string>} */
 const WHY = {
   deliveryLimit: () => t('lane.share.why.deliveryLimit'),
   rejected: () => t('lane.share.why.rejected'),
   notDelivered: () => t('lane.share.why.notDelivered'),
 };
+/** @type {Record<string, () => string>} */
 const WHY_SHORT = {
   deliveryLimit: () => t('lane.share.short.deliveryLimit'),
   rejected: () => t('lane.share.short.rejected'),
   notDelivered: () => t('lane.share.short.notDelivered'),
 };
+/** @type {Record<string, Sentence>} */
 const SENTENCE = {
   'lane.share.done': (a) => t('lane.share.done', a),
   'lane.share.available': (a) => t('lane.share.available', a),
@@ -34,25 +38,30 @@ const SENTENCE = {
 
 export class ShareLanes {
   /**
-   * @param {object} view the LogView: its viewport, rows and onRender
+   * @param {import('./logview.js').LogView} view the log: its viewport and rows, onRender
    */
   constructor(view) {
     this.view = view;
     /** @type {ShareLane[]} */
     this.lanes = [];
-    this.workers = new Map(); // by group: member id → W1, W2 …
+    /** @type {Map<string, Map<string, string>>} by group: member id → W1, W2 … */
+    this.workers = new Map();
     this.timer = 0;
     view.onRender(() => this.draw());
     onLanguage(() => this.draw());
   }
 
-  /** set shows the lanes of a snapshot or share message (none: no lanes). */
+  /**
+   * set shows the lanes of a snapshot or share message (none: no lanes).
+   *
+   * @param {ShareLane[] | undefined} lanes
+   */
   set(lanes) {
     const before = this.lanes.length;
     this.lanes = lanes || [];
     for (const lane of this.lanes) {
       if (!this.workers.has(lane.group)) this.workers.set(lane.group, new Map());
-      workerNames(lane, this.workers.get(lane.group));
+      workerNames(lane, /** @type {Map<string, string>} */ (this.workers.get(lane.group)));
     }
     this.view.viewport.style.setProperty('--share-lanes', String(this.lanes.length));
     // More or fewer lanes change the rows' height: measure again.
@@ -64,7 +73,7 @@ export class ShareLanes {
   /** tick redraws every second while a lock counts down. */
   tick() {
     const counting = this.lanes.some((l) => (l.records || []).some((r) => r.state === 'acquired'));
-    if (counting && !this.timer) this.timer = setInterval(() => this.draw(), 1000);
+    if (counting && !this.timer) this.timer = window.setInterval(() => this.draw(), 1000);
     if (!counting && this.timer) {
       clearInterval(this.timer);
       this.timer = 0;
@@ -78,10 +87,14 @@ export class ShareLanes {
     for (const row of this.view.viewport.querySelectorAll('.row')) {
       const gutter = row.querySelector('.gutter');
       if (gutter) this.drawLabels(gutter, n);
-      for (const slot of row.querySelectorAll('.slot')) this.drawSlot(slot, n, now);
+      for (const slot of row.querySelectorAll('.slot')) this.drawSlot(/** @type {HTMLElement} */ (slot), n, now);
     }
   }
 
+  /**
+   * @param {Element} gutter
+   * @param {number} n
+   */
   drawLabels(gutter, n) {
     let box = gutter.querySelector('.g-share');
     if (!n) {
@@ -93,15 +106,20 @@ export class ShareLanes {
       box.className = 'g-share';
       gutter.append(box);
     }
-    while (box.children.length > n) box.lastChild.remove();
+    while (box.children.length > n) box.lastElementChild?.remove();
     while (box.children.length < n) box.append(document.createElement('span'));
     this.lanes.forEach((lane, i) => {
-      const label = box.children[i];
+      const label = /** @type {HTMLElement} */ (box.children[i]);
       label.textContent = t('lane.share.label', { n: i + 1 });
       label.title = t('lane.share.title', { group: lane.group, start: lane.startOffset, end: lane.endOffset });
     });
   }
 
+  /**
+   * @param {HTMLElement} slot
+   * @param {number} n
+   * @param {number} now
+   */
   drawSlot(slot, n, now) {
     let box = slot.querySelector('.share-lanes');
     if (!n) {
@@ -113,7 +131,7 @@ export class ShareLanes {
       box.className = 'share-lanes';
       slot.append(box);
     }
-    while (box.children.length > n) box.lastChild.remove();
+    while (box.children.length > n) box.lastElementChild?.remove();
     while (box.children.length < n) {
       const cell = document.createElement('div');
       cell.className = 'share-lane';
@@ -121,9 +139,16 @@ export class ShareLanes {
       box.append(cell);
     }
     const offset = Number(slot.dataset.offset);
-    this.lanes.forEach((lane, i) => this.fillCell(box.children[i], lane, offset, now));
+    const cells = box.children;
+    this.lanes.forEach((lane, i) => this.fillCell(/** @type {HTMLElement & {_key?: string}} */ (cells[i]), lane, offset, now));
   }
 
+  /**
+   * @param {HTMLElement & {_key?: string}} cell
+   * @param {ShareLane} lane
+   * @param {number} offset
+   * @param {number} now
+   */
   fillCell(cell, lane, offset, now) {
     const c = shareCell(lane, offset, this.workers.get(lane.group) || new Map(), now);
     const why = c.whyKey ? WHY[c.whyKey]?.() ?? c.whyKey : '';

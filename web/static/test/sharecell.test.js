@@ -1,9 +1,11 @@
+// @ts-check
 // sharecell.test.js: what a share lane shows at each offset.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { shareCell, workerNames } from '../partition/sharecell.js';
 
 const now = Date.parse('2026-12-07T05:00:00Z');
+/** @type {import('../partition/sharecell.js').ShareLane} */
 const lane = {
   group: 'workers', startOffset: 7, endOffset: 10, highWatermark: 11,
   records: [
