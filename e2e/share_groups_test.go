@@ -60,6 +60,7 @@ type shareView struct {
 		State         string     `json:"state"`
 		DeliveryCount int32      `json:"deliveryCount"`
 		Member        string     `json:"member"`
+		Worker        string     `json:"worker"`
 		LockExpiresAt *time.Time `json:"lockExpiresAt"`
 		Why           string     `json:"why"`
 	} `json:"records"`

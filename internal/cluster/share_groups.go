@@ -174,3 +174,28 @@ func (c *Cluster) ShareGroupNames(ctx context.Context) ([]string, error) {
 	slices.Sort(names)
 	return names, nil
 }
+
+// SetGroupConfig sets one config of a group (IncrementalAlterConfigs on
+// resource type GROUP), as kafka-configs.sh --entity-type groups
+// --alter --add-config does: share.auto.offset.reset,
+// share.record.lock.duration.ms, share.delivery.count.limit, ….
+func (c *Cluster) SetGroupConfig(ctx context.Context, group, key, value string) error {
+	req := kmsg.NewPtrIncrementalAlterConfigsRequest()
+	r := kmsg.NewIncrementalAlterConfigsRequestResource()
+	r.ResourceType, r.ResourceName = kmsg.ConfigResourceTypeGroupConfig, group
+	cfg := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
+	cfg.Name, cfg.Value = key, kmsg.StringPtr(value)
+	r.Configs = append(r.Configs, cfg)
+	req.Resources = append(req.Resources, r)
+	resp, err := req.RequestWith(ctx, c.client)
+	if err != nil {
+		return fmt.Errorf("cluster: set %s of group %s: %w", key, group, err)
+	}
+	if len(resp.Resources) != 1 {
+		return fmt.Errorf("cluster: set %s of group %s: %d resources answered", key, group, len(resp.Resources))
+	}
+	if err := kerr.ErrorForCode(resp.Resources[0].ErrorCode); err != nil {
+		return fmt.Errorf("cluster: set %s of group %s: %w", key, group, err)
+	}
+	return nil
+}

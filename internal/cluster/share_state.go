@@ -16,6 +16,9 @@ type ShareRecord struct {
 	DeliveryCount int32  `json:"deliveryCount"`
 	// Member is the member id holding an acquired record.
 	Member string `json:"member,omitempty"`
+	// Worker names the dashboard's own share consumer holding it
+	// (internal/lab's workers), which the lab knows on both brokers.
+	Worker string `json:"worker,omitempty"`
 	// LockExpiresAt is when an acquired record's lock expires.
 	LockExpiresAt *time.Time `json:"lockExpiresAt,omitempty"`
 	// Why says why an archived record was archived, as its delivery

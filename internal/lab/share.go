@@ -40,6 +40,7 @@ func (l *Lab) SharePartition(ctx context.Context, topic string, partition int32,
 			from = max(s.StartOffset, 0)
 		}
 		if s, ok := l.cluster.EmbeddedSharePartition(group, topic, partition, from, limit); ok {
+			l.overlayWorkers(&s)
 			return s, nil
 		}
 	}
@@ -68,11 +69,13 @@ func (l *Lab) SharePartition(ctx context.Context, topic string, partition int32,
 			start = o.StartOffset
 		}
 	}
-	return shareFromStateTopic(shareFacts{
+	sp := shareFromStateTopic(shareFacts{
 		group: group, topic: topic, partition: partition, start: start, highWatermark: ptrs.HighWatermark,
 		persisted: persisted, assigned: g.Assigned(topic, partition),
 		deliveryLimit: l.cluster.ShareDeliveryCountLimit(ctx, group),
-	}, from, limit), nil
+	}, from, limit)
+	l.overlayWorkers(&sp)
+	return sp, nil
 }
 
 // shareFacts is what Kafka tells of a share-partition.

@@ -29,6 +29,7 @@ type Deps struct {
 	Producers    ProducersLab
 	Groups       GroupsLab
 	Shares       SharesLab
+	ShareWorkers ShareWorkersLab
 	Transactions TransactionsLab
 	Produce      ProduceLab
 	Processor    ProcessorLab
@@ -50,6 +51,7 @@ type Lab interface {
 	ProducersLab
 	GroupsLab
 	SharesLab
+	ShareWorkersLab
 	TransactionsLab
 	ProduceLab
 	ProcessorLab
@@ -61,7 +63,7 @@ type Lab interface {
 // it does in the server; lessons and exercises may be nil.
 func DepsOf(l Lab, lessons httpx.Lessons, exercises httpx.Exercises) Deps {
 	return Deps{
-		Cluster: l, Topics: l, Partitions: l, Producers: l, Groups: l, Shares: l, Transactions: l,
+		Cluster: l, Topics: l, Partitions: l, Producers: l, Groups: l, Shares: l, ShareWorkers: l, Transactions: l,
 		Produce: l, Processor: l, Brokers: l, Stage: l,
 		Lessons: lessons, Exercises: exercises,
 	}

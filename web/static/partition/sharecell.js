@@ -50,7 +50,8 @@ export function shareCell(lane, offset, workers, now) {
   const args = { ...base.args, attempts: r.deliveryCount };
   switch (r.state) {
     case 'acquired': {
-      const worker = (r.member && workers.get(r.member)) || '?';
+      // The dashboard's own workers by their names; others W1, W2 ….
+      const worker = r.worker || (r.member && workers.get(r.member)) || '?';
       const seconds = r.lockExpiresAt ? Math.max(0, Math.ceil((Date.parse(r.lockExpiresAt) - now) / 1000)) : 0;
       return { ...base, state: 'acquired', short: `${worker} #${r.deliveryCount} ${seconds}s`, key: 'lane.share.acquired', args: { ...args, worker, seconds } };
     }

@@ -43,6 +43,11 @@ test('workers are numbered in the order they first hold a record, and keep their
   assert.deepEqual([...names.values()], ['W1', 'W2', 'W3']);
 });
 
+test('a record one of the dashboard\'s workers holds is named after it', () => {
+  const mine = { ...lane, records: [{ offset: 7, state: 'acquired', deliveryCount: 2, member: 'm', worker: 'w1', lockExpiresAt: '2026-12-07T05:00:03Z' }] };
+  assert.equal(shareCell(mine, 7, workerNames(mine), now).short, 'w1 #2 3s');
+});
+
 test('a lock past its expiry shows 0 s, and a Kafka offset in flight its delivery count', () => {
   const expired = { ...lane, records: [{ offset: 7, state: 'acquired', deliveryCount: 1, member: 'm', lockExpiresAt: '2026-12-07T04:59:00Z' }] };
   assert.equal(shareCell(expired, 7, workerNames(expired), now).short, 'W1 #1 0s');

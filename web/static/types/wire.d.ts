@@ -409,6 +409,7 @@ export interface ShareRecord {
   state: string;
   deliveryCount: number;
   member?: string;
+  worker?: string;
   lockExpiresAt?: string;
   why?: string;
 }
