@@ -450,7 +450,6 @@ export interface Check {
   expected: string;
   observed: string;
   ok: boolean;
-  note?: Text;
 }
 
 /** Answer (Go lessons.Answer) */
