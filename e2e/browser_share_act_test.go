@@ -37,7 +37,7 @@ func TestBrowserShareAct(t *testing.T) {
 				if (byTestID('share-accept-2')) return true;
 				if (byTestID('share-workers').dataset.busy !== 'true') byTestID('share-poll')?.click();
 				return false;
-			})()`, 30*time.Second)
+			})()`, 45*time.Second)
 			p.click("share-accept-0")
 			p.wait("offset 0 accepted", `!byTestID('share-accept-0') && byTestID('share-workers').dataset.busy === 'false'`, 10*time.Second)
 			p.click("share-reject-1")

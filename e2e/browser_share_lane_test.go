@@ -39,9 +39,11 @@ type shareLaneView struct {
 // the partition page draws the group's share lane at 1280×720 — offset 5
 // below the start offset (done), 6 likewise (rejected, then passed by the
 // start offset), the released offset 7 available with the SPSO pointer,
-// 8 and 9 held by worker W1 with their locks counting down (on Kafka: in
-// flight), the SPEO pointer at 10 — under the RC and RU lanes without
-// covering them, in English and in Korean.
+// 8 and 9 held by worker W1 with their locks counting down, the SPEO
+// pointer at 10 (on Kafka, until the locks expire: 5 acknowledged and 6
+// archived above a start offset of 0, 7-9 in flight, the SPEO at 8) —
+// under the RC and RU lanes without covering them, in English and in
+// Korean.
 func TestBrowserShareLane(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a browser test")
@@ -57,23 +59,36 @@ func TestBrowserShareLane(t *testing.T) {
 			worker := startShareWorker(t, ctx, a, topic, group)
 			defer worker.Close()
 
+			begin := time.Now()
 			p := openPage(t, a, chromium, 1280, 720)
 			p.open("/topics/" + topic + "/partitions/0")
-			// On Kafka the released 7 and the held 8 and 9 read alike.
+			// On Kafka the released 7 and the held 8 and 9 read alike, and
+			// until the held records' locks expire (30 s) Kafka's state
+			// topic has the start offset at 0 and 0-6 settled above it.
 			released, releasedText, held, heldText := "available", "○ #1", "acquired", "W1 #1 "
+			below := [][]string{{"done"}, {"done"}}
 			if kind == realKafka {
-				released, releasedText, held, heldText = "inFlight", "… #1", "inFlight", "… #1"
+				released, releasedText, held, heldText = "inFlight", "… #1", "inFlight", "… #"
+				below = [][]string{{"done", "acknowledged"}, {"done", "archived"}}
 			}
 			sl := func(o int) string {
 				return fmt.Sprintf(`document.querySelector('[data-testid="share-lane"][data-offset="%d"]')`, o)
 			}
-			p.wait("the share lane", fmt.Sprintf(`%s?.dataset.state === '%s' && %s?.dataset.spso === 'true' && %s?.dataset.speo === 'true'`,
-				sl(8), held, sl(7), sl(10)), 30*time.Second)
+			// The SPSO (7, on Kafka 0 until the locks expire: above the
+			// rows on screen) and the SPEO (10; on Kafka 8 until then).
+			pointers := fmt.Sprintf(`%s?.dataset.spso === 'true' && %s?.dataset.speo === 'true'`, sl(7), sl(10))
+			if kind == realKafka {
+				pointers = `!!document.querySelector('[data-testid="share-lane"][data-speo="true"]')`
+			}
+			p.wait("the share lane", fmt.Sprintf(`%s?.dataset.state === '%s' && %s?.dataset.state === '%s' && %s`,
+				sl(8), held, sl(7), released, pointers), 30*time.Second)
+			t.Logf("%s: the lane drawn %v after the page was asked for", kind, time.Since(begin).Round(time.Millisecond))
 
 			var v shareLaneView
 			p.eval(shareLaneJS, &v)
-			if want := []string{"done", "done", released, held, held}; !slices.Equal(v.States, want) {
-				t.Errorf("states of 5-9: %v, want %v", v.States, want)
+			if !slices.Contains(below[0], v.States[0]) || !slices.Contains(below[1], v.States[1]) ||
+				!slices.Equal(v.States[2:], []string{released, held, held}) {
+				t.Errorf("states of 5-9: %v, want 5 %v, 6 %v, then %s, %s, %s", v.States, below[0], below[1], released, held, held)
 			}
 			if v.Texts[2] != releasedText || !strings.HasPrefix(v.Texts[3], heldText) || v.Label != "S1" {
 				t.Errorf("labels: %q, gutter %q", v.Texts, v.Label)

@@ -163,16 +163,32 @@ func (d GroupDetail) Assigned(topic string, partition int32) bool {
 	return false
 }
 
-// ShareGroupNames lists the cluster's share groups, sorted. One ListGroups
-// per broker (filtered by type).
-func (c *Cluster) ShareGroupNames(ctx context.Context) ([]string, error) {
+// ShareGroupsOn lists the share groups that DescribeShareGroupOffsets
+// names topic/partition for (a start offset of -1 included: Kafka answers
+// -1 until its state topic holds one),
+// sorted. Cost: one ListGroups per broker (filtered by type) and one
+// DescribeShareGroupOffsets per coordinator for all of them.
+func (c *Cluster) ShareGroupsOn(ctx context.Context, topic string, partition int32) ([]string, error) {
 	listed, err := c.admin.ListGroupsByType(ctx, []string{"share"})
 	if err != nil && len(listed) == 0 {
 		return nil, fmt.Errorf("cluster: list share groups: %w", err)
 	}
 	names := listed.Groups()
-	slices.Sort(names)
-	return names, nil
+	if len(names) == 0 {
+		return nil, nil
+	}
+	described, err := c.admin.DescribeShareGroupOffsets(ctx, names...)
+	if err != nil && len(described) == 0 {
+		return nil, fmt.Errorf("cluster: describe share group offsets: %w", err)
+	}
+	var on []string
+	for name, d := range described {
+		if o, ok := d.Offsets.Lookup(topic, partition); ok && o.Err == nil {
+			on = append(on, name)
+		}
+	}
+	slices.Sort(on)
+	return on, nil
 }
 
 // SetGroupConfig sets one config of a group (IncrementalAlterConfigs on

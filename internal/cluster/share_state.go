@@ -41,8 +41,8 @@ type SharePartition struct {
 	StartOffset int64 `json:"startOffset"`
 	// EndOffset is the SPEO: one past the highest offset delivered.
 	// On real Kafka it is what the state topic shows (offsets
-	// delivered and not yet acknowledged are not written there), so
-	// it may lag the broker's own.
+	// delivered and not yet settled are not written there), so it may
+	// lag the broker's own.
 	EndOffset     int64 `json:"endOffset"`
 	HighWatermark int64 `json:"highWatermark"`
 	// Source says where the states come from: "broker" (the embedded

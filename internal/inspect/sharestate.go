@@ -19,9 +19,10 @@ import (
 // ShareSnapshot record (the whole state) followed by ShareUpdate records
 // (what changed), keyed by group, topic id and partition. Who holds a
 // record and until when is not written there: acquisition locks live in
-// the partition leader's memory. Kafka 4.3.1 writes a delivered record as
-// Available with its new delivery count, and acknowledgements, releases
-// and expired locks as Available, Acknowledged or Archived.
+// the partition leader's memory. Kafka 4.3.1 writes acknowledgements,
+// releases, archivals and expired locks (as Available, Acknowledged or
+// Archived with their delivery counts), not deliveries, and moves the
+// persisted start offset lazily (measured: docs/divergences.md).
 
 // ShareStateTopic is Kafka's share-group state topic.
 const ShareStateTopic = "__share_group_state"

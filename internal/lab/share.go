@@ -15,11 +15,11 @@ import (
 // On the embedded broker the states are the broker's own, exact: who holds
 // each acquired record and when its lock expires. On real Kafka they are
 // replayed from __share_group_state (inspect.PersistedShareState), which
-// holds acknowledgements and archivals, and delivery counts written both
-// when a record is delivered and when it is released, but no holder and
-// no lock: an offset the state topic does not settle is "inFlight" while
-// a member is assigned the partition (it may be acquired), "available"
-// otherwise.
+// holds acknowledgements, archivals, releases and expired locks with their
+// delivery counts, but no delivery, no holder and no lock: an offset the
+// state topic does not settle is "inFlight" while a member is assigned
+// the partition (it may be acquired), "available" otherwise — except the
+// records the dashboard's own share consumers hold (share_workers.go).
 //
 // Cost: embedded, a Metadata request and one pass over at most limit
 // offsets inside the broker;
@@ -141,7 +141,7 @@ const MaxShareLanes = 4
 // most MaxShareLanes), its window [from, from+limit): what the live feed
 // streams under the log (live.ShareSource).
 func (s feedSource) ShareLanes(ctx context.Context, topic string, partition int32, from int64, limit int) ([]cluster.SharePartition, error) {
-	names, err := s.l.cluster.ShareGroupNames(ctx)
+	names, err := s.l.cluster.ShareGroupsOn(ctx, topic, partition)
 	if err != nil {
 		return nil, err
 	}

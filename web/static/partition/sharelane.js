@@ -122,7 +122,8 @@ export class ShareLanes {
    */
   drawSlot(slot, n, now) {
     let box = slot.querySelector('.share-lanes');
-    if (!n) {
+    // Slots past the next offset hold no offset and no lane.
+    if (!n || slot.dataset.offset === undefined || slot.hidden) {
       box?.remove();
       return;
     }
