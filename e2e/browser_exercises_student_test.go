@@ -48,9 +48,9 @@ func TestBrowserStudentExercise(t *testing.T) {
 		badName, takenName, noExercise, passed, notYet, hint string
 	}{
 		{lang: "en", name: "ann" + h.suffix, badName: "cannot be a student's name", takenName: "already called",
-			noExercise: "No exercise yet", passed: "Passed", notYet: "Not yet"},
+			noExercise: "No exercise yet", passed: "Done", notYet: "Failed"},
 		{lang: "ko", name: "min" + h.suffix, abort: true, badName: "학생 이름으로 쓸 수 없어요", takenName: "이미",
-			noExercise: "아직 실습이 없어요", passed: "통과", notYet: "아직", hint: "ABORT 마커예요"},
+			noExercise: "아직 실습이 없어요", passed: "완료", notYet: "실패", hint: "ABORT 마커예요"},
 	}
 	pages := make([]*page, len(students))
 	for i, s := range students {

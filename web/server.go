@@ -68,6 +68,8 @@ type Server struct {
 	reads    *readLimiter
 	scans    *readLimiter
 	viewers  *viewerLimiter
+	// going closes live views when the server stops (CloseViewers).
+	going *goingAway
 }
 
 // New returns a Server over deps. log may be nil. Without options every
@@ -88,12 +90,13 @@ func New(deps Deps, log *slog.Logger, opts ...Option) *Server {
 	s.auth = newTeacherAuth()
 	s.oneWrite = make(chan struct{}, 1)
 	s.api = api.New(api.DepsOf(deps.Lab, deps.Lessons, deps.Exercises), log, api.Options{Classroom: s.access.Classroom, JoinURL: s.joinURL})
-	s.pages = pages.New(deps, log, pages.Options{Classroom: s.access.Classroom, JoinURL: s.joinURL,
+	s.pages = pages.New(deps, log, pages.Options{Classroom: s.access.Classroom, JoinURL: s.joinURL, JoinWarning: s.joinWarning(),
 		TeacherWatches: choice(s.api.TeacherWatches), TeacherWrote: choice(s.api.TeacherWrote)})
 	s.limits = s.limits.withDefaults()
 	s.reads = newReadLimiter(s.limits)
 	s.scans = newScanLimiter(s.limits)
 	s.viewers = &viewerLimiter{limits: s.limits}
+	s.going = newGoingAway()
 	return s
 }
 

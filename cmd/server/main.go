@@ -348,6 +348,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if cfg.classroom {
 		log.Info("classroom mode: students open the join URL and get a read-only view", "joinURL", srv.JoinURL())
 		log.Warn("teacher login link: open it in the teacher's browser; it works once, do not project it", "loginURL", srv.TeacherLoginURL())
+		if fix, loopback := srv.JoinLoopback(); loopback {
+			log.Warn("classroom mode on a loopback address: students cannot open the join URL; start again with the flag named", "joinURL", srv.JoinURL(), "flag", fix)
+		}
 	}
 
 	errc := make(chan error, 1)
@@ -358,13 +361,28 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	case <-ctx.Done():
 	}
 	log.Info("shutting down")
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	// Within about two seconds: requests in flight finish meanwhile, and
+	// the live views (websockets, which Shutdown does not wait for) close
+	// with 1001 so that their pages say the server went away; a viewer
+	// that does not answer its close is not waited for past the bound.
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownWait)
 	defer cancel()
-	if err := httpServer.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	viewersDone := make(chan int, 1)
+	go func() { viewersDone <- srv.CloseViewers(shutdownCtx) }()
+	err = httpServer.Shutdown(shutdownCtx)
+	if left := <-viewersDone; left > 0 {
+		log.Info("live views closed without their answer", "views", left)
+	}
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("shutdown: %w", err)
 	}
+	log.Info("stopped")
 	return nil
 }
+
+// shutdownWait bounds a graceful stop (SIGTERM, Ctrl-C): requests in
+// flight and the live views' close handshakes.
+const shutdownWait = 2 * time.Second
 
 // advertisedHost is the host the embedded broker names to clients: the
 // join URL's when the Kafka port listens on every interface (students

@@ -40,8 +40,9 @@ type partitionView struct {
 	HasTopic  bool
 
 	// JoinURL is where students join, on the teacher's page in classroom
-	// mode.
-	JoinURL string
+	// mode; JoinWarning why they cannot (a loopback address), nil if they can.
+	JoinURL     string
+	JoinWarning *catalog.Message
 
 	// Lessons are the lessons panel's picker entries.
 	Lessons []lessons.Summary
@@ -229,7 +230,7 @@ func (s *Server) renderPartition(w http.ResponseWriter, r *http.Request, status 
 		v.Title = fmt.Sprintf("%s-%d", v.Topic, v.Partition)
 	}
 	if v.Classroom && v.Teacher() {
-		v.JoinURL = s.access.JoinURL
+		v.JoinURL, v.JoinWarning = s.access.JoinURL, s.access.JoinWarning
 	}
 	s.renderPage(w, r, status, partitionPage(v))
 }

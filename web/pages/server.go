@@ -3,6 +3,7 @@ package pages
 import (
 	"log/slog"
 
+	"github.com/offsetlab/offsetlab/internal/catalog"
 	"github.com/offsetlab/offsetlab/web/httpx"
 )
 
@@ -13,6 +14,10 @@ type Options struct {
 	Classroom bool
 	// JoinURL is the address students open in classroom mode.
 	JoinURL string
+	// JoinWarning, when set, is why students cannot open JoinURL (it is
+	// this computer's loopback address) and the flag that fixes it: the
+	// teacher's pages show it beside the join address and its QR code.
+	JoinWarning *catalog.Message
 	// TeacherWatches and TeacherWrote, when set, tell / what the
 	// teacher chose: the partition the teacher's page watches, and the
 	// one the teacher last wrote to or created; each nil when none.

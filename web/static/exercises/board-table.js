@@ -9,9 +9,7 @@
 
 import { partitionPath } from '../common/api.js';
 import { plain, span, tr, trAttr } from '../common/i18n.js';
-import { cellState, evidenceLines, rowState, topicOf } from './board-model.js';
-
-const MARKS = { ok: '✓', fail: '✗', pending: '…' };
+import { STATES, cellState, evidenceLines, rowState, topicOf } from './board-model.js';
 
 /** stateNode is a mark and its word: the state of a cell without colour. */
 function stateNode(state, tag = 'span') {
@@ -20,8 +18,8 @@ function stateNode(state, tag = 'span') {
   const mark = document.createElement('span');
   mark.className = 'verdict-mark';
   mark.setAttribute('aria-hidden', 'true');
-  mark.textContent = MARKS[state];
-  node.append(mark, ' ', span('board.cell.' + state, undefined));
+  mark.textContent = STATES[state].mark;
+  node.append(mark, ' ', span(STATES[state].key, undefined));
   /** @type {HTMLElement} */ (node.lastChild).className = 'verdict-word';
   return node;
 }
@@ -37,6 +35,7 @@ function stateNode(state, tag = 'span') {
  */
 export function createBoard(els) {
   let exercise = null; // {id, checks: [{key}]}
+  let running = true; // whether the exercise on show runs (setRunning)
   let names = null;
   let students = [];
   const rows = new Map(); // student name -> {tr, cells: Map(key -> button), done, result}
@@ -112,21 +111,20 @@ export function createBoard(els) {
     for (const c of result.checks) {
       const b = r.cells.get(c.key);
       if (!b) continue;
-      const state = cellState(result, c);
+      const state = cellState(result, c, running);
       if (r.states[c.key] !== state) {
         r.states[c.key] = state;
         b.dataset.state = state;
         b.replaceChildren(stateNode(state));
-        trAttr(b, 'aria-label', 'board.cellLabel', { student: result.name, checkKey: checkKey(c.key), stateKey: 'board.cell.' + state });
+        trAttr(b, 'aria-label', 'board.cellLabel', { student: result.name, checkKey: checkKey(c.key), stateKey: STATES[state].key });
       }
     }
-    const state = rowState(result);
+    const state = rowState(result, running);
     if (r.states.$done !== state) {
       r.states.$done = state;
       r.tr.dataset.state = state;
       r.done.dataset.state = state;
       r.done.replaceChildren(stateNode(state));
-      if (state === 'ok') tr(r.done.querySelector('.verdict-word'), 'board.done');
     }
   }
 
@@ -146,7 +144,7 @@ export function createBoard(els) {
       /** @type {HTMLElement} */ (els.evidenceBody.firstChild).className = 'hint';
       return;
     }
-    const state = cellState(result, check);
+    const state = cellState(result, check, running);
     const out = [];
     const title = document.createElement('h3');
     title.append(plain(document.createElement('span'), at.student), ' · ', span(checkKey(check.key)));
@@ -155,7 +153,7 @@ export function createBoard(els) {
     st.dataset.testid = 'evidence-state';
     st.dataset.state = state;
     out.push(st);
-    const lead = state === 'ok' ? 'board.evidenceOk' : !result.checkedAt ? 'board.evidenceNotChecked' : state === 'fail' ? 'board.evidenceFail' : 'board.evidenceWaiting';
+    const lead = state === 'none' ? 'board.evidenceNotRunning' : state === 'ok' ? 'board.evidenceOk' : !result.checkedAt ? 'board.evidenceNotChecked' : state === 'fail' ? 'board.evidenceFail' : 'board.evidenceWaiting';
     out.push(span(lead, { topic: topicOf(names, at.student) }, 'p'));
     if (check.hintCode) {
       const hint = span(check.hintCode, check.hintArgs || {}, 'p');
@@ -247,6 +245,16 @@ export function createBoard(els) {
         before = r.tr;
       }
       els.empty.hidden = results.length > 0;
+      drawEvidence();
+    },
+    /**
+     * setRunning says whether the exercise on show runs: while it does
+     * not, nothing grades it and every cell says "not started".
+     */
+    setRunning(on) {
+      if (running === on) return;
+      running = on;
+      for (const r of rows.values()) if (r.result) updateRow(r, r.result);
       drawEvidence();
     },
     /** setStage marks the student whose log is on the stage. */

@@ -8,7 +8,7 @@
 // the join address and its QR code full screen, Esc closes it.
 
 import { ApiError, api, showErrorText } from '../common/api.js';
-import { onLanguage, setupI18n, tr } from '../common/i18n.js';
+import { onLanguage, plain, setupI18n, tr } from '../common/i18n.js';
 import { watchBudget } from '../common/budget.js';
 import { countDone } from './board-model.js';
 import { createBoard } from './board-table.js';
@@ -62,11 +62,16 @@ async function setup() {
     tr(running, key);
     running.dataset.running = String(viewed === current);
     startButton.disabled = viewed === current;
+    board.setRunning(viewed === current);
+    showCount();
   }
 
   function showCount() {
     const { done, total } = countDone(board.students());
-    tr(count, 'board.count', { done: String(done), total: String(total) });
+    // "0 of 1 done" of an exercise nobody runs says nothing true: the
+    // count stands only while the exercise on show runs.
+    if (viewed === current) tr(count, 'board.count', { done: String(done), total: String(total) });
+    else plain(count, '');
     count.dataset.done = String(done);
     count.dataset.total = String(total);
     if (joinCount) tr(joinCount, 'board.joinCount', { count: String(total) });
