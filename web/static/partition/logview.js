@@ -21,13 +21,15 @@
 // The view is one class whose methods live in modules by their job, each
 // mixed into LogView.prototype below: logfeed.js (what the view is told),
 // logplace.js (layout, scrolling and the anchor), logrows.js (the rows'
-// DOM), logpointers.js (pointer summary, counts, minimap), logpages.js
-// (loading pages), loginput.js (wheel, touch, keys, pointer); the cells'
-// words are celltext.js's. This file holds the state, the draw loop, the
-// table toggle, the tab stop and the selection.
+// DOM), logpointers.js (pointer summary, counts, minimap), loginput.js
+// (wheel, touch, keys, pointer); the cells' words are celltext.js's. Pages
+// are loaded by a PageLoader (logpages.js) that is handed only what it
+// reads. This file holds the state, the draw loop, the table toggle, the
+// tab stop and the selection.
 
 import { onLanguage, t } from '../common/i18n.js';
-import { EntryCache } from './cache.js';
+import { apiPartition } from '../common/api.js';
+import { EntryCache, PAGE } from './cache.js';
 import { onProducers, resetProducers } from './producers.js';
 import * as geometry from './loggeometry.js';
 import { makeTableHead } from './tableview.js';
@@ -36,7 +38,7 @@ import { logFeed } from './logfeed.js';
 import { logPlacement } from './logplace.js';
 import { logRows } from './logrows.js';
 import { logPointers } from './logpointers.js';
-import { logPages } from './logpages.js';
+import { PageLoader, readWindow } from './logpages.js';
 import { logInput } from './loginput.js';
 
 export { describe, describeKind } from './celltext.js';
@@ -94,11 +96,18 @@ export class LogView {
     this.selected = null;
     this.hovered = null;
     this.tabStop = null;
-    this.inflight = new Map();
-    this.failed = new Map();
+    this.pages = new PageLoader({
+      cache: () => this.cache,
+      start: () => this.start,
+      gen: () => this.gen,
+      replaying: () => this.replaying,
+      read: (from, limit, signal) => readWindow(`${apiPartition(this.topic, this.partition)}/log`, from, limit, signal),
+      onPage: (log) => this.takePage(log),
+      onError: (err) => this.opts.onError(err),
+      schedule: () => this.schedule(),
+    });
     this.renderHooks = [];
     this.raf = 0;
-    this.loadTimer = 0;
     this.summaryKey = '';
     this.reduceMotion = window.matchMedia('(prefers-reduced-motion: reduce)');
     // Table mode: one row per offset (tableview.js) under a header row.
@@ -140,9 +149,8 @@ export class LogView {
     this.gen++;
     this.topic = topic;
     this.partition = partition;
-    for (const c of this.inflight.values()) c.abort();
-    this.inflight.clear();
-    this.failed.clear();
+    this.pages.abort();
+    this.pages.forgetFailures();
     this.cache.clear();
     this.clearRows();
     resetProducers(topic, partition);
@@ -301,6 +309,27 @@ export class LogView {
     this.afterRender();
   }
 
+  /** requestPages has the pages of rows r0..r1 loaded (logpages.js). */
+  requestPages(r0, r1) {
+    this.pages.want(geometry.pageRange(this, r0, r1, PAGE));
+  }
+
+  /**
+   * takePage moves the pointers on to what a live page says (never back)
+   * and shows the selected offset's entry as the page brought it.
+   * @param {import('../types/wire.js').Log} log
+   */
+  takePage(log) {
+    if (this.pointers) {
+      this.pointers = {
+        logStartOffset: Math.max(this.pointers.logStartOffset, log.logStartOffset),
+        lastStableOffset: Math.max(this.pointers.lastStableOffset, log.lastStableOffset),
+        highWatermark: Math.max(this.pointers.highWatermark, log.highWatermark),
+      };
+    }
+    if (this.selected !== null) this.opts.onDetails(this.selected, this.cache.get(this.selected));
+  }
+
   /** onRender calls f after every draw of the view: a layer over the cells (stepstage.js) follows them. */
   onRender(f) {
     this.renderHooks.push(f);
@@ -395,4 +424,4 @@ export class LogView {
   }
 }
 
-Object.assign(LogView.prototype, logFeed, logPlacement, logRows, logPointers, logPages, logInput);
+Object.assign(LogView.prototype, logFeed, logPlacement, logRows, logPointers, logInput);
