@@ -146,7 +146,7 @@ export const logFeed = {
     for (const e of past.entries) this.cache.put(e);
     this.pointers = past.pointers ? { ...past.pointers } : null;
     this.groups = past.groups || [];
-    this.summaryKey = null;
+    this.pointerSummary.redo();
     this.follow = true;
     this.updateFollow();
     this.layoutIfNeeded();
@@ -168,7 +168,7 @@ export const logFeed = {
     this.groups = s.groups;
     this.stash = null;
     this.replaying = false;
-    this.summaryKey = null;
+    this.pointerSummary.redo();
     this.gen++;
     this.setFollow(true);
     if (this.selected !== null) this.opts.onDetails(this.selected, this.cache.get(this.selected));

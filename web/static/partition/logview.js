@@ -21,10 +21,11 @@
 // The view is one class whose methods live in modules by their job, each
 // mixed into LogView.prototype below: logfeed.js (what the view is told),
 // logplace.js (layout, scrolling and the anchor), logrows.js (the rows'
-// DOM), logpointers.js (pointer summary, counts, minimap), loginput.js
+// DOM), logpointers.js (pointer flags, minimap), loginput.js
 // (wheel, touch, keys, pointer); the cells' words are celltext.js's. Pages
-// are loaded by a PageLoader (logpages.js) that is handed only what it
-// reads. This file holds the state, the draw loop, the table toggle, the
+// are loaded by a PageLoader (logpages.js), the pointer summary is a
+// PointerSummary (logpointers.js) and the lanes' counts LaneCounts
+// (lanecounts.js), each handed only what it reads. This file holds the state, the draw loop, the table toggle, the
 // tab stop and the selection.
 
 import { onLanguage, t } from '../common/i18n.js';
@@ -37,7 +38,8 @@ import { HeldBanner } from './lsohold.js';
 import { logFeed } from './logfeed.js';
 import { logPlacement } from './logplace.js';
 import { logRows } from './logrows.js';
-import { logPointers } from './logpointers.js';
+import { logPointers, PointerSummary } from './logpointers.js';
+import { LaneCounts } from './lanecounts.js';
 import { PageLoader, readWindow } from './logpages.js';
 import { logInput } from './loginput.js';
 
@@ -58,12 +60,10 @@ export class LogView {
     this.viewport = document.getElementById('log-viewport');
     this.minimap = document.getElementById('minimap');
     this.thumb = document.getElementById('minimap-thumb');
-    this.summary = document.getElementById('pointer-summary');
-    this.why = document.getElementById('lso-why');
-    this.held = new HeldBanner(this.why, { canWrite: document.getElementById('app')?.dataset.canWrite === 'true' });
-    this.countRC = document.getElementById('lane-count-rc');
-    this.countRU = document.getElementById('lane-count-ru');
-    this.windowText = document.getElementById('window-text');
+    const why = document.getElementById('lso-why');
+    const held = new HeldBanner(why, { canWrite: document.getElementById('app')?.dataset.canWrite === 'true' });
+    this.pointerSummary = new PointerSummary(document.getElementById('pointer-summary'), why, held, (offset) => this.jumpTo(offset));
+    this.counts = new LaneCounts(document.getElementById('lane-count-rc'), document.getElementById('lane-count-ru'), document.getElementById('window-text'));
     this.followBtn = document.getElementById('follow-toggle');
 
     this.cache = new EntryCache(60);
@@ -108,7 +108,6 @@ export class LogView {
     });
     this.renderHooks = [];
     this.raf = 0;
-    this.summaryKey = '';
     this.reduceMotion = window.matchMedia('(prefers-reduced-motion: reduce)');
     // Table mode: one row per offset (tableview.js) under a header row.
     this.table = false;
@@ -133,13 +132,13 @@ export class LogView {
     // A language switch redraws every row, label and sentence.
     onLanguage(() => {
       const focused = this.viewport.contains(document.activeElement);
-      this.summaryKey = null;
+      this.pointerSummary.redo();
       this.clearRows();
       this.render();
       if (focused) this.focusActive();
     });
     onProducers(() => {
-      this.summaryKey = null;
+      this.pointerSummary.redo();
       this.schedule();
     });
   }
@@ -169,7 +168,7 @@ export class LogView {
     this.active = sel ?? at ?? null;
     this.selected = sel ?? null;
     this.hovered = null;
-    this.summaryKey = '';
+    this.pointerSummary.forget();
     this.updateFollow();
     this.schedule();
     this.opts.onDetails(this.selected, undefined);
@@ -259,7 +258,7 @@ export class LogView {
       this.raf = 0;
     }
     this.layoutIfNeeded();
-    this.updatePointerText();
+    this.pointerSummary.show(this);
     if (!this.pointers || !this.cols) {
       this.clearRows();
       this.updateMinimap();
@@ -304,7 +303,7 @@ export class LogView {
     else this.viewport.removeAttribute('aria-rowcount');
     this.fixTabStop();
     this.updateMinimap();
-    this.updateCounts(r0, r1);
+    this.counts.show(this, r0, r1);
     this.requestPages(r0, r1);
     this.afterRender();
   }
