@@ -306,7 +306,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		if cc := cfg.commandConfig; cc != nil {
 			d := cc.Describe()
 			ext.Auth, ext.Dial = cc.AuthOpts(), cc.Dialer()
-			ext.Security = cluster.Security{Protocol: d.SecurityProtocol, Mechanism: d.SASLMechanism, User: d.User, ServerCAs: d.ServerCAs, ClientCert: d.ClientCertificate}
+			ext.Security = cluster.Security{Protocol: d.SecurityProtocol, Mechanism: d.SASLMechanism, User: d.User, ServerCAs: d.ServerCAs, ClientCert: d.ClientCertificate, CommandConfig: d.File}
+			if abs, err := filepath.Abs(d.File); err == nil {
+				ext.Security.CommandConfig = abs
+			}
 		}
 		kafka, err = cluster.ConnectExternal(ext)
 		if err != nil {

@@ -222,6 +222,10 @@ type Security struct {
 	User       string   `json:"user,omitempty"`
 	ServerCAs  []string `json:"serverCAs,omitempty"`
 	ClientCert string   `json:"clientCertificate,omitempty"`
+	// CommandConfig is the absolute path of the properties file the
+	// dashboard connects with (--command-config), which the commands the
+	// pages print pass to Kafka's tools; the path only, never its content.
+	CommandConfig string `json:"commandConfig,omitempty"`
 }
 
 // ExternalConfig says how to reach a real cluster.

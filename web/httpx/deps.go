@@ -53,6 +53,9 @@ type Lab interface {
 	AbortTransaction(ctx context.Context, topic string, partition int32, startOffset int64) (cluster.AbortedTransaction, error)
 	HeldLSO(ctx context.Context, topic string, partition int32) (cluster.LSOHold, error)
 	ForceTerminateTransaction(ctx context.Context, id string) (cluster.TerminatedTransaction, error)
+	Security() cluster.Security
+	TerminateRight(ctx context.Context, id, topic string, partition int32) cluster.Right
+	AbortRight(ctx context.Context) cluster.Right
 
 	BrokerStatus(ctx context.Context) (lab.BrokersStatus, error)
 	StopBroker(ctx context.Context, id int) error
