@@ -26,7 +26,8 @@ import (
 // --command-config with the reader's file; describe-producers runs and
 // lists the open transaction; the page says the reader lacks WRITE on the
 // transactional id and ALTER on the cluster, and forceTerminateTransaction
-// and abort fail with exactly those refusals. As the admin the page says
+// and abort fail with exactly those refusals; the group page's
+// kafka-consumer-groups.sh --describe runs as printed. As the admin the page says
 // the rights are held and forceTerminateTransaction, as printed, aborts
 // the transaction.
 func TestSecureCommandsAsPrinted(t *testing.T) {
@@ -51,6 +52,12 @@ func TestSecureCommandsAsPrinted(t *testing.T) {
 	}
 	if err := producer.ProduceSync(ctx, kgo.StringRecord("held")).FirstErr(); err != nil {
 		t.Fatal(err)
+	}
+	group := "payments-readers-" + suffix
+	offsets := kadm.Offsets{}
+	offsets.Add(kadm.Offset{Topic: topic, Partition: 0, At: 0, LeaderEpoch: -1})
+	if committed, err := adm.CommitOffsets(ctx, group, offsets); err != nil || committed.Error() != nil {
+		t.Fatalf("commit %s's offset: %v %v", group, err, committed.Error())
 	}
 	bin := toolScripts(t, tools)
 
@@ -82,6 +89,14 @@ func TestSecureCommandsAsPrinted(t *testing.T) {
 	aborted := runPrinted(t, bin, page.commands["abort-command"])
 	if aborted.err == nil || !strings.Contains(aborted.out, "cluster authorization") {
 		t.Errorf("abort as the reader: %v\n%s; want a cluster authorization failure, as the page says", aborted.err, aborted.out)
+	}
+
+	groupPage := printedCommands(t, r, "/groups/"+group)
+	if line := groupPage.commands["group-describe-command"]; !strings.Contains(line, "--command-config "+reader) {
+		t.Errorf("the group page's command lacks --command-config %s: %q", reader, line)
+	}
+	if run := runPrinted(t, bin, groupPage.commands["group-describe-command"]); run.err != nil || !strings.Contains(run.out, topic) {
+		t.Errorf("kafka-consumer-groups.sh as printed for the reader: %v\n%s", run.err, run.out)
 	}
 
 	a := startServerProcess(t, "--data-dir", t.TempDir(), "--command-config", admin).app(suffix)

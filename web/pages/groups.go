@@ -23,6 +23,18 @@ type groupView struct {
 	Offsets []offsetRow
 }
 
+// DescribeCommand is kafka-consumer-groups.sh --describe for the group,
+// connected as the dashboard is.
+func (v groupView) DescribeCommand() shellCommand {
+	return v.Connection().command("kafka-consumer-groups.sh", "--describe", "--group "+shellWord(v.Name))
+}
+
+// DescribeRight is what --describe needs: DESCRIBE on the group, which
+// the dashboard's user holds, or the page would not show it.
+func (v groupView) DescribeRight() catalog.Message {
+	return rightMessage(cluster.Right{Operation: "DESCRIBE", Resource: "group", Name: v.Name, Known: true}, v.User)
+}
+
 // offsetRow is a group's committed offset on one partition, with both
 // lags and why they differ.
 type offsetRow struct {
