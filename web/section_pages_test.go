@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/offsetlab/offsetlab/internal/catalog"
 	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/internal/inspect"
 	"github.com/offsetlab/offsetlab/internal/lab"
@@ -106,6 +107,9 @@ func (l *sectionLab) TopicDetail(ctx context.Context, name string) (lab.TopicDet
 		{Name: "cleanup.policy", Value: &del, Source: "DEFAULT_CONFIG"},
 		{Name: "min.insync.replicas", Value: &two, Source: "DYNAMIC_TOPIC_CONFIG"},
 		{Name: "sasl.jaas.config", Source: "STATIC_BROKER_CONFIG", Sensitive: true},
+	}
+	if l.denied {
+		d.Configs, d.ConfigsUnread = nil, &lab.Unread{Code: "error.notAllowed", Args: catalog.Pairs("user", "reader", "operation", "DESCRIBE_CONFIGS", "resource", "topic", "name", name, "code", "TOPIC_AUTHORIZATION_FAILED")}
 	}
 	return d, nil
 }
@@ -237,6 +241,9 @@ func TestSectionPages(t *testing.T) {
 				`data-testid="abort-right" data-denied="true">`, `Needs ALTER on cluster kafka-cluster, which user reader does not hold: as printed, the broker answers CLUSTER_AUTHORIZATION_FAILED.`,
 				`<span class="word">--command-config /etc/kafka/reader.properties</span> <span class="word">describe-producers</span>`,
 				`data-testid="describe-right" data-denied="false">`, `Needs READ on topic payments, which user reader holds.`}},
+		{name: "a topic page without DESCRIBE_CONFIGS draws the strips and says why the configurations are missing", lab: sectionLab{denied: true}, path: "/topics/keys", status: http.StatusOK,
+			contains: []string{`data-testid="strips"`, `data-testid="configs-problem"`, `user reader may not DESCRIBE_CONFIGS on topic keys`},
+			lacks:    []string{`data-testid="config-table"`, `id="problem"`}},
 		{name: "a student's transactions page aborts nothing", student: true, path: "/transactions", status: http.StatusOK,
 			contains: []string{`data-testid="abort-command"`}, lacks: []string{`data-testid="abort-txn"`, `abort-dialog`}},
 		{name: "a read-only cluster's transactions page aborts nothing", lab: sectionLab{readOnly: true}, path: "/transactions", status: http.StatusOK,

@@ -38,8 +38,10 @@ type transactionsView struct {
 	// Quiet are the partitions shown without producer state.
 	Partitions []producersView
 	Quiet      []string
-	// ProducersProblem says why the producers could not be described.
-	ProducersProblem catalog.Message
+	// ProducersProblem says why the producers could not be described,
+	// ListProblem why the transactional ids could not be listed (a
+	// missing right): each section says its own, the other stands.
+	ProducersProblem, ListProblem catalog.Message
 }
 
 // producersView is one partition's producers.
@@ -159,7 +161,10 @@ func (s *Server) Transactions(w http.ResponseWriter, r *http.Request) {
 		states = append(states, v.State)
 	}
 	txns, err := s.deps.Lab.Transactions(ctx, states...)
-	if err != nil {
+	switch {
+	case problem.KindOf(err) == problem.Forbidden:
+		v.ListProblem = problem.As(err).Message
+	case err != nil:
 		s.renderPage(w, r, s.failPage(r, &v.layoutView, err, catalog.Message{}), transactionsPage(v))
 		return
 	}
@@ -179,6 +184,9 @@ func (s *Server) Transactions(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		status = s.failPage(r, &v.layoutView, err, catalog.M("page.noTopic", "topic", strconv.Quote(v.Topic)))
 		v.ProducersProblem, v.Problem = v.Problem, catalog.Message{}
+		if problem.KindOf(err) == problem.Forbidden {
+			status = http.StatusOK // the list stands; the section says what it could not read
+		}
 	}
 	s.renderPage(w, r, status, transactionsPage(v))
 }
