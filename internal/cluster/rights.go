@@ -107,3 +107,13 @@ func (c *Cluster) MayWriteTransactionalID(ctx context.Context, id, topic string,
 
 // String is the right as kafka-acls.sh would grant it.
 func (r Right) String() string { return fmt.Sprintf("%s on %s %s", r.Operation, r.Resource, r.Name) }
+
+// ClusterID is the cluster's id as its brokers report it in Metadata
+// ("" when none answers).
+func (c *Cluster) ClusterID(ctx context.Context) string {
+	m, err := c.admin.BrokerMetadata(ctx)
+	if err != nil {
+		return ""
+	}
+	return m.Cluster
+}
