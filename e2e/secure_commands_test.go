@@ -2,12 +2,14 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"html"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -29,7 +31,11 @@ import (
 // and abort fail with exactly those refusals; the group page's
 // kafka-consumer-groups.sh --describe runs as printed. As the admin the page says
 // the rights are held and forceTerminateTransaction, as printed, aborts
-// the transaction.
+// the transaction. Off the lab, the partition page's Inspect tab (in
+// Chromium at 1280×720 and 1920×1080) asks about the transaction that
+// holds the LSO and the group committed on the partition, not the lab's
+// order-totals-app and totals-tx, and its Brokers box offers no docker
+// compose command.
 func TestSecureCommandsAsPrinted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs a JVM: not with -short")
@@ -98,6 +104,8 @@ func TestSecureCommandsAsPrinted(t *testing.T) {
 	if run := runPrinted(t, bin, groupPage.commands["group-describe-command"]); run.err != nil || !strings.Contains(run.out, topic) {
 		t.Errorf("kafka-consumer-groups.sh as printed for the reader: %v\n%s", run.err, run.out)
 	}
+
+	inspectFollows(t, r, topic, txid, group)
 
 	a := startServerProcess(t, "--data-dir", t.TempDir(), "--command-config", admin).app(suffix)
 	page = printedCommands(t, a, "/transactions?topic="+topic)
@@ -180,4 +188,26 @@ func runPrinted(t *testing.T, bin, line string) printedRun {
 	out, err := cmd.CombinedOutput()
 	t.Logf("$ %s (Kafka %s)\n%s", line, localkafka.KafkaVersion, out)
 	return printedRun{out: string(out), err: err}
+}
+
+// inspectFollows opens topic's partition 0 in Chromium at both sizes and
+// checks that the Inspect tab follows it: the coordinator box shows txid
+// Ongoing, the group box group, the Brokers box no docker compose.
+func inspectFollows(t *testing.T, a *app, topic, txid, group string) {
+	t.Helper()
+	chromium := chromiumPath(t)
+	for _, size := range [][2]int{{1280, 720}, {1920, 1080}} {
+		p := openPage(t, a, chromium, size[0], size[1])
+		p.open("/topics/" + topic + "/partitions/0")
+		p.openTabOf("coord-id")
+		value := func(id string) string {
+			return fmt.Sprintf(`document.querySelector('[data-testid=%q]').value`, id)
+		}
+		p.wait("the coordinator box on the LSO's holder", value("coord-id")+` === `+strconv.Quote(txid)+` && document.querySelector('[data-testid="coord-state"]').dataset.state === 'Ongoing'`, 15*time.Second)
+		p.wait("the group box on the partition's group", value("group-id")+` === `+strconv.Quote(group)+` && document.querySelector('[data-testid="group-offsets"] tr') !== null`, 15*time.Second)
+		p.wait("the brokers box's hint", `!document.querySelector('[data-testid="brokers-hint"]').hidden`, 10*time.Second)
+		if hint := p.text("brokers-hint"); strings.Contains(hint, "docker compose") || hint == "" {
+			t.Errorf("at %v the Brokers box off the lab says %q", size, hint)
+		}
+	}
 }

@@ -5,7 +5,7 @@
 // view (show()), and shows the banner when the broker — or the Offset Lab
 // server itself — does not answer.
 
-import { api, errorText, partitionPath } from '../common/api.js';
+import { api, apiPartition, errorText, partitionPath } from '../common/api.js';
 import { LogView } from './logview.js';
 import { Stream } from './stream.js';
 import { Timeline } from './timeline.js';
@@ -20,6 +20,7 @@ import { setupReplay } from './replay.js';
 import { setupSave } from './save.js';
 import { HeatStrip } from './partmap.js';
 import { setupExplore } from './explore.js';
+import { setupInspectFollow } from './inspectfollow.js';
 import { reportEpoch, setProducers } from './producers.js';
 import { plain, setupI18n, t, tr } from '../common/i18n.js';
 import { showBudget } from '../common/budget.js';
@@ -170,6 +171,8 @@ function onMessage(m) {
       heat.setPointers(m.pointers);
       timeline.setPointers(m.pointers);
       labelPicked(m.pointers);
+      follow.groups(m.groups || []);
+      follow.pointers(m.pointers);
       for (const e of m.events || []) heard(e);
       timeline.reset(m.events);
       reach.stream = m.reachable !== false;
@@ -186,10 +189,12 @@ function onMessage(m) {
       heat.setPointers(m.pointers);
       timeline.setPointers(m.pointers);
       labelPicked(m.pointers);
+      follow.pointers(m.pointers);
       replay.onLive(m);
       break;
     case 'groups':
       view.applyGroups(m.groups || []);
+      follow.groups(m.groups || []);
       break;
     case 'producers':
       setProducers(m.topic, m.partition, m.producers);
@@ -272,6 +277,7 @@ async function navigate(topic, partition, opts = {}) {
   main.dataset.partition = String(partition);
   main.dataset.hasTopic = 'true';
   panels.onTopic(topic);
+  follow.reset(topic, partition);
   syncPicker();
   replay.reset();
   timeline.unpick();
@@ -409,6 +415,7 @@ const app = { current, navigate, show, refreshTopics, apiFailed, dock, view, tim
 const replay = setupReplay(app);
 const explore = setupExplore(app);
 const panels = setupPanels(app);
+const follow = setupInspectFollow({ readHold: (topic, partition) => api('GET', `${apiPartition(topic, partition)}/lso`) });
 setupSave(app);
 
 if (state.hasTopic) {
