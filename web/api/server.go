@@ -14,6 +14,11 @@ type Options struct {
 	Classroom bool
 	// JoinURL is the address students open in classroom mode.
 	JoinURL string
+	// ScanWorkers, when set, gives a topic-wide scan the function that
+	// lends it more scan turns for r's client (each reports whether one
+	// more partition may run now, and returns its release): the router's
+	// scan limits, which the scan's own turn is already counted in.
+	ScanWorkers func(r *http.Request) func() (release func(), ok bool)
 }
 
 // Server holds the JSON API's handlers, one file per resource. The web

@@ -46,6 +46,8 @@ type Lab interface {
 	Jump(ctx context.Context, topic string, partition int32, req inspect.JumpRequest) (*inspect.JumpResult, error)
 	Search(ctx context.Context, topic string, partition int32, req inspect.SearchRequest) (*inspect.SearchResult, error)
 	OffsetForTime(ctx context.Context, topic string, partition int32, ms int64) (inspect.TimestampOffset, error)
+	SearchTopic(ctx context.Context, topic string, req lab.TopicSearchRequest) (*lab.TopicSearchResult, error)
+	TopicOffsetsForTime(ctx context.Context, topic string, ms int64, workers func() (func(), bool)) ([]lab.PartitionTimeOffset, error)
 	Groups(ctx context.Context) ([]cluster.GroupSummary, error)
 	GroupDetail(ctx context.Context, name string) (cluster.GroupDetail, error)
 	Transactions(ctx context.Context, states ...string) ([]cluster.TransactionSummary, error)
