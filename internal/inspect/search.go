@@ -119,7 +119,7 @@ func (i *Inspector) Search(ctx context.Context, topic string, partition int32, r
 	if err != nil {
 		return nil, err
 	}
-	sink := &searchSink{match: match, limit: limit, codecs: i.codecs, matches: []Entry{}, open: map[int64][]int{}, budget: newAnswerBudget(i.AnswerBytes)}
+	sink := &searchSink{match: match, limit: limit, codecs: i.codecs, values: i.Values, matches: []Entry{}, open: map[int64][]int{}, budget: newAnswerBudget(i.AnswerBytes)}
 	s := newScanner(i, &ref, ptrs, from, to, sink)
 	sink.s, s.maxBytes = s, budget
 	if req.Progress != nil {
@@ -225,6 +225,7 @@ type searchSink struct {
 	match   *recordMatcher
 	limit   int
 	codecs  *codecs
+	values  ValueDecoder
 	matches []Entry
 	open    map[int64][]int // producer id -> indexes of its open matches
 	budget  answerBudget    // the matches' decoded bytes
@@ -273,6 +274,7 @@ func (k *searchSink) data(b *rawBatch, lo, hi int64, txn string) (first, last in
 			continue
 		}
 		e := recordEntry(b, &rec, o, txn)
+		decodeValue(k.values, &e, rec.Value)
 		if !k.budget.take(EncodedSize(&e)) {
 			// The answer is full: end the range before this match.
 			k.cut = true

@@ -1,0 +1,252 @@
+// Package schemareg decodes record values written through a Confluent
+// Schema Registry: the wire format's magic byte 0 and 4-byte schema id,
+// the schema fetched from the registry once by id (franz-go's pkg/sr) and
+// kept, and the payload decoded as JSON. Avro is decoded with hamba/avro;
+// JSON Schema values are JSON already; Protobuf is recognised (its message
+// indexes read) but not decoded yet, and says so.
+//
+// A Decoder implements inspect.ValueDecoder. It never fails a read: a bad
+// frame, an unknown id, a schema that does not parse or a registry that
+// does not answer leave the raw bytes with a catalogue sentence saying
+// why. Costs: one registry request per schema id (two, for its subject and
+// version), cached for the process's life (at most MaxSchemas ids; an
+// unknown id or an unreachable registry is asked again after
+// RetryAfter); decoding is in memory, bounded by the value's size.
+//
+// The embedded registry (Embedded) is franz-go's srfake, served on its own
+// port for the embedded broker's clients, its schemas written under the
+// data directory so that a restart keeps them (the broker keeps the
+// records written with them).
+package schemareg
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/hamba/avro/v2"
+	"github.com/twmb/franz-go/pkg/sr"
+
+	"github.com/offsetlab/offsetlab/internal/catalog"
+	"github.com/offsetlab/offsetlab/internal/inspect"
+)
+
+// Bounds of a Decoder.
+const (
+	// MaxSchemas is how many schema ids a Decoder keeps.
+	MaxSchemas = 1024
+	// RetryAfter is how long an unknown id or an unreachable registry
+	// is not asked again.
+	RetryAfter = 5 * time.Second
+	// RequestTimeout bounds one request to the registry: a read of the
+	// log waits on it the first time it meets an id.
+	RequestTimeout = 3 * time.Second
+)
+
+// Decoder decodes framed values with the schemas of one registry. It is
+// safe for concurrent use.
+type Decoder struct {
+	url    string
+	client *sr.Client
+	now    func() time.Time
+
+	mu      sync.Mutex
+	schemas map[int]*schema
+}
+
+// schema is one id's schema, parsed, or why it is not known.
+type schema struct {
+	ref  inspect.SchemaRef
+	avro avro.Schema
+	// problem, when set, is why values of this id stay raw; until is
+	// when to ask the registry again (zero: never).
+	problem *catalog.Message
+	until   time.Time
+}
+
+// Auth is how a Decoder logs in to its registry: HTTP basic auth (the
+// basic.auth.user.info of a client's properties), or none.
+type Auth struct {
+	User, Password string
+}
+
+// New returns a Decoder for the registry at url.
+func New(url string, auth Auth) (*Decoder, error) {
+	opts := []sr.ClientOpt{sr.URLs(url), sr.HTTPClient(&http.Client{Timeout: RequestTimeout})}
+	if auth.User != "" {
+		opts = append(opts, sr.BasicAuth(auth.User, auth.Password))
+	}
+	cl, err := sr.NewClient(opts...)
+	if err != nil {
+		return nil, fmt.Errorf("schemareg: %s: %w", url, err)
+	}
+	return &Decoder{url: url, client: cl, now: time.Now, schemas: map[int]*schema{}}, nil
+}
+
+// URL is the registry's address.
+func (d *Decoder) URL() string { return d.url }
+
+// DecodeValue implements inspect.ValueDecoder.
+func (d *Decoder) DecodeValue(value []byte) (inspect.Decoded, bool) {
+	if len(value) < 5 || value[0] != 0 {
+		return inspect.Decoded{}, false
+	}
+	id := int(binary.BigEndian.Uint32(value[1:5]))
+	s := d.schema(id)
+	out := inspect.Decoded{Schema: s.ref}
+	if s.problem != nil {
+		out.Problem = s.problem
+		return out, true
+	}
+	payload := value[5:]
+	switch s.ref.Type {
+	case "AVRO":
+		// A Reader, not avro.Unmarshal, which takes bytes that end
+		// early for a nil value without an error.
+		var v any
+		r := avro.NewReader(nil, 0).Reset(payload)
+		if r.ReadVal(s.avro, &v); r.Error != nil {
+			out.Problem = msg("schema.decodeFailed", "id", strconv.Itoa(id), "type", s.ref.Type, "detail", r.Error.Error())
+			return out, true
+		}
+		out.Value, out.Problem = asJSON(id, s.ref.Type, v)
+	case "JSON":
+		if !json.Valid(payload) {
+			out.Problem = msg("schema.decodeFailed", "id", strconv.Itoa(id), "type", s.ref.Type, "detail", "not JSON")
+			return out, true
+		}
+		out.Value = json.RawMessage(payload)
+	case "PROTOBUF":
+		if _, err := messageIndexes(payload); err != nil {
+			out.Problem = msg("schema.badFrame", "detail", err.Error())
+			return out, true
+		}
+		out.Problem = msg("schema.unsupported", "id", strconv.Itoa(id), "type", s.ref.Type)
+	default:
+		out.Problem = msg("schema.unsupported", "id", strconv.Itoa(id), "type", s.ref.Type)
+	}
+	return out, true
+}
+
+// asJSON is v (as hamba/avro decodes it) as JSON.
+func asJSON(id int, typ string, v any) (json.RawMessage, *catalog.Message) {
+	b, err := json.Marshal(jsonable(v))
+	if err != nil {
+		return nil, msg("schema.decodeFailed", "id", strconv.Itoa(id), "type", typ, "detail", err.Error())
+	}
+	return b, nil
+}
+
+// jsonable turns what hamba/avro decodes into what encoding/json writes:
+// maps keyed by anything become maps keyed by strings.
+func jsonable(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, e := range t {
+			t[k] = jsonable(e)
+		}
+		return t
+	case []any:
+		for i, e := range t {
+			t[i] = jsonable(e)
+		}
+		return t
+	case map[any]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			out[fmt.Sprint(k)] = jsonable(e)
+		}
+		return out
+	}
+	return v
+}
+
+// messageIndexes reads the Protobuf message indexes after the schema id: a
+// zig-zag varint count, then that many zig-zag varints (a lone 0 means the
+// first message).
+func messageIndexes(b []byte) ([]int, error) {
+	n, used := binary.Varint(b)
+	if used <= 0 {
+		return nil, errors.New("no message indexes")
+	}
+	if n == 0 {
+		return []int{0}, nil
+	}
+	if n < 0 || n > 64 {
+		return nil, fmt.Errorf("%d message indexes", n)
+	}
+	b = b[used:]
+	out := make([]int, n)
+	for i := range out {
+		v, u := binary.Varint(b)
+		if u <= 0 {
+			return nil, errors.New("message indexes cut short")
+		}
+		out[i], b = int(v), b[u:]
+	}
+	return out, nil
+}
+
+// schema is id's schema: from the cache, else from the registry.
+func (d *Decoder) schema(id int) *schema {
+	d.mu.Lock()
+	s, ok := d.schemas[id]
+	d.mu.Unlock()
+	if ok && (s.problem == nil || s.until.IsZero() || d.now().Before(s.until)) {
+		return s
+	}
+	s = d.fetch(id)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.schemas) >= MaxSchemas {
+		for k := range d.schemas { // forget one: ids are rarely this many
+			delete(d.schemas, k)
+			break
+		}
+	}
+	d.schemas[id] = s
+	return s
+}
+
+// fetch asks the registry for id's schema and its first subject and
+// version.
+func (d *Decoder) fetch(id int) *schema {
+	ctx, cancel := context.WithTimeout(context.Background(), RequestTimeout)
+	defer cancel()
+	s := &schema{ref: inspect.SchemaRef{ID: id}}
+	got, err := d.client.SchemaByID(ctx, id)
+	if err != nil {
+		var re *sr.ResponseError
+		if errors.As(err, &re) && re.StatusCode == http.StatusNotFound {
+			s.problem = msg("schema.unknownId", "id", strconv.Itoa(id), "url", d.url)
+		} else {
+			s.problem = msg("schema.registryDown", "url", d.url, "detail", err.Error())
+		}
+		s.until = d.now().Add(RetryAfter)
+		return s
+	}
+	s.ref.Type = got.Type.String()
+	if versions, err := d.client.SchemaVersionsByID(ctx, id); err == nil && len(versions) > 0 {
+		s.ref.Subject, s.ref.Version = versions[0].Subject, versions[0].Version
+	}
+	if s.ref.Type == "AVRO" {
+		parsed, err := avro.Parse(got.Schema)
+		if err != nil {
+			s.problem = msg("schema.decodeFailed", "id", strconv.Itoa(id), "type", s.ref.Type, "detail", err.Error())
+			return s
+		}
+		s.avro = parsed
+	}
+	return s
+}
+
+func msg(key string, kv ...string) *catalog.Message {
+	m := catalog.M(key, kv...)
+	return &m
+}
