@@ -14,11 +14,14 @@
 set -euo pipefail
 
 CONFLUENT_KAFKA_VERSION=2.15.1
+# The Avro serializer's own needs (confluent-kafka[avro]), pinned: the
+# Schema Registry tests write through it.
+FASTAVRO_VERSION=1.13.1
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/.." && pwd)"
 venv="${OFFSETLAB_VENV:-${OFFSETLAB_CACHE:-$repo/.cache}/venv}"
-stamp="$venv/.offsetlab-confluent-kafka-$CONFLUENT_KAFKA_VERSION"
+stamp="$venv/.offsetlab-confluent-kafka-$CONFLUENT_KAFKA_VERSION-avro-$FASTAVRO_VERSION"
 
 if [[ -f "$stamp" && -x "$venv/bin/python" ]]; then
 	echo "$venv"
@@ -33,7 +36,7 @@ if [[ ! -f "$stamp" || ! -x "$venv/bin/python" ]]; then
 		"${PYTHON:-python3}" -m venv "$venv" >&2
 	fi
 	"$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-		"confluent-kafka==$CONFLUENT_KAFKA_VERSION" >&2
+		"confluent-kafka[avro]==$CONFLUENT_KAFKA_VERSION" "fastavro==$FASTAVRO_VERSION" >&2
 	"$venv/bin/python" -c 'import confluent_kafka, sys; v = confluent_kafka.__version__; sys.exit(0 if v == sys.argv[1] else "confluent-kafka " + v + " installed, wanted " + sys.argv[1])' \
 		"$CONFLUENT_KAFKA_VERSION" >&2
 	rm -f "$venv"/.offsetlab-confluent-kafka-*

@@ -133,6 +133,7 @@ type overlapLab struct {
 
 func (overlapLab) ReadOnly() bool             { return false }
 func (overlapLab) Security() cluster.Security { return cluster.Security{} }
+func (overlapLab) SchemaRegistry() string     { return "" }
 func (overlapLab) Brokers() []string          { return []string{"127.0.0.1:9092"} }
 
 func (l overlapLab) RunProcessor(context.Context, producer.RunConfig) (*producer.RunResult, error) {

@@ -26,6 +26,7 @@ type untouchableLab struct {
 
 func (l untouchableLab) ReadOnly() bool             { return l.readOnly }
 func (l untouchableLab) Security() cluster.Security { return cluster.Security{} }
+func (l untouchableLab) SchemaRegistry() string     { return "" }
 func (untouchableLab) Brokers() []string            { return []string{"127.0.0.1:9092"} }
 func (untouchableLab) Mode() cluster.Mode           { return cluster.External }
 

@@ -38,6 +38,7 @@ func (l *sectionLab) Mode() cluster.Mode         { return cluster.Embedded }
 func (l *sectionLab) Brokers() []string          { return []string{"127.0.0.1:9092"} }
 func (l *sectionLab) ReadOnly() bool             { return l.readOnly }
 func (l *sectionLab) Security() cluster.Security { return l.security }
+func (l *sectionLab) SchemaRegistry() string     { return "" }
 
 func (l *sectionLab) AbortRight(context.Context) cluster.Right {
 	return l.right(cluster.Right{Operation: "ALTER", Resource: "cluster", Name: "kafka-cluster"}, "CLUSTER_AUTHORIZATION_FAILED")

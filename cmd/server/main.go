@@ -488,7 +488,7 @@ func startSchemaRegistry(cfg config, embedded bool, log *slog.Logger) (*schemare
 		}
 		closeAll = func() { _ = reg.Close() }
 		regURL = reg.URL()
-		log.Info("embedded Schema Registry listening", "url", regURL)
+		log.Info("embedded Schema Registry listening", "registry", regURL)
 	}
 	if regURL == "" {
 		return nil, closeAll, nil

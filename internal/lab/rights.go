@@ -26,3 +26,7 @@ func (l *Lab) TerminateRight(ctx context.Context, id, topic string, partition in
 func (l *Lab) AbortRight(ctx context.Context) cluster.Right {
 	return l.cluster.MayAlterCluster(ctx)
 }
+
+// SchemaRegistry is the URL of the registry values are decoded with, ""
+// without one.
+func (l *Lab) SchemaRegistry() string { return l.schemaRegistry }

@@ -56,6 +56,7 @@ type Lab interface {
 	HeldLSO(ctx context.Context, topic string, partition int32) (cluster.LSOHold, error)
 	ForceTerminateTransaction(ctx context.Context, id string) (cluster.TerminatedTransaction, error)
 	Security() cluster.Security
+	SchemaRegistry() string
 	TerminateRight(ctx context.Context, id, topic string, partition int32) cluster.Right
 	AbortRight(ctx context.Context) cluster.Right
 

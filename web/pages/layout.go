@@ -50,6 +50,9 @@ type layoutView struct {
 	// commands the pages print carry both (see connection).
 	CommandConfig string
 	User          string
+	// SchemaRegistry is the URL of the registry values are decoded with
+	// ("" without one), named in the masthead.
+	SchemaRegistry string
 	// Role is "teacher" or "student".
 	Role string
 	// Classroom is true in classroom mode; CSRFToken is then the teacher
@@ -99,6 +102,7 @@ func (s *Server) newLayout(r *http.Request, section, title string) layoutView {
 	}
 	sec := s.deps.Lab.Security()
 	v.CommandConfig, v.User = sec.CommandConfig, sec.User
+	v.SchemaRegistry = s.deps.Lab.SchemaRegistry()
 	if v.Classroom && v.Teacher() {
 		v.CSRFToken = httpx.CSRFTokenOf(r)
 	}

@@ -1,0 +1,184 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sr/srfake"
+
+	"github.com/offsetlab/offsetlab/internal/testenv"
+)
+
+// TestSchemaRegistry: confluent-kafka's Avro serializer writes three
+// orders through a Schema Registry — on the embedded broker its own
+// registry (named in GET /api/cluster), on real Kafka franz-go's srfake
+// given as --schema-registry — and a record framed with an id no registry
+// knows follows. The log API gives each order its schema (id, subject
+// TOPIC-value, version 1, AVRO) and the value decoded as the serializer's
+// dict, the raw bytes beside it; the unknown id keeps its bytes with the
+// sentence saying so. In Chromium at 1280×720 and 1920×1080 the masthead
+// names the registry and Details shows the decoded order.
+func TestSchemaRegistry(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs Python: not with -short")
+	}
+	python := os.Getenv(pythonEnv)
+	if python == "" {
+		testenv.MissingSetup(t, "Schema Registry tests skipped: set %s to a python with confluent-kafka[avro] (scripts/python-venv.sh)", pythonEnv)
+	}
+	t.Parallel()
+	for _, kind := range brokerKinds {
+		t.Run(string(kind), func(t *testing.T) {
+			t.Parallel()
+			var p *serverProcess
+			var bootstrap, registry string
+			switch kind {
+			case embedded:
+				p = startServerProcess(t, "--data-dir", t.TempDir(), "--schema-registry-addr", "127.0.0.1:0")
+				bootstrap = p.kafkaAddr
+			case realKafka:
+				bootstrap = os.Getenv(brokersEnv)
+				if bootstrap == "" {
+					testenv.MissingSetup(t, "real Kafka skipped: set %s", brokersEnv)
+				}
+				reg := srfake.New()
+				t.Cleanup(reg.Close)
+				registry = reg.URL()
+				p = startServerProcess(t, "--brokers", bootstrap, "--data-dir", t.TempDir(), "--schema-registry", registry)
+			}
+			a := p.app(randomSuffix(t))
+			var cl struct {
+				SchemaRegistry *struct {
+					URL string `json:"url"`
+				} `json:"schemaRegistry"`
+			}
+			a.do("GET", "/api/cluster", nil, http.StatusOK, &cl)
+			if cl.SchemaRegistry == nil || (registry != "" && cl.SchemaRegistry.URL != registry) {
+				t.Fatalf("GET /api/cluster names the registry %+v, want %q", cl.SchemaRegistry, registry)
+			}
+			registry = cl.SchemaRegistry.URL
+
+			topic := a.name("orders-avro")
+			kc, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(bootstrap, ",")...), kgo.DefaultProduceTopic(topic))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer kc.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			if _, err := kadm.NewClient(kc).CreateTopic(ctx, 1, 1, nil, topic); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _, _ = kadm.NewClient(kc).DeleteTopics(context.Background(), topic) })
+
+			wrote := avroWitness(t, python, bootstrap, registry, topic)
+			// A frame whose id no registry has (999).
+			if err := kc.ProduceSync(ctx, &kgo.Record{Value: []byte{0, 0, 0, 0x03, 0xe7, 0x02, 'x'}}).FirstErr(); err != nil {
+				t.Fatal(err)
+			}
+
+			var log struct {
+				Entries []struct {
+					Offset int64 `json:"offset"`
+					Schema *struct {
+						ID      int    `json:"id"`
+						Subject string `json:"subject"`
+						Version int    `json:"version"`
+						Type    string `json:"type"`
+					} `json:"schema"`
+					Decoded       json.RawMessage `json:"decoded"`
+					DecodeProblem *struct {
+						Key string `json:"key"`
+					} `json:"decodeProblem"`
+					Value         *string `json:"value"`
+					ValueEncoding string  `json:"valueEncoding"`
+				} `json:"entries"`
+			}
+			a.do("GET", "/api/topics/"+topic+"/partitions/0/log?from=0&limit=10", nil, http.StatusOK, &log)
+			if len(log.Entries) != 4 {
+				t.Fatalf("the log holds %d entries, want 4", len(log.Entries))
+			}
+			for i, order := range wrote.Orders {
+				e := log.Entries[i]
+				if e.Schema == nil || e.Schema.ID != wrote.SchemaID || e.Schema.Subject != topic+"-value" || e.Schema.Version != 1 || e.Schema.Type != "AVRO" {
+					t.Errorf("offset %d's schema: %+v, want id %d, %s-value version 1, AVRO", i, e.Schema, wrote.SchemaID, topic)
+				}
+				if got, want := canonicalJSON(t, e.Decoded), canonicalJSON(t, order); got != want {
+					t.Errorf("offset %d decodes to %s, the serializer wrote %s", i, got, want)
+				}
+				if e.Value == nil {
+					t.Errorf("offset %d lost its raw bytes", i)
+				}
+			}
+			if e := log.Entries[3]; e.DecodeProblem == nil || e.DecodeProblem.Key != "schema.unknownId" || e.Decoded != nil || e.Value == nil {
+				t.Errorf("the frame with an unknown id: %+v", e)
+			}
+
+			chromium := chromiumPath(t)
+			for _, size := range [][2]int{{1280, 720}, {1920, 1080}} {
+				pg := openPage(t, a, chromium, size[0], size[1])
+				pg.open("/topics/" + topic + "/partitions/0")
+				if got := pg.text("schema-registry"); got != registry {
+					t.Errorf("at %v the masthead names the registry %q, want %q", size, got, registry)
+				}
+				pg.wait("the log's cells", `cell(1) !== null`, 15*time.Second)
+				pg.eval(`cell(1).click()`, nil)
+				pg.openTabOf("details-list")
+				pg.wait("the decoded order in Details", `(document.querySelector('[data-testid="details-decoded"]')?.textContent || '').includes('gift')`, 10*time.Second)
+				var visible bool
+				pg.eval(`(() => { const r = document.querySelector('[data-testid="details-decoded"]').getBoundingClientRect(); return r.height > 0 && r.top < innerHeight; })()`, &visible)
+				if !visible {
+					t.Errorf("at %v the decoded value is not on screen", size)
+				}
+			}
+		})
+	}
+}
+
+// avroWritten is what avroclient.py wrote.
+type avroWritten struct {
+	SchemaID int               `json:"schemaId"`
+	Orders   []json.RawMessage `json:"orders"`
+}
+
+// avroWitness runs scripts/py/avroclient.py: confluent-kafka's
+// AvroSerializer registering its schema and writing three orders.
+func avroWitness(t *testing.T, python, bootstrap, registry, topic string) avroWritten {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	script := filepath.Join(repoRoot(t), "scripts", "py", "avroclient.py")
+	cmd := exec.CommandContext(ctx, python, script, bootstrap, registry, topic)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("avroclient.py: %v\n%s%s", err, out, stderr.String())
+	}
+	var w avroWritten
+	if err := json.Unmarshal(out, &w); err != nil || len(w.Orders) != 3 {
+		t.Fatalf("avroclient.py printed %s: %v", out, err)
+	}
+	return w
+}
+
+// canonicalJSON is raw re-encoded with sorted keys.
+func canonicalJSON(t *testing.T, raw json.RawMessage) string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return fmt.Sprintf("not JSON (%v): %s", err, raw)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
