@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/offsetlab/offsetlab/internal/testenv"
 )
 
 // TestKillNineKeepsLesson2 is acceptance 3 of the classroom issue: it runs
@@ -22,9 +24,7 @@ import (
 // those of the same lesson run on a second server that was never killed.
 func TestKillNineKeepsLesson2(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds and runs the server binary")
-	}
+	testenv.Long(t, "it kills and restarts the server binary in the middle of lesson 2")
 
 	// The interrupted run.
 	dir := t.TempDir()

@@ -43,6 +43,7 @@ func newExplorer(t *testing.T, kind brokerKind) *explorer {
 	case embedded:
 		kafka, err = cluster.StartEmbedded(cluster.EmbeddedConfig{KafkaAddr: "127.0.0.1:0"})
 	case realKafka:
+		testenv.Needs(t, testenv.JVM)
 		brokers := os.Getenv(brokersEnv)
 		if brokers == "" {
 			testenv.MissingSetup(t, "real Kafka tests skipped: set %s=host:port", brokersEnv)

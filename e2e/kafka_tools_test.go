@@ -58,6 +58,7 @@ func TestKafkaTools(t *testing.T) {
 				p = startServerProcess(t, "--data-dir", t.TempDir())
 				bootstrap = p.kafkaAddr
 			case realKafka:
+				testenv.Needs(t, testenv.JVM)
 				if bootstrap == "" {
 					testenv.MissingSetup(t, "real Kafka tools tests skipped: set %s=host:port (scripts/test.sh starts Apache Kafka 4.3.1 and sets it)", brokersEnv)
 				}

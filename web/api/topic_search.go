@@ -1,9 +1,9 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -13,6 +13,13 @@ import (
 	"github.com/offsetlab/offsetlab/internal/problem"
 	"github.com/offsetlab/offsetlab/web/httpx"
 )
+
+// TopicSearchLab is what the topic-wide search and seek call; *lab.Lab is
+// one.
+type TopicSearchLab interface {
+	SearchTopic(ctx context.Context, topic string, req lab.TopicSearchRequest) (*lab.TopicSearchResult, error)
+	TopicOffsetsForTime(ctx context.Context, topic string, ms int64, workers func() (func(), bool)) ([]lab.PartitionTimeOffset, error)
+}
 
 // ndjson is the media type of a streamed answer: one JSON object a line.
 const ndjson = "application/x-ndjson"
@@ -25,12 +32,13 @@ const ndjson = "application/x-ndjson"
 // client that closes the connection stops the search.
 func (s *Server) GetTopicSearch(w http.ResponseWriter, r *http.Request) {
 	topic := httpx.PathParam(r, "topic")
-	from, to, err := rangeParams(r)
+	p := paramsOf(r)
+	from, to, err := p.offsetRange()
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	limit, err := intParam(r, "limit", 0)
+	limit, err := p.number("limit", 0)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -47,7 +55,7 @@ func (s *Server) GetTopicSearch(w http.ResponseWriter, r *http.Request) {
 		Workers:       s.scanWorkers(r),
 	}
 	if !strings.Contains(r.Header.Get("Accept"), ndjson) {
-		res, err := s.deps.Lab.SearchTopic(r.Context(), topic, req)
+		res, err := s.deps.TopicSearch.SearchTopic(r.Context(), topic, req)
 		if err != nil {
 			s.writeError(w, r, err)
 			return
@@ -57,7 +65,7 @@ func (s *Server) GetTopicSearch(w http.ResponseWriter, r *http.Request) {
 	}
 	line := streamLines(w)
 	req.Progress = func(p lab.TopicSearchProgress) { line(map[string]any{"progress": p}) }
-	res, err := s.deps.Lab.SearchTopic(r.Context(), topic, req)
+	res, err := s.deps.TopicSearch.SearchTopic(r.Context(), topic, req)
 	if err != nil {
 		if r.Context().Err() != nil {
 			return // stopped: nobody to tell
@@ -76,13 +84,12 @@ func (s *Server) GetTopicSearch(w http.ResponseWriter, r *http.Request) {
 // every partition's first offset at or after the time, as a consumer
 // seeking by time finds it.
 func (s *Server) GetTopicOffsetsForTime(w http.ResponseWriter, r *http.Request) {
-	raw := r.URL.Query().Get("timestamp")
-	ms, err := strconv.ParseInt(raw, 10, 64)
+	ms, err := paramsOf(r).timestamp("timestamp")
 	if err != nil {
-		s.writeError(w, r, problem.New(problem.Invalid, "error.timestampParam", "value", raw))
+		s.writeError(w, r, err)
 		return
 	}
-	offsets, err := s.deps.Lab.TopicOffsetsForTime(r.Context(), httpx.PathParam(r, "topic"), ms, s.scanWorkers(r))
+	offsets, err := s.deps.TopicSearch.TopicOffsetsForTime(r.Context(), httpx.PathParam(r, "topic"), ms, s.scanWorkers(r))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
