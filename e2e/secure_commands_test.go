@@ -203,8 +203,8 @@ func inspectFollows(t *testing.T, a *app, topic, txid, group string) {
 		value := func(id string) string {
 			return fmt.Sprintf(`document.querySelector('[data-testid=%q]').value`, id)
 		}
-		p.wait("the coordinator box on the LSO's holder", value("coord-id")+` === `+strconv.Quote(txid)+` && document.querySelector('[data-testid="coord-state"]').dataset.state === 'Ongoing'`, 15*time.Second)
-		p.wait("the group box on the partition's group", value("group-id")+` === `+strconv.Quote(group)+` && document.querySelector('[data-testid="group-offsets"] tr') !== null`, 15*time.Second)
+		p.wait("the coordinator box on the LSO's holder", value("coord-id")+` === `+strconv.Quote(txid)+` && document.querySelector('[data-testid="coord-state"]').dataset.state === 'Ongoing'`, 30*time.Second)
+		p.wait("the group box on the partition's group", value("group-id")+` === `+strconv.Quote(group)+` && document.querySelector('[data-testid="group-offsets"] tr') !== null`, 30*time.Second)
 		p.wait("the brokers box's hint", `!document.querySelector('[data-testid="brokers-hint"]').hidden`, 10*time.Second)
 		if hint := p.text("brokers-hint"); strings.Contains(hint, "docker compose") || hint == "" {
 			t.Errorf("at %v the Brokers box off the lab says %q", size, hint)
