@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,7 +27,8 @@ import (
 // knows follows. The log API gives each order its schema (id, subject
 // TOPIC-value, version 1, AVRO) and the value decoded as the serializer's
 // dict, the raw bytes beside it; the unknown id keeps its bytes with the
-// sentence saying so. In Chromium at 1280×720 and 1920×1080 the masthead
+// sentence saying so. A JSON path search and the topic-wide search look
+// into the decoded values. In Chromium at 1280×720 and 1920×1080 the masthead
 // names the registry and Details shows the decoded order.
 func TestSchemaRegistry(t *testing.T) {
 	if testing.Short() {
@@ -122,6 +124,24 @@ func TestSchemaRegistry(t *testing.T) {
 			}
 			if e := log.Entries[3]; e.DecodeProblem == nil || e.DecodeProblem.Key != "schema.unknownId" || e.Decoded != nil || e.Value == nil {
 				t.Errorf("the frame with an unknown id: %+v", e)
+			}
+
+			// Search looks into the decoded values: a JSON path, and a
+			// value's text across the topic.
+			var found struct {
+				Matches []struct {
+					Offset int64 `json:"offset"`
+				} `json:"matches"`
+			}
+			a.do("GET", "/api/topics/"+topic+"/partitions/0/search?path=note&q=gift", nil, http.StatusOK, &found)
+			if len(found.Matches) != 1 || found.Matches[0].Offset != 1 {
+				t.Errorf("a JSON path search of the decoded orders (note = gift): %+v, want offset 1", found.Matches)
+			}
+			var wide topicSearch
+			// "total":42000 is only in the decoded JSON, never in Avro's bytes.
+			a.do("GET", "/api/topics/"+topic+"/search?in=value&q="+url.QueryEscape(`"total":42000`), nil, http.StatusOK, &wide)
+			if len(wide.Matches) != 1 || wide.Matches[0].Offset != 1 {
+				t.Errorf("a topic-wide search of the decoded orders' JSON: %+v, want offset 1", wide.Matches)
 			}
 
 			chromium := chromiumPath(t)
