@@ -29,7 +29,8 @@ import (
 // dict, the raw bytes beside it; the unknown id keeps its bytes with the
 // sentence saying so. A JSON path search and the topic-wide search look
 // into the decoded values. In Chromium at 1280×720 and 1920×1080 the masthead
-// names the registry and Details shows the decoded order.
+// names the registry and Details shows the decoded order. The Protobuf
+// serializer's values (a message and a nested one) decode too.
 func TestSchemaRegistry(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs Python: not with -short")
@@ -126,6 +127,30 @@ func TestSchemaRegistry(t *testing.T) {
 				t.Errorf("the frame with an unknown id: %+v", e)
 			}
 
+			// confluent-kafka's Protobuf serializer: a message and its nested
+			// one (message indexes [0] and [0, 0]).
+			pbTopic := a.name("prices-pb")
+			if _, err := kadm.NewClient(kc).CreateTopic(ctx, 1, 1, nil, pbTopic); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _, _ = kadm.NewClient(kc).DeleteTopics(context.Background(), pbTopic) })
+			var pb struct {
+				SchemaID int `json:"schemaId"`
+			}
+			if out := registryClient(t, python, bootstrap, registry, pbTopic, "protobuf"); json.Unmarshal(out, &pb) != nil {
+				t.Fatalf("registryclient.py protobuf printed %s", out)
+			}
+			a.do("GET", "/api/topics/"+pbTopic+"/partitions/0/log?from=0&limit=10", nil, http.StatusOK, &log)
+			for i, want := range []string{`{"cents":"1500","sku":"S-1"}`, `{"level":3}`} {
+				if i >= len(log.Entries) {
+					t.Fatalf("the Protobuf topic holds %d entries", len(log.Entries))
+				}
+				e := log.Entries[i]
+				if e.Schema == nil || e.Schema.ID != pb.SchemaID || e.Schema.Type != "PROTOBUF" || canonicalJSON(t, e.Decoded) != want {
+					t.Errorf("Protobuf offset %d: schema %+v, decoded %s (%+v); want id %d PROTOBUF, %s", i, e.Schema, e.Decoded, e.DecodeProblem, pb.SchemaID, want)
+				}
+			}
+
 			// Search looks into the decoded values: a JSON path, and a
 			// value's text across the topic.
 			var found struct {
@@ -165,31 +190,39 @@ func TestSchemaRegistry(t *testing.T) {
 	}
 }
 
-// avroWritten is what avroclient.py wrote.
+// avroWritten is what registryclient.py wrote.
 type avroWritten struct {
 	SchemaID int               `json:"schemaId"`
 	Orders   []json.RawMessage `json:"orders"`
 }
 
-// avroWitness runs scripts/py/avroclient.py: confluent-kafka's
+// avroWitness runs scripts/py/registryclient.py: confluent-kafka's
 // AvroSerializer registering its schema and writing three orders.
 func avroWitness(t *testing.T, python, bootstrap, registry, topic string) avroWritten {
 	t.Helper()
+	out := registryClient(t, python, bootstrap, registry, topic)
+	var w avroWritten
+	if err := json.Unmarshal(out, &w); err != nil || len(w.Orders) != 3 {
+		t.Fatalf("registryclient.py printed %s: %v", out, err)
+	}
+	return w
+}
+
+// registryClient runs scripts/py/registryclient.py and returns what it
+// printed.
+func registryClient(t *testing.T, python string, args ...string) []byte {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	script := filepath.Join(repoRoot(t), "scripts", "py", "avroclient.py")
-	cmd := exec.CommandContext(ctx, python, script, bootstrap, registry, topic)
+	script := filepath.Join(repoRoot(t), "scripts", "py", "registryclient.py")
+	cmd := exec.CommandContext(ctx, python, append([]string{script}, args...)...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("avroclient.py: %v\n%s%s", err, out, stderr.String())
+		t.Fatalf("registryclient.py %v: %v\n%s%s", args, err, out, stderr.String())
 	}
-	var w avroWritten
-	if err := json.Unmarshal(out, &w); err != nil || len(w.Orders) != 3 {
-		t.Fatalf("avroclient.py printed %s: %v", out, err)
-	}
-	return w
+	return out
 }
 
 // canonicalJSON is raw re-encoded with sorted keys.

@@ -14,14 +14,15 @@
 set -euo pipefail
 
 CONFLUENT_KAFKA_VERSION=2.15.1
-# The Avro serializer's own needs (confluent-kafka[avro]), pinned: the
-# Schema Registry tests write through it.
+# The Avro and Protobuf serializers' own needs (confluent-kafka[avro,protobuf]),
+# pinned: the Schema Registry tests write through them.
 FASTAVRO_VERSION=1.13.1
+PROTOBUF_VERSION=7.36.2
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/.." && pwd)"
 venv="${OFFSETLAB_VENV:-${OFFSETLAB_CACHE:-$repo/.cache}/venv}"
-stamp="$venv/.offsetlab-confluent-kafka-$CONFLUENT_KAFKA_VERSION-avro-$FASTAVRO_VERSION"
+stamp="$venv/.offsetlab-confluent-kafka-$CONFLUENT_KAFKA_VERSION-avro-$FASTAVRO_VERSION-protobuf-$PROTOBUF_VERSION"
 
 if [[ -f "$stamp" && -x "$venv/bin/python" ]]; then
 	echo "$venv"
@@ -36,7 +37,7 @@ if [[ ! -f "$stamp" || ! -x "$venv/bin/python" ]]; then
 		"${PYTHON:-python3}" -m venv "$venv" >&2
 	fi
 	"$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-		"confluent-kafka[avro]==$CONFLUENT_KAFKA_VERSION" "fastavro==$FASTAVRO_VERSION" >&2
+		"confluent-kafka[avro,protobuf]==$CONFLUENT_KAFKA_VERSION" "fastavro==$FASTAVRO_VERSION" "protobuf==$PROTOBUF_VERSION" >&2
 	"$venv/bin/python" -c 'import confluent_kafka, sys; v = confluent_kafka.__version__; sys.exit(0 if v == sys.argv[1] else "confluent-kafka " + v + " installed, wanted " + sys.argv[1])' \
 		"$CONFLUENT_KAFKA_VERSION" >&2
 	rm -f "$venv"/.offsetlab-confluent-kafka-*

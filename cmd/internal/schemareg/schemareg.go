@@ -2,8 +2,9 @@
 // Schema Registry: the wire format's magic byte 0 and 4-byte schema id,
 // the schema fetched from the registry once by id (franz-go's pkg/sr) and
 // kept, and the payload decoded as JSON. Avro is decoded with hamba/avro;
-// JSON Schema values are JSON already; Protobuf is recognised (its message
-// indexes read) but not decoded yet, and says so.
+// Protobuf's .proto compiled with bufbuild/protocompile and the message its
+// indexes name decoded as a dynamic message; JSON Schema values are JSON
+// already (not validated against their schema).
 //
 // A Decoder implements inspect.ValueDecoder. It never fails a read: a bad
 // frame, an unknown id, a schema that does not parse or a registry that
@@ -32,6 +33,7 @@ import (
 
 	"github.com/hamba/avro/v2"
 	"github.com/twmb/franz-go/pkg/sr"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/offsetlab/offsetlab/internal/catalog"
 	"github.com/offsetlab/offsetlab/internal/inspect"
@@ -62,8 +64,9 @@ type Decoder struct {
 
 // schema is one id's schema, parsed, or why it is not known.
 type schema struct {
-	ref  inspect.SchemaRef
-	avro avro.Schema
+	ref   inspect.SchemaRef
+	avro  avro.Schema
+	proto protoreflect.FileDescriptor
 	// problem, when set, is why values of this id stay raw; until is
 	// when to ask the registry again (zero: never).
 	problem *catalog.Message
@@ -123,11 +126,16 @@ func (d *Decoder) DecodeValue(value []byte) (inspect.Decoded, bool) {
 		}
 		out.Value = json.RawMessage(payload)
 	case "PROTOBUF":
-		if _, err := messageIndexes(payload); err != nil {
+		if _, _, err := messageIndexes(payload); err != nil {
 			out.Problem = msg("schema.badFrame", "detail", err.Error())
 			return out, true
 		}
-		out.Problem = msg("schema.unsupported", "id", strconv.Itoa(id), "type", s.ref.Type)
+		b, err := decodeProto(s.proto, payload)
+		if err != nil {
+			out.Problem = msg("schema.decodeFailed", "id", strconv.Itoa(id), "type", s.ref.Type, "detail", err.Error())
+			return out, true
+		}
+		out.Value = b
 	default:
 		out.Problem = msg("schema.unsupported", "id", strconv.Itoa(id), "type", s.ref.Type)
 	}
@@ -165,32 +173,6 @@ func jsonable(v any) any {
 		return out
 	}
 	return v
-}
-
-// messageIndexes reads the Protobuf message indexes after the schema id: a
-// zig-zag varint count, then that many zig-zag varints (a lone 0 means the
-// first message).
-func messageIndexes(b []byte) ([]int, error) {
-	n, used := binary.Varint(b)
-	if used <= 0 {
-		return nil, errors.New("no message indexes")
-	}
-	if n == 0 {
-		return []int{0}, nil
-	}
-	if n < 0 || n > 64 {
-		return nil, fmt.Errorf("%d message indexes", n)
-	}
-	b = b[used:]
-	out := make([]int, n)
-	for i := range out {
-		v, u := binary.Varint(b)
-		if u <= 0 {
-			return nil, errors.New("message indexes cut short")
-		}
-		out[i], b = int(v), b[u:]
-	}
-	return out, nil
 }
 
 // schema is id's schema: from the cache, else from the registry.
@@ -235,13 +217,15 @@ func (d *Decoder) fetch(id int) *schema {
 	if versions, err := d.client.SchemaVersionsByID(ctx, id); err == nil && len(versions) > 0 {
 		s.ref.Subject, s.ref.Version = versions[0].Subject, versions[0].Version
 	}
-	if s.ref.Type == "AVRO" {
-		parsed, err := avro.Parse(got.Schema)
-		if err != nil {
-			s.problem = msg("schema.decodeFailed", "id", strconv.Itoa(id), "type", s.ref.Type, "detail", err.Error())
-			return s
-		}
-		s.avro = parsed
+	var err2 error
+	switch s.ref.Type {
+	case "AVRO":
+		s.avro, err2 = avro.Parse(got.Schema)
+	case "PROTOBUF":
+		s.proto, err2 = compileProto(got.Schema)
+	}
+	if err2 != nil {
+		s.problem = msg("schema.decodeFailed", "id", strconv.Itoa(id), "type", s.ref.Type, "detail", err2.Error())
 	}
 	return s
 }

@@ -25,7 +25,8 @@ func frame(id int, payload []byte) []byte {
 // (id, subject, version, type), a JSON Schema value is its JSON; an
 // unknown id, a registry that is down, a Protobuf frame without indexes,
 // bytes that do not fit the schema, and unframed bytes each keep the raw
-// bytes with their sentence (or are not framed at all).
+// bytes with their sentence (or are not framed at all); Protobuf decodes
+// the message its indexes name, nested ones too.
 func TestDecodeValue(t *testing.T) {
 	reg := srfake.New()
 	t.Cleanup(reg.Close)
@@ -37,7 +38,7 @@ func TestDecodeValue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	protoID, _, err := reg.RegisterSchema("prices-value", sr.Schema{Schema: `syntax = "proto3"; message Price { string sku = 1; }`, Type: sr.TypeProtobuf})
+	protoID, _, err := reg.RegisterSchema("prices-value", sr.Schema{Schema: `syntax = "proto3"; message Price { string sku = 1; message Tier { int32 level = 1; } }`, Type: sr.TypeProtobuf})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +68,9 @@ func TestDecodeValue(t *testing.T) {
 		{"an unknown id", d, frame(999, payload), true, "", "schema.unknownId", ""},
 		{"a registry that is down", down, frame(avroID, payload), true, "", "schema.registryDown", ""},
 		{"protobuf without message indexes", d, frame(protoID, nil), true, "", "schema.badFrame", "prices-value"},
-		{"protobuf, recognised", d, frame(protoID, []byte{0, 0x0a, 1, 'x'}), true, "", "schema.unsupported", "prices-value"},
+		{"protobuf, the first message", d, frame(protoID, []byte{0, 0x0a, 1, 'x'}), true, `{"sku":"x"}`, "", "prices-value"},
+		{"protobuf, a nested message", d, frame(protoID, []byte{4, 0, 0, 0x08, 5}), true, `{"level":5}`, "", "prices-value"},
+		{"protobuf, an index past the schema", d, frame(protoID, []byte{2, 6, 0x08, 5}), true, "", "schema.decodeFailed", "prices-value"},
 		{"bytes that do not fit the schema", d, frame(avroID, []byte{0x80}), true, "", "schema.decodeFailed", "orders-value"},
 		{"plain text", d, []byte("O-1 total=30000"), false, "", "", ""},
 	}
