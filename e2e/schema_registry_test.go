@@ -29,7 +29,7 @@ import (
 // dict, the raw bytes beside it; the unknown id keeps its bytes with the
 // sentence saying so. A JSON path search and the topic-wide search look
 // into the decoded values. In Chromium at 1280×720 and 1920×1080 the masthead
-// names the registry and Details shows the decoded order. The Protobuf
+// names the registry, Details shows the decoded order and Table its JSON. The Protobuf
 // serializer's values (a message and a nested one) decode too.
 func TestSchemaRegistry(t *testing.T) {
 	if testing.Short() {
@@ -185,6 +185,8 @@ func TestSchemaRegistry(t *testing.T) {
 				if !visible {
 					t.Errorf("at %v the decoded value is not on screen", size)
 				}
+				pg.click("table-toggle")
+				pg.wait("the table's decoded order", `[...document.querySelectorAll('[data-testid="log-row"][data-offset="1"] [data-testid="row-value"] .tval')].some((v) => v.textContent.includes('"note":"gift"'))`, 10*time.Second)
 			}
 		})
 	}
