@@ -448,7 +448,6 @@ export interface Check {
   expected: string;
   observed: string;
   ok: boolean;
-  note?: Text;
 }
 
 /** Answer (Go lessons.Answer) */
