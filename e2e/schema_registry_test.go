@@ -29,7 +29,8 @@ import (
 // dict, the raw bytes beside it; the unknown id keeps its bytes with the
 // sentence saying so. A JSON path search and the topic-wide search look
 // into the decoded values. In Chromium at 1280×720 and 1920×1080 the masthead
-// names the registry, Details shows the decoded order and Table its JSON. The Protobuf
+// names the registry, Details shows the decoded order and Table its JSON;
+// a tombstone (null value) is named as one in the Table. The Protobuf
 // serializer's values (a message and a nested one) decode too.
 func TestSchemaRegistry(t *testing.T) {
 	if testing.Short() {
@@ -187,6 +188,12 @@ func TestSchemaRegistry(t *testing.T) {
 				}
 				pg.click("table-toggle")
 				pg.wait("the table's decoded order", `[...document.querySelectorAll('[data-testid="log-row"][data-offset="1"] [data-testid="row-value"] .tval')].some((v) => v.textContent.includes('"note":"gift"'))`, 10*time.Second)
+				if size[0] == 1280 { // a tombstone for O-2, written once, named in the table
+					if err := kc.ProduceSync(ctx, &kgo.Record{Key: []byte("O-2")}).FirstErr(); err != nil {
+						t.Fatal(err)
+					}
+				}
+				pg.wait("the tombstone named in the table", `(document.querySelector('[data-testid="log-row"][data-offset="4"] [data-testid="row-value"] .tval')?.textContent || '').startsWith('tombstone')`, 15*time.Second)
 			}
 		})
 	}
