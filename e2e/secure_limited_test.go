@@ -20,7 +20,8 @@ import (
 // user may not DESCRIBE_CONFIGS the topic; without READ too it says so
 // where the open transactions are counted, and the transactions page
 // lists the transactional ids while its producers section says why it is
-// empty. /api/topics/{t} answers 200 with the reasons. In Chromium at
+// empty; the group page keeps a group's offsets and lag and says why
+// its record lag is missing. /api/topics/{t} answers 200 with the reasons. In Chromium at
 // 1280×720 and 1920×1080 the strips and both sentences are on show, and
 // the maps' refusal (READ) is said once under the strips.
 func TestSecureLimitedRights(t *testing.T) {
@@ -53,8 +54,21 @@ func TestSecureLimitedRights(t *testing.T) {
 		return []*kadm.ACLBuilder{
 			kadm.NewACLs().Allow(p).AllowHosts("*").Topics("*").Operations(kadm.OpDescribe),
 			kadm.NewACLs().Allow(p).AllowHosts("*").TransactionalIDs("*").Operations(kadm.OpDescribe),
+			kadm.NewACLs().Allow(p).AllowHosts("*").Groups("*").Operations(kadm.OpDescribe),
 		}
 	})
+	// A group a step behind on partition 2 (two plain records): counting
+	// its record lag needs READ on the topic.
+	group := "orders-readers-" + suffix
+	plain := secureClient(t, admin, kgo.DefaultProduceTopic(topic), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err := plain.ProduceSync(ctx, &kgo.Record{Value: []byte("a"), Partition: 2}, &kgo.Record{Value: []byte("b"), Partition: 2}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	offsets := kadm.Offsets{}
+	offsets.Add(kadm.Offset{Topic: topic, Partition: 2, At: 1, LeaderEpoch: -1})
+	if committed, err := adm.CommitOffsets(ctx, group, offsets); err != nil || committed.Error() != nil {
+		t.Fatalf("commit: %v %v", err, committed.Error())
+	}
 
 	for _, tt := range []struct {
 		name, file string
@@ -113,6 +127,15 @@ func TestSecureLimitedRights(t *testing.T) {
 			}
 			if !tt.openUnread && !strings.Contains(txns, `data-testid="abort-item"`) {
 				t.Errorf("the transactions page as %s does not show the open transaction's producer", user)
+			}
+			if tt.openUnread {
+				// The group page keeps the committed offset and the offset
+				// lag, and says why the record lag is missing.
+				status, body := a.request("GET", "/groups/"+group, nil)
+				page := string(body)
+				if status != http.StatusOK || !strings.Contains(page, `data-committed="1" data-log-end="2" data-lag="1" data-record-lag="-1"`) || !strings.Contains(page, "may not READ on topic "+topic) {
+					t.Errorf("the group page as %s: %d; want the offset row with lag 1 and the missing READ named", user, status)
+				}
 			}
 			if testing.Short() {
 				return

@@ -9,6 +9,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/offsetlab/offsetlab/internal/catalog"
+	"github.com/offsetlab/offsetlab/internal/problem"
 	"github.com/offsetlab/offsetlab/internal/wait"
 )
 
@@ -169,6 +171,9 @@ type GroupOffset struct {
 	// when it could not be counted (RecordLagNote says why).
 	RecordLag     int64  `json:"recordLag"`
 	RecordLagNote string `json:"recordLagNote,omitempty"`
+	// RecordLagProblem, when the brokers refused the read that counts
+	// it, names the missing right (the sentence the page shows).
+	RecordLagProblem *catalog.Message `json:"recordLagProblem,omitempty"`
 	// Held, set by internal/lab, says what holds the partition's last
 	// stable offset when an open transaction holds it at or above the
 	// committed offset: the record lag stops at the LSO, Held.Waiting
@@ -257,6 +262,10 @@ func (c *Cluster) DescribeGroup(ctx context.Context, group string, lags RecordLa
 			n, err := lags.RecordLag(ctx, o.Topic, o.Partition, o.Committed)
 			if err != nil {
 				g.RecordLagNote = err.Error()
+				if problem.Denied(err) != nil {
+					m := problem.As(problem.NotAllowed(err, c.security.User, "READ", "topic", o.Topic)).Message
+					g.RecordLagProblem = &m
+				}
 			} else {
 				g.RecordLag = n
 			}
