@@ -31,7 +31,8 @@ import (
 // into the decoded values. In Chromium at 1280×720 and 1920×1080 the masthead
 // names the registry, Details shows the decoded order and Table its JSON;
 // a tombstone (null value) is named as one in the Table. The Protobuf
-// serializer's values (a message and a nested one) decode too.
+// serializer's values (a message and a nested one) decode too, and the
+// JSON Schema serializer's meet their schema.
 func TestSchemaRegistry(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs Python: not with -short")
@@ -149,6 +150,30 @@ func TestSchemaRegistry(t *testing.T) {
 				e := log.Entries[i]
 				if e.Schema == nil || e.Schema.ID != pb.SchemaID || e.Schema.Type != "PROTOBUF" || canonicalJSON(t, e.Decoded) != want {
 					t.Errorf("Protobuf offset %d: schema %+v, decoded %s (%+v); want id %d PROTOBUF, %s", i, e.Schema, e.Decoded, e.DecodeProblem, pb.SchemaID, want)
+				}
+			}
+
+			// confluent-kafka's JSON Schema serializer: the JSON, validated.
+			jsTopic := a.name("events-json")
+			if _, err := kadm.NewClient(kc).CreateTopic(ctx, 1, 1, nil, jsTopic); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _, _ = kadm.NewClient(kc).DeleteTopics(context.Background(), jsTopic) })
+			var js struct {
+				SchemaID int               `json:"schemaId"`
+				Events   []json.RawMessage `json:"events"`
+			}
+			if out := registryClient(t, python, bootstrap, registry, jsTopic, "json"); json.Unmarshal(out, &js) != nil || len(js.Events) != 2 {
+				t.Fatalf("registryclient.py json printed %s", out)
+			}
+			a.do("GET", "/api/topics/"+jsTopic+"/partitions/0/log?from=0&limit=10", nil, http.StatusOK, &log)
+			for i, want := range js.Events {
+				if i >= len(log.Entries) {
+					t.Fatalf("the JSON Schema topic holds %d entries", len(log.Entries))
+				}
+				e := log.Entries[i]
+				if e.Schema == nil || e.Schema.ID != js.SchemaID || e.Schema.Type != "JSON" || e.DecodeProblem != nil || canonicalJSON(t, e.Decoded) != canonicalJSON(t, want) {
+					t.Errorf("JSON Schema offset %d: schema %+v, decoded %s (%+v); want id %d JSON, %s", i, e.Schema, e.Decoded, e.DecodeProblem, js.SchemaID, want)
 				}
 			}
 

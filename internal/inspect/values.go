@@ -35,8 +35,9 @@ type SchemaRef struct {
 	Type string `json:"type,omitempty"`
 }
 
-// Decoded is what a ValueDecoder made of a framed value: Value as JSON, or
-// Problem (a catalogue sentence) saying why the bytes stay raw.
+// Decoded is what a ValueDecoder made of a framed value: Value as JSON,
+// and/or Problem (a catalogue sentence) saying why the bytes stay raw, or
+// why a decoded value does not meet its schema.
 type Decoded struct {
 	Schema  SchemaRef
 	Value   json.RawMessage
@@ -59,9 +60,9 @@ func decodeValue(dec ValueDecoder, e *Entry, value []byte) {
 	}
 	ref := d.Schema
 	e.Schema = &ref
+	e.DecodeProblem = d.Problem // a value may decode and still be refused by its schema
 	switch {
-	case d.Problem != nil:
-		e.DecodeProblem = d.Problem
+	case d.Value == nil:
 	case len(d.Value) > MaxDecodedBytes:
 		m := catalog.M("schema.tooLarge", "size", strconv.Itoa(len(d.Value)), "max", strconv.Itoa(MaxDecodedBytes))
 		e.DecodeProblem = &m

@@ -8,7 +8,8 @@ Avro: registers the Order schema (subject TOPIC-value, the serializer's
 default) and produces three orders with it, then prints what it wrote as
 JSON: {"schemaId": N, "orders": [...]}. Protobuf: a Price and its nested
 Tier message (message indexes [0] and [0, 0]), built from a descriptor
-(no protoc), printing {"schemaId": N}.
+(no protoc), printing {"schemaId": N}. JSON Schema: two events the
+schema accepts, printing {"schemaId": N, "events": [...]}.
 """
 import json
 import sys
@@ -63,10 +64,38 @@ def protobuf(bootstrap, registry, topic):
     print(json.dumps({"schemaId": client.get_latest_version(topic + "-value").schema_id}))
 
 
+EVENT = {
+    "$schema": "http://json-schema.org/draft-07/schema#",
+    "title": "Event",
+    "type": "object",
+    "properties": {"kind": {"type": "string"}, "amount": {"type": "integer"}},
+    "required": ["kind"],
+}
+
+EVENTS = [{"kind": "paid", "amount": 30000}, {"kind": "refunded", "amount": 1200}]
+
+
+def json_schema(bootstrap, registry, topic):
+    from confluent_kafka.schema_registry.json_schema import JSONSerializer
+
+    client = SchemaRegistryClient({"url": registry})
+    serialize = JSONSerializer(json.dumps(EVENT), client)
+    producer = Producer({"bootstrap.servers": bootstrap})
+    ctx = SerializationContext(topic, MessageField.VALUE)
+    for event in EVENTS:
+        producer.produce(topic, value=serialize(event, ctx))
+    if producer.flush(30) != 0:
+        sys.exit("not every event was delivered")
+    print(json.dumps({"schemaId": client.get_latest_version(topic + "-value").schema_id, "events": EVENTS}))
+
+
 def main():
     bootstrap, registry, topic = sys.argv[1:4]
     if sys.argv[4:] == ["protobuf"]:
         protobuf(bootstrap, registry, topic)
+        return
+    if sys.argv[4:] == ["json"]:
+        json_schema(bootstrap, registry, topic)
         return
     client = SchemaRegistryClient({"url": registry})
     serialize = AvroSerializer(client, json.dumps(ORDER))

@@ -4,7 +4,7 @@
 // kept, and the payload decoded as JSON. Avro is decoded with hamba/avro;
 // Protobuf's .proto compiled with bufbuild/protocompile and the message its
 // indexes name decoded as a dynamic message; JSON Schema values are JSON
-// already (not validated against their schema).
+// already, validated against their schema (santhosh-tekuri/jsonschema).
 //
 // A Decoder implements inspect.ValueDecoder. It never fails a read: a bad
 // frame, an unknown id, a schema that does not parse or a registry that
@@ -21,6 +21,7 @@
 package schemareg
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -28,10 +29,12 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/hamba/avro/v2"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/twmb/franz-go/pkg/sr"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
@@ -67,6 +70,7 @@ type schema struct {
 	ref   inspect.SchemaRef
 	avro  avro.Schema
 	proto protoreflect.FileDescriptor
+	json  *jsonschema.Schema
 	// problem, when set, is why values of this id stay raw; until is
 	// when to ask the registry again (zero: never).
 	problem *catalog.Message
@@ -120,11 +124,16 @@ func (d *Decoder) DecodeValue(value []byte) (inspect.Decoded, bool) {
 		}
 		out.Value, out.Problem = asJSON(id, s.ref.Type, v)
 	case "JSON":
-		if !json.Valid(payload) {
+		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(payload))
+		if err != nil {
 			out.Problem = msg("schema.decodeFailed", "id", strconv.Itoa(id), "type", s.ref.Type, "detail", "not JSON")
 			return out, true
 		}
 		out.Value = json.RawMessage(payload)
+		// Shown either way; a value its schema refuses says so.
+		if err := s.json.Validate(v); err != nil {
+			out.Problem = msg("schema.invalid", "id", strconv.Itoa(id), "detail", firstLine(err.Error()))
+		}
 	case "PROTOBUF":
 		if _, _, err := messageIndexes(payload); err != nil {
 			out.Problem = msg("schema.badFrame", "detail", err.Error())
@@ -223,9 +232,34 @@ func (d *Decoder) fetch(id int) *schema {
 		s.avro, err2 = avro.Parse(got.Schema)
 	case "PROTOBUF":
 		s.proto, err2 = compileProto(got.Schema)
+	case "JSON":
+		s.json, err2 = compileJSONSchema(got.Schema)
 	}
 	if err2 != nil {
 		s.problem = msg("schema.decodeFailed", "id", strconv.Itoa(id), "type", s.ref.Type, "detail", err2.Error())
+	}
+	return s
+}
+
+// compileJSONSchema compiles a JSON Schema as the registry gives it
+// (santhosh-tekuri/jsonschema: drafts 4 to 2020-12, no remote references).
+func compileJSONSchema(text string) (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(text))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("schema.json", doc); err != nil {
+		return nil, err
+	}
+	return c.Compile("schema.json")
+}
+
+// firstLine is an error's first line (a validation error lists every
+// failing keyword below it).
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
 	}
 	return s
 }

@@ -23,6 +23,7 @@ func frame(id int, payload []byte) []byte {
 
 // TestDecodeValue: a framed Avro value decodes to JSON naming its schema
 // (id, subject, version, type), a JSON Schema value is its JSON; an
+// JSON value its schema refuses is shown with the sentence saying so; an
 // unknown id, a registry that is down, a Protobuf frame without indexes,
 // bytes that do not fit the schema, and unframed bytes each keep the raw
 // bytes with their sentence (or are not framed at all); Protobuf decodes
@@ -34,7 +35,7 @@ func TestDecodeValue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	jsonID, _, err := reg.RegisterSchema("events-value", sr.Schema{Schema: `{"type":"object"}`, Type: sr.TypeJSON})
+	jsonID, _, err := reg.RegisterSchema("events-value", sr.Schema{Schema: `{"type":"object","required":["a"]}`, Type: sr.TypeJSON})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,6 +66,7 @@ func TestDecodeValue(t *testing.T) {
 	}{
 		{"avro", d, frame(avroID, payload), true, `{"id":"O-1","note":null,"total":30000}`, "", "orders-value"},
 		{"json schema", d, frame(jsonID, []byte(`{"a":1}`)), true, `{"a":1}`, "", "events-value"},
+		{"json its schema refuses, shown and said", d, frame(jsonID, []byte(`{"b":2}`)), true, `{"b":2}`, "schema.invalid", "events-value"},
 		{"an unknown id", d, frame(999, payload), true, "", "schema.unknownId", ""},
 		{"a registry that is down", down, frame(avroID, payload), true, "", "schema.registryDown", ""},
 		{"protobuf without message indexes", d, frame(protoID, nil), true, "", "schema.badFrame", "prices-value"},

@@ -41,14 +41,20 @@ function schemaRows(dl, entry) {
     pre.dataset.json = 'true';
     pre.dataset.testid = 'details-decoded';
     highlight(pre, JSON.stringify(entry.decoded, null, 2));
-    row(dl, 'Decoded', pre);
+    const dd = row(dl, 'Decoded', pre);
+    if (entry.decodeProblem) dd.append(problemNote(entry.decodeProblem)); // decoded, yet refused by its schema
   } else if (entry.decodeProblem) {
-    const p = document.createElement('p');
-    p.className = 'note';
-    p.dataset.testid = 'details-decode-problem';
-    p.textContent = t(entry.decodeProblem.key, entry.decodeProblem.args);
-    row(dl, 'Decoded', p);
+    row(dl, 'Decoded', problemNote(entry.decodeProblem));
   }
+}
+
+/** problemNote is why a value stays raw, or why its schema refuses it. */
+function problemNote(problem) {
+  const p = document.createElement('p');
+  p.className = 'note';
+  p.dataset.testid = 'details-decode-problem';
+  p.textContent = t(problem.key, problem.args);
+  return p;
 }
 
 /** row adds a field; its name is translated, data-field keeps the English name. */
