@@ -34,9 +34,7 @@ import (
 // serializer's values (a message and a nested one) decode too, and the
 // JSON Schema serializer's meet their schema.
 func TestSchemaRegistry(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs Python: not with -short")
-	}
+	testenv.Needs(t, testenv.Python)
 	python := os.Getenv(pythonEnv)
 	if python == "" {
 		testenv.MissingSetup(t, "Schema Registry tests skipped: set %s to a python with confluent-kafka[avro] (scripts/python-venv.sh)", pythonEnv)
@@ -52,6 +50,7 @@ func TestSchemaRegistry(t *testing.T) {
 				p = startServerProcess(t, "--data-dir", t.TempDir(), "--schema-registry-addr", "127.0.0.1:0")
 				bootstrap = p.kafkaAddr
 			case realKafka:
+				testenv.Needs(t, testenv.JVM)
 				bootstrap = os.Getenv(brokersEnv)
 				if bootstrap == "" {
 					testenv.MissingSetup(t, "real Kafka skipped: set %s", brokersEnv)

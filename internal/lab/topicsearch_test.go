@@ -17,6 +17,7 @@ import (
 	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/internal/inspect"
 	"github.com/offsetlab/offsetlab/internal/lab"
+	"github.com/offsetlab/offsetlab/internal/testenv"
 )
 
 // searchLab is a Lab over a fresh embedded broker, or over the real Kafka
@@ -26,6 +27,7 @@ func searchLab(tb testing.TB, real bool) (*lab.Lab, []string) {
 	var c *cluster.Cluster
 	var err error
 	if real {
+		testenv.Needs(tb, testenv.JVM)
 		brokers := os.Getenv("OFFSETLAB_KAFKA_BROKERS")
 		if brokers == "" {
 			tb.Skip("real Kafka skipped: set OFFSETLAB_KAFKA_BROKERS=host:port")
