@@ -23,10 +23,14 @@ type groupView struct {
 	Offsets []offsetRow
 }
 
-// DescribeCommand is kafka-consumer-groups.sh --describe for the group,
-// connected as the dashboard is.
+// DescribeCommand is kafka-consumer-groups.sh --describe for the group
+// (kafka-share-groups.sh for a share group), connected as the dashboard is.
 func (v groupView) DescribeCommand() shellCommand {
-	return v.Connection().command("kafka-consumer-groups.sh", "--describe", "--group "+shellWord(v.Name))
+	tool := "kafka-consumer-groups.sh"
+	if v.Group.Type == "share" {
+		tool = "kafka-share-groups.sh"
+	}
+	return v.Connection().command(tool, "--describe", "--group "+shellWord(v.Name))
 }
 
 // DescribeRight is what --describe needs: DESCRIBE on the group, which

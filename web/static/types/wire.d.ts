@@ -7,6 +7,7 @@ export type MessageType =
   | "entries"
   | "pointers"
   | "groups"
+  | "share"
   | "event"
   | "broker"
   | "problem"
@@ -30,6 +31,7 @@ export interface Message {
   pointers?: Pointers;
   entries?: Entry[];
   groups?: PartitionGroupOffset[];
+  shares?: SharePartition[];
   event?: Event;
   events?: Event[];
   reachable?: boolean;
@@ -205,6 +207,21 @@ export interface PartitionGroupOffset {
   committed: number;
 }
 
+/** SharePartition (Go cluster.SharePartition) */
+export interface SharePartition {
+  group: string;
+  topic: string;
+  partition: number;
+  startOffset: number;
+  endOffset: number;
+  highWatermark: number;
+  source: string;
+  deliveryCountLimit: number;
+  lockMillis?: number;
+  records: ShareRecord[] | null;
+  truncated?: boolean;
+}
+
 /** Event (Go live.Event) */
 export interface Event {
   time: string;
@@ -347,6 +364,7 @@ export interface Step {
   pointers?: Pointers;
   entries?: Entry[];
   groups?: PartitionGroupOffset[];
+  shares?: SharePartition[];
   event?: Event;
   events?: Event[];
   reachable?: boolean;
@@ -410,6 +428,17 @@ export interface SchemaRef {
   subject?: string;
   version?: number;
   type?: string;
+}
+
+/** ShareRecord (Go cluster.ShareRecord) */
+export interface ShareRecord {
+  offset: number;
+  state: string;
+  deliveryCount: number;
+  member?: string;
+  worker?: string;
+  lockExpiresAt?: string;
+  why?: string;
 }
 
 /** ConfigSynonym (Go cluster.ConfigSynonym) */
