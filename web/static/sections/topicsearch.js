@@ -7,7 +7,7 @@
 // partition's first offset at or after a time. Every match and offset
 // opens the partition's log there.
 
-import { ApiError, api, fmt, partitionPath, showErrorText } from '../common/api.js';
+import { ApiError, api, fmt, partitionPath, patiently, showErrorText } from '../common/api.js';
 import { plain, tr } from '../common/i18n.js';
 
 const VALUE_CHARS = 160;
@@ -128,13 +128,20 @@ export function setupTopicSearch(card) {
     card.dataset.state = 'running';
     let result = null;
     try {
-      const resp = await fetch(`/api/topics/${encodeURIComponent(topic)}/search?${params}`, {
-        headers: { Accept: 'application/x-ndjson' }, signal: controller.signal,
-      });
-      if (!resp.ok || !resp.body) {
-        const body = await resp.json().catch(() => ({}));
-        throw new ApiError(resp.status, body.error || resp.statusText, body.code, body.args);
-      }
+      // The scans' line may be full (the strips map too): wait as the
+      // server asks and try again, as every expensive read does.
+      const resp = await patiently(async () => {
+        const r = await fetch(`/api/topics/${encodeURIComponent(topic)}/search?${params}`, {
+          headers: { Accept: 'application/x-ndjson' }, signal: controller.signal,
+        });
+        if (!r.ok || !r.body) {
+          const body = await r.json().catch(() => ({}));
+          const err = /** @type {ApiError & {retryAfter?: string | null}} */ (new ApiError(r.status, body.error || r.statusText, body.code, body.args));
+          err.retryAfter = r.headers.get('Retry-After');
+          throw err;
+        }
+        return r;
+      }, controller.signal);
       await readLines(resp.body, (line) => {
         if (line.progress) {
           const p = line.progress;
