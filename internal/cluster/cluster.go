@@ -53,6 +53,10 @@ type Cluster struct {
 	closing  sync.Once
 	client   *kgo.Client
 	admin    *kadm.Client
+	// rights is the client that asks what the dashboard's user may do
+	// (rights.go), made on first use and closed with the Cluster.
+	rightsMu sync.Mutex
+	rights   *kgo.Client
 }
 
 // EmbeddedConfig configures the embedded broker.
@@ -341,6 +345,11 @@ func (c *Cluster) Ping(ctx context.Context) error {
 // down. Calls after the first do nothing.
 func (c *Cluster) Close() {
 	c.closing.Do(func() {
+		c.rightsMu.Lock()
+		if c.rights != nil {
+			c.rights.Close()
+		}
+		c.rightsMu.Unlock()
 		c.client.Close()
 		if c.fake != nil {
 			c.fake.Close()

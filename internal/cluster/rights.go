@@ -66,21 +66,19 @@ func (c *Cluster) MayAlterCluster(ctx context.Context) Right {
 // of topic. The broker checks WRITE on the transactional id first
 // (TRANSACTIONAL_ID_AUTHORIZATION_FAILED), then WRITE on the topic, then
 // finds that -1 is not the id's producer (INVALID_PRODUCER_ID_MAPPING): no
-// answer changes the transaction. Cost: one short-lived client, a
-// FindCoordinator and the request.
+// answer changes the transaction. Cost: a FindCoordinator (cached) and
+// the request, on a client of its own (made once: it speaks
+// AddPartitionsToTxn at version 3, as a producer does).
 func (c *Cluster) MayWriteTransactionalID(ctx context.Context, id, topic string, partition int32) Right {
 	r := Right{Operation: "WRITE", Resource: "transactional-id", Name: id}
 	if c.mode == Embedded {
 		r.Known = true
 		return r
 	}
-	versions := kversion.Stable()
-	versions.SetMaxKeyVersion(kmsg.AddPartitionsToTxn.Int16(), 3)
-	probe, err := kgo.NewClient(append(c.ClientOpts(), kgo.MaxVersions(versions), kgo.ClientID("offset-lab-rights"))...)
+	probe, err := c.rightsClient()
 	if err != nil {
 		return r
 	}
-	defer probe.Close()
 	req := kmsg.NewPtrAddPartitionsToTxnRequest()
 	req.Version = 3
 	req.TransactionalID, req.ProducerID, req.ProducerEpoch = id, -1, -1
@@ -103,6 +101,24 @@ func (c *Cluster) MayWriteTransactionalID(ctx context.Context, id, topic string,
 		}
 	}
 	return r
+}
+
+// rightsClient is the client MayWriteTransactionalID asks through, made
+// on first use.
+func (c *Cluster) rightsClient() (*kgo.Client, error) {
+	c.rightsMu.Lock()
+	defer c.rightsMu.Unlock()
+	if c.rights != nil {
+		return c.rights, nil
+	}
+	versions := kversion.Stable()
+	versions.SetMaxKeyVersion(kmsg.AddPartitionsToTxn.Int16(), 3)
+	cl, err := kgo.NewClient(append(c.ClientOpts(), kgo.MaxVersions(versions), kgo.ClientID("offset-lab-rights"))...)
+	if err != nil {
+		return nil, err
+	}
+	c.rights = cl
+	return cl, nil
 }
 
 // String is the right as kafka-acls.sh would grant it.
