@@ -99,7 +99,11 @@ func TestTopicSearch(t *testing.T) {
 				p.open("/topics/" + topic)
 				p.fill("tsearch-q", key)
 				p.click("tsearch-run")
-				p.wait("the search's end", `byTestID('topic-search').dataset.state === 'done'`, 20*time.Second)
+				if err := p.waitErr(`byTestID('topic-search').dataset.state === 'done'`, 30*time.Second); err != nil {
+					var got string
+					p.eval(`byTestID('topic-search').dataset.state + ' | ' + byTestID('tsearch-status').textContent + ' | ' + byTestID('tsearch-error').textContent + ' | ' + byTestID('tsearch-progress').textContent`, &got)
+					t.Fatalf("at %v the search did not end: %v (state | status | error | progress: %s)", size, err, got)
+				}
 				var rows []string
 				p.eval(`[...document.querySelectorAll('[data-testid="tsearch-match"]')].map((r) => r.dataset.partition + ':' + r.dataset.offset)`, &rows)
 				slices.Sort(rows)
