@@ -211,6 +211,29 @@ func newScanLimiter(l Limits) *readLimiter {
 		busyKey: "error.scansBusy", perClientKey: "error.scansPerClient"}
 }
 
+// lender lends a running scan of client more turns, one a partition it
+// searches beside the one its request holds: a turn is lent only when one
+// is free now (never waited for) and the client has one left, so a
+// topic-wide scan runs as many partitions at once as the scan limits
+// allow and no more.
+func (rl *readLimiter) lender(client string) func() (func(), bool) {
+	return func() (func(), bool) {
+		if ok, _ := rl.clients.take(client, rl.perClient, 0); !ok {
+			return nil, false
+		}
+		select {
+		case rl.slots <- struct{}{}:
+			return func() {
+				<-rl.slots
+				rl.clients.give(client)
+			}, true
+		default:
+			rl.clients.give(client)
+			return nil, false
+		}
+	}
+}
+
 // scanOrRead sends a request that says it is part of a scan (the page's
 // download reads a partition window after window, …/log?scan=1) to scans'
 // line, any other to reads'.

@@ -89,7 +89,8 @@ func New(deps Deps, log *slog.Logger, opts ...Option) *Server {
 	}
 	s.auth = newTeacherAuth()
 	s.oneWrite = make(chan struct{}, 1)
-	s.api = api.New(api.DepsOf(deps.Lab, deps.Lessons, deps.Exercises), log, api.Options{Classroom: s.access.Classroom, JoinURL: s.joinURL})
+	s.api = api.New(api.DepsOf(deps.Lab, deps.Lessons, deps.Exercises), log, api.Options{Classroom: s.access.Classroom, JoinURL: s.joinURL,
+		ScanWorkers: func(r *http.Request) func() (func(), bool) { return s.scans.lender(clientAddr(r)) }})
 	s.pages = pages.New(deps, log, pages.Options{Classroom: s.access.Classroom, JoinURL: s.joinURL, JoinWarning: s.joinWarning(),
 		TeacherWatches: choice(s.api.TeacherWatches), TeacherWrote: choice(s.api.TeacherWrote)})
 	s.limits = s.limits.withDefaults()
@@ -151,6 +152,8 @@ func (s *Server) Handler() http.Handler {
 		r.Post("/topics", s.api.CreateTopic)
 		r.Get("/topics/{topic}", s.api.GetTopic)
 		r.Delete("/topics/{topic}", s.api.DeleteTopic)
+		r.With(s.scans.limit).Get("/topics/{topic}/search", s.api.GetTopicSearch)
+		r.With(s.scans.limit).Get("/topics/{topic}/offsets", s.api.GetTopicOffsetsForTime)
 		r.Route("/topics/{topic}/partitions/{partition}", func(r chi.Router) {
 			r.With(s.scanOrRead).Get("/log", s.api.GetLog)
 			r.With(s.reads.limit).Get("/records", s.api.GetRecords)

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/offsetlab/offsetlab/cmd/internal/download"
+	"github.com/offsetlab/offsetlab/cmd/internal/schemareg"
 	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/internal/exercises"
 	"github.com/offsetlab/offsetlab/internal/kafkaconfig"
@@ -72,6 +73,11 @@ type config struct {
 	topicLimits cluster.TopicLimits
 	kafkaLibs   string
 	java        string
+	// schemaRegistry is --schema-registry (a registry's URL, "" for the
+	// command config's schema.registry.url, else the embedded one beside
+	// the embedded broker); schemaRegistryAddr where the embedded one
+	// listens.
+	schemaRegistry, schemaRegistryAddr string
 }
 
 func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
@@ -101,6 +107,8 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	limits := kafkaPortFlags(fs, env)
 	budget := budgetFlags(fs, env)
 	commandConfig := fs.String("command-config", env("OFFSETLAB_COMMAND_CONFIG", ""), "Kafka client properties (as kafka-*.sh --command-config takes them, Java or librdkafka spellings): TLS, SASL, and bootstrap.servers standing in for --brokers [OFFSETLAB_COMMAND_CONFIG]")
+	fs.StringVar(&c.schemaRegistry, "schema-registry", env("OFFSETLAB_SCHEMA_REGISTRY", ""), "a Confluent-compatible Schema Registry's URL: values written through it (magic byte 0, schema id) are shown decoded; its basic auth comes from --command-config's basic.auth.user.info (or schema.registry.basic.auth.user.info), which may name the registry as schema.registry.url instead [OFFSETLAB_SCHEMA_REGISTRY]")
+	fs.StringVar(&c.schemaRegistryAddr, "schema-registry-addr", env("OFFSETLAB_SCHEMA_REGISTRY_ADDR", "127.0.0.1:8081"), "embedded broker: where its Schema Registry (Confluent's REST API, schemas kept under --data-dir) listens; a taken port falls back to a free one, named in the masthead [OFFSETLAB_SCHEMA_REGISTRY_ADDR]")
 	allowWrites, err := strconv.ParseBool(env("OFFSETLAB_ALLOW_WRITES", "false"))
 	if err != nil {
 		return config{}, fmt.Errorf("OFFSETLAB_ALLOW_WRITES=%q: use 1 or 0", getenv("OFFSETLAB_ALLOW_WRITES"))
@@ -306,7 +314,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		if cc := cfg.commandConfig; cc != nil {
 			d := cc.Describe()
 			ext.Auth, ext.Dial = cc.AuthOpts(), cc.Dialer()
-			ext.Security = cluster.Security{Protocol: d.SecurityProtocol, Mechanism: d.SASLMechanism, User: d.User, ServerCAs: d.ServerCAs, ClientCert: d.ClientCertificate}
+			ext.Security = cluster.Security{Protocol: d.SecurityProtocol, Mechanism: d.SASLMechanism, User: d.User, ServerCAs: d.ServerCAs, ClientCert: d.ClientCertificate, CommandConfig: d.File}
+			if abs, err := filepath.Abs(d.File); err == nil {
+				ext.Security.CommandConfig = abs
+			}
 		}
 		kafka, err = cluster.ConnectExternal(ext)
 		if err != nil {
@@ -320,6 +331,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	// --allow-writes says otherwise: it may be someone's staging cluster.
 	readOnly := cfg.brokers != "" && local == nil && !cfg.allowWrites
 	labCfg := lab.Config{Cluster: kafka, Logger: log, ReadOnly: readOnly}
+	registry, closeRegistry, err := startSchemaRegistry(cfg, kafka.Mode() == cluster.Embedded, log)
+	if err != nil {
+		return err
+	}
+	defer closeRegistry()
+	if registry != nil {
+		labCfg.Values, labCfg.SchemaRegistry = registry, registry.URL()
+	}
 	labCfg.Live.HistoryDir = historyDir(cfg.dataDir, cfg.brokers)
 	labCfg.Live.MaxFeedsPerClient, labCfg.Live.TeacherFeeds = cfg.watchedPerClient, cfg.teacherWatched
 	if local != nil {
@@ -464,4 +483,38 @@ func clusterDirName(brokers string) string {
 	}
 	sum := sha256.Sum256([]byte(brokers))
 	return "cluster-" + hex.EncodeToString(sum[:6])
+}
+
+// startSchemaRegistry is the registry whose schemas decode the values:
+// --schema-registry, else the command config's schema.registry.url, else,
+// beside the embedded broker, the embedded registry it starts (closed by
+// the returned function); nil without one.
+func startSchemaRegistry(cfg config, embedded bool, log *slog.Logger) (*schemareg.Decoder, func(), error) {
+	regURL, auth := cfg.schemaRegistry, schemareg.Auth{}
+	if cc := cfg.commandConfig; cc != nil {
+		fileURL, user, password := cc.SchemaRegistry()
+		if regURL == "" {
+			regURL = fileURL
+		}
+		auth = schemareg.Auth{User: user, Password: password}
+	}
+	closeAll := func() {}
+	if regURL == "" && embedded {
+		reg, err := schemareg.StartEmbedded(cfg.schemaRegistryAddr, filepath.Join(cfg.dataDir, "schemas"))
+		if err != nil {
+			return nil, nil, fmt.Errorf("--schema-registry-addr: %w", err)
+		}
+		closeAll = func() { _ = reg.Close() }
+		regURL = reg.URL()
+		log.Info("embedded Schema Registry listening", "registry", regURL)
+	}
+	if regURL == "" {
+		return nil, closeAll, nil
+	}
+	dec, err := schemareg.New(regURL, auth)
+	if err != nil {
+		closeAll()
+		return nil, nil, fmt.Errorf("--schema-registry: %w", err)
+	}
+	return dec, closeAll, nil
 }

@@ -53,6 +53,10 @@ type Cluster struct {
 	closing  sync.Once
 	client   *kgo.Client
 	admin    *kadm.Client
+	// rights is the client that asks what the dashboard's user may do
+	// (rights.go), made on first use and closed with the Cluster.
+	rightsMu sync.Mutex
+	rights   *kgo.Client
 }
 
 // EmbeddedConfig configures the embedded broker.
@@ -222,6 +226,10 @@ type Security struct {
 	User       string   `json:"user,omitempty"`
 	ServerCAs  []string `json:"serverCAs,omitempty"`
 	ClientCert string   `json:"clientCertificate,omitempty"`
+	// CommandConfig is the absolute path of the properties file the
+	// dashboard connects with (--command-config), which the commands the
+	// pages print pass to Kafka's tools; the path only, never its content.
+	CommandConfig string `json:"commandConfig,omitempty"`
 }
 
 // ExternalConfig says how to reach a real cluster.
@@ -337,6 +345,11 @@ func (c *Cluster) Ping(ctx context.Context) error {
 // down. Calls after the first do nothing.
 func (c *Cluster) Close() {
 	c.closing.Do(func() {
+		c.rightsMu.Lock()
+		if c.rights != nil {
+			c.rights.Close()
+		}
+		c.rightsMu.Unlock()
 		c.client.Close()
 		if c.fake != nil {
 			c.fake.Close()

@@ -204,10 +204,16 @@ func (rn *run) nameLocked(logical string) string {
 var namePlaceholder = regexp.MustCompile(`\{([A-Za-z0-9._-]+)(?:\|([^/{}]*)/([^{}]*))?\}`)
 
 // renderLocked replaces {name} placeholders with the run's names and
-// {bootstrap} with the brokers' address, and {name|A/B} with the particle
+// {bootstrap} with the brokers' address (a Kafka tool's
+// --bootstrap-server {bootstrap} followed, on a cluster the dashboard
+// reaches with a properties file, by --command-config with its path, so
+// that the command runs as printed), and {name|A/B} with the particle
 // that follows the run's name (catalog.Particle: gwa after orders-b9cd86,
 // ro after payments-1f).
 func (rn *run) renderLocked(s string) string {
+	if file := rn.runner.lab.Security().CommandConfig; file != "" {
+		s = strings.ReplaceAll(s, "--bootstrap-server {bootstrap}", "--bootstrap-server {bootstrap} --command-config "+file)
+	}
 	return namePlaceholder.ReplaceAllStringFunc(s, func(m string) string {
 		g := namePlaceholder.FindStringSubmatch(m)
 		key, afterConsonant, afterVowel := g[1], g[2], g[3]
