@@ -119,7 +119,7 @@ func TestHandsOnSecureCluster(t *testing.T) {
 	if err != nil {
 		t.Fatalf("join on a dashboard that may not make users: %v", err)
 	}
-	if carol.Kafka.Managed || carol.Kafka.Password != "" || carol.Kafka.Topic != carol.Name+"-" {
+	if carol.Kafka.Managed || carol.Kafka.Password != "" || carol.Kafka.Topic != cluster.StudentPrefix(carol.Name) {
 		t.Errorf("an unmanaged student: %+v", carol.Kafka)
 	}
 }

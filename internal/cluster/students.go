@@ -82,6 +82,25 @@ type hostPort struct{ addr string }
 func (h hostPort) Network() string { return "tcp" }
 func (h hostPort) String() string  { return h.addr }
 
+// StudentNamespace starts every topic, group and transactional id a
+// classroom's student may touch, and nothing else of the lab: a student
+// called ann owns the prefix StudentPrefix("ann") = "student-ann-",
+// whatever names a lesson, an exercise fixture or the teacher makes later,
+// because the lab refuses to make or write any name in the namespace
+// (InStudentNamespace; internal/lab checks it on every write it does).
+// Student names are letters and digits only, so one student's prefix
+// never starts another's.
+const StudentNamespace = "student-"
+
+// StudentPrefix is the prefix that starts each of student's names
+// ("student-ann-"): their topics, groups and transactional ids.
+func StudentPrefix(student string) string { return StudentNamespace + student + "-" }
+
+// InStudentNamespace reports whether name belongs to the students'
+// namespace, which the dashboard, the lessons and the teacher's actions
+// never write.
+func InStudentNamespace(name string) bool { return strings.HasPrefix(name, StudentNamespace) }
+
 // Student is what a classroom's student may do on the brokers: every
 // topic, group and transactional id that starts with Prefix, and read the
 // shared topics.
@@ -91,7 +110,8 @@ type Student struct {
 	// Mechanism is "SCRAM-SHA-256" (the default) or "SCRAM-SHA-512":
 	// the one the cluster's listener enables.
 	Mechanism string
-	// Prefix starts each of the student's names ("ann-").
+	// Prefix starts each of the student's names (StudentPrefix: the
+	// ACLs refuse a prefix outside StudentNamespace).
 	Prefix string
 	// SharedTopics are the teacher's topics every student reads.
 	SharedTopics []string
@@ -109,6 +129,9 @@ var ErrUnmanaged = errors.New("cluster: the dashboard may not create users or AC
 // whose cause is ErrUnmanaged; nothing is left half made that a second
 // call would not complete.
 func (c *Cluster) AddStudent(ctx context.Context, s Student) error {
+	if !InStudentNamespace(s.Prefix) || len(s.Prefix) <= len(StudentNamespace) {
+		return fmt.Errorf("cluster: student %s: prefix %q is outside %q", s.User, s.Prefix, StudentNamespace)
+	}
 	mechanism := kadm.ScramSha256
 	if s.Mechanism == "SCRAM-SHA-512" {
 		mechanism = kadm.ScramSha512

@@ -21,7 +21,7 @@ func TestStudentLogsIn(t *testing.T) {
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if err := c.AddStudent(ctx, Student{User: "ann", Password: "pw", Prefix: "ann-"}); err != nil {
+	if err := c.AddStudent(ctx, Student{User: "ann", Password: "pw", Prefix: "student-ann-"}); err != nil {
 		t.Fatal(err)
 	}
 	cl, err := kgo.NewClient(kgo.SeedBrokers(c.Brokers()...), kgo.AllowAutoTopicCreation(),
@@ -30,7 +30,7 @@ func TestStudentLogsIn(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cl.Close()
-	if err := cl.ProduceSync(ctx, &kgo.Record{Topic: "ann-x", Value: []byte("v")}).FirstErr(); err != nil {
+	if err := cl.ProduceSync(ctx, &kgo.Record{Topic: "student-ann-x", Value: []byte("v")}).FirstErr(); err != nil {
 		t.Fatalf("the student's produce: %v", err)
 	}
 }

@@ -16,7 +16,8 @@ import (
 )
 
 // nameRule is a student's name: a letter, then letters and digits, 2 to
-// 16 in all. No hyphen, so that "<name>-" prefixes never overlap.
+// 16 in all. No hyphen, so that one student's prefix
+// (cluster.StudentPrefix: "student-<name>-") never starts another's.
 var nameRule = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]{1,15}$`)
 
 // MaxStudents bounds a class: each student costs a SCRAM user, two ACL
@@ -65,8 +66,9 @@ type Identity struct {
 	Username         string `json:"username,omitempty"`
 	Password         string `json:"password,omitempty"`
 	// Topic, TransactionalIDPrefix and GroupPrefix are the prefix that
-	// starts each of the student's names ("ann-"); an exercise's own
-	// names are Exercise.NamesFor.
+	// starts each of the student's names ("student-ann-",
+	// cluster.StudentPrefix); an exercise's own names are
+	// Exercise.NamesFor.
 	Topic                 string   `json:"topic"`
 	TransactionalIDPrefix string   `json:"transactionalIdPrefix"`
 	GroupPrefix           string   `json:"groupPrefix"`
@@ -153,7 +155,7 @@ func (c *Class) Placeholder(name string) Identity {
 
 // identity is name's Kafka identity before any user is made.
 func (c *Class) identity(name string) Identity {
-	prefix := name + "-"
+	prefix := cluster.StudentPrefix(name)
 	id := Identity{
 		Bootstrap: strings.Join(c.cfg.Bootstrap, ","), SecurityProtocol: c.cfg.SecurityProtocol,
 		Topic: prefix, TransactionalIDPrefix: prefix, GroupPrefix: prefix,
@@ -171,9 +173,10 @@ func (c *Class) identify(ctx context.Context, name string) (Student, error) {
 	id := c.identity(name)
 	prefix := id.Topic
 	if c.cfg.Users != nil {
-		// The ACLs cover everything "<name>-…": a name whose prefix
-		// already starts another's topic, group or transactional id
-		// (a lesson's, the teacher's) would hand those to the student.
+		// The ACLs cover everything "student-<name>-…", which nothing
+		// of the lab ever makes; names already there are a former
+		// student's (removed, their topics kept) or made outside the
+		// lab, and would be handed to the newcomer.
 		inUse, err := c.cfg.Users.PrefixInUse(ctx, prefix)
 		if err != nil && problem.KindOf(err) != problem.Forbidden {
 			return Student{}, err // a user that may not list them may not make ACLs either

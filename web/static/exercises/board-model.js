@@ -103,7 +103,7 @@ export function evidenceLines(ev) {
 
 /**
  * topicOf is a student's topic for an exercise, from the exercise's names
- * as the teacher's GET /api/exercises/{id} gives them ("<name>-commit").
+ * as the teacher's GET /api/exercises/{id} gives them ("student-<name>-commit").
  */
 export function topicOf(names, student) {
   return String(names?.topic || '<name>').split('<name>').join(student);
