@@ -113,6 +113,20 @@ func TestHandsOnSecureCluster(t *testing.T) {
 		t.Errorf("ann using bob's transactional id: %v, want TRANSACTIONAL_ID_AUTHORIZATION_FAILED", err)
 	}
 
+	// The namespace rule in the ACLs the dashboard made: names a lesson
+	// makes after ann joined, starting with ann's name, stay out of
+	// her reach (under ACLs on "<name>-" she owned them).
+	lessonTopic := ann.Name + "-totals-tx-1a2b"
+	if _, err := kafka.CreateTopic(ctx, cluster.TopicSpec{Name: lessonTopic, Partitions: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := kafka.Client().ProduceSync(ctx, &kgo.Record{Topic: lessonTopic, Value: []byte("lesson's")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range attackNames(ctx, student(ann), annNames.Topic, []string{lessonTopic}, []string{lessonTopic, ann.Name + "-totals-app-1a2b"}) {
+		t.Errorf("ann on a lesson's names: not refused: %s", f)
+	}
+
 	reader, _ := connectWith(t, filepath.Join(dir, "reader.properties"))
 	readerClass := exercises.NewClass(exercises.ClassConfig{Users: reader, Bootstrap: reader.Brokers(), SecurityProtocol: "SASL_SSL", Mechanism: "SCRAM-SHA-512"})
 	carol, err := readerClass.Join(ctx, "carol"+suffix)
