@@ -203,6 +203,7 @@ func kafkaPortFlags(fs *flag.FlagSet, env func(key, def string) string) func() (
 	idleTimeout := fs.String("kafka-idle-timeout", env("OFFSETLAB_KAFKA_IDLE_TIMEOUT", d.IdleTimeout.String()), "embedded broker: close Kafka connections idle this long, Kafka's connections.max.idle.ms [OFFSETLAB_KAFKA_IDLE_TIMEOUT]")
 	maxConns := fs.String("kafka-max-connections", env("OFFSETLAB_KAFKA_MAX_CONNECTIONS", strconv.Itoa(d.MaxConnections)), "embedded broker: open Kafka connections at most [OFFSETLAB_KAFKA_MAX_CONNECTIONS]")
 	maxPerIP := fs.String("kafka-max-connections-per-ip", env("OFFSETLAB_KAFKA_MAX_CONNECTIONS_PER_IP", strconv.Itoa(d.MaxConnectionsPerIP)), "embedded broker: open Kafka connections from one other machine at most [OFFSETLAB_KAFKA_MAX_CONNECTIONS_PER_IP]")
+	authDelay := fs.String("kafka-failed-authentication-delay", env("OFFSETLAB_KAFKA_FAILED_AUTHENTICATION_DELAY", d.FailedAuthenticationDelay.String()), "embedded broker: hold the answer to a failed SASL login this long, Kafka's connection.failed.authentication.delay.ms; an address that keeps failing waits longer [OFFSETLAB_KAFKA_FAILED_AUTHENTICATION_DELAY]")
 	return func() (cluster.PortLimits, error) {
 		var l cluster.PortLimits
 		var errs []error
@@ -229,6 +230,7 @@ func kafkaPortFlags(fs *flag.FlagSet, env func(key, def string) string) func() (
 		l.IdleTimeout = duration("kafka-idle-timeout", *idleTimeout)
 		l.MaxConnections = int(positive("kafka-max-connections", *maxConns))
 		l.MaxConnectionsPerIP = int(positive("kafka-max-connections-per-ip", *maxPerIP))
+		l.FailedAuthenticationDelay = duration("kafka-failed-authentication-delay", *authDelay)
 		return l, errors.Join(errs...)
 	}
 }

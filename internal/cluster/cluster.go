@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -163,9 +162,13 @@ func StartEmbedded(cfg EmbeddedConfig) (*Cluster, error) {
 		auth = cfg.Students.clientOpts()
 	}
 	if cfg.DataDir != "" {
-		if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+		fixed, err := PrivateDataDir(cfg.DataDir)
+		if err != nil {
 			closeListener(cfg.Listener)
-			return nil, fmt.Errorf("cluster: create data dir %s: %w", cfg.DataDir, err)
+			return nil, err
+		}
+		if len(fixed) > 0 && cfg.Logger != nil {
+			cfg.Logger.Warn("data dir: made private what an older run left readable by others", "paths", fixed)
 		}
 		opts = append(opts, kfake.DataDir(cfg.DataDir))
 	}

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -37,8 +38,9 @@ type guardConn struct {
 	lastSeen atomic.Int64 // unix nanos of the last request or response: idleness
 
 	// Only kfake's reader calls Read, one call at a time.
-	handing []byte // the checked frame being handed to kfake
-	readErr error
+	handing   []byte // the checked frame being handed to kfake
+	readErr   error
+	loginUser string // the user a SCRAM exchange named in its first message
 
 	mu       sync.Mutex
 	closed   bool
@@ -56,6 +58,7 @@ type guardConn struct {
 type queuedRequest struct {
 	reserved int64        // bytes held in the budget
 	compat   kmsg.Request // set when compat.go may rewrite the answer
+	login    *loginAttempt // set on a SaslAuthenticate
 }
 
 func newGuardConn(conn net.Conn, l *guardListener, ip string, now time.Time) *guardConn {
@@ -140,6 +143,13 @@ func (c *guardConn) nextRequest() ([]byte, error) {
 		c.l.budget.release(reserved)
 		return nil, why
 	}
+	if req.login != nil {
+		if req.login.user != "" {
+			c.loginUser = req.login.user
+		} else {
+			req.login.user = c.loginUser
+		}
+	}
 	for _, corrupt := range req.corrupt {
 		c.l.log.warn("corrupt record batch", "Kafka port: refused a record batch (INVALID_RECORD) that Kafka refuses and kfake would store",
 			"remote", c.RemoteAddr().String(), "reason", corrupt)
@@ -158,7 +168,7 @@ func (c *guardConn) nextRequest() ([]byte, error) {
 		// bytes are free once kfake has its own copy.
 		c.unsent = reserved
 	} else {
-		c.answered = append(c.answered, queuedRequest{reserved: reserved, compat: req.compat})
+		c.answered = append(c.answered, queuedRequest{reserved: reserved, compat: req.compat, login: req.login})
 	}
 	c.mu.Unlock()
 	return req.frame, nil
@@ -398,10 +408,25 @@ func (c *guardConn) popAnswered() queuedRequest {
 	return q
 }
 
-// Close closes the connection, unlists it and releases what it held.
+// Close closes the connection, unlists it and releases what it held. A
+// connection kfake closes with a SaslAuthenticate unanswered is a failed
+// login (kfake answers a wrong password by closing): as Kafka does, the
+// guard answers SASL_AUTHENTICATION_FAILED itself after
+// PortLimits.FailedAuthenticationDelay, or later for an address that keeps
+// failing, and then closes; the connection counts against the caps
+// meanwhile.
 func (c *guardConn) Close() error {
 	err := net.ErrClosed
 	c.closeOnce.Do(func() {
+		c.mu.Lock()
+		var login *loginAttempt
+		if len(c.answered) > 0 {
+			login = c.answered[0].login
+		}
+		c.mu.Unlock()
+		if login != nil {
+			c.refuseLogin(login)
+		}
 		err = c.Conn.Close()
 		c.l.forget(c)
 		c.mu.Lock()
@@ -416,4 +441,36 @@ func (c *guardConn) Close() error {
 		c.l.budget.release(held)
 	})
 	return err
+}
+
+// refuseLogin counts and logs a failed login, holds its answer as long as
+// the address's failures say (or until the listener closes) and writes
+// Kafka's SASL_AUTHENTICATION_FAILED answer.
+func (c *guardConn) refuseLogin(login *loginAttempt) {
+	delay, failed := c.l.logins.fail(c.ip, time.Now())
+	c.l.log.warn("failed authentication", "Kafka port: failed SASL authentication",
+		"remote", c.RemoteAddr().String(), "user", login.user, "failuresFromAddress", failed, "answeredAfter", delay)
+	wait := time.NewTimer(delay)
+	select {
+	case <-wait.C:
+	case <-c.l.closed:
+		wait.Stop()
+		return
+	}
+	resp := kmsg.NewPtrSASLAuthenticateResponse()
+	resp.Version = login.version
+	resp.ErrorCode = kerr.SaslAuthenticationFailed.Code
+	msg := "Authentication failed: Invalid username or password"
+	resp.ErrorMessage = &msg
+	frame := binary.BigEndian.AppendUint32(make([]byte, 4, 64), uint32(login.corr))
+	if resp.IsFlexible() {
+		frame = append(frame, 0) // no header tags
+	}
+	frame = resp.AppendTo(frame)
+	binary.BigEndian.PutUint32(frame, uint32(len(frame)-4))
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.Conn.SetWriteDeadline(time.Now().Add(c.l.limits.RequestTimeout)) == nil {
+		_, _ = c.Conn.Write(frame) // the client may be gone; it is closed next either way
+	}
 }

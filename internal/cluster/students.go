@@ -208,14 +208,55 @@ func ClassroomAdmin(dataDir string) (*StudentAuth, error) {
 		a.AdminPassword = strings.TrimSpace(string(b))
 		return a, nil
 	}
-	if err := os.MkdirAll(dataDir, 0o755); err != nil {
-		return nil, fmt.Errorf("cluster: create data dir %s: %w", dataDir, err)
+	if _, err := PrivateDataDir(dataDir); err != nil {
+		return nil, err
 	}
 	a.AdminPassword = randomSecret()
 	if err := os.WriteFile(path, []byte(a.AdminPassword+"\n"), 0o600); err != nil {
 		return nil, fmt.Errorf("cluster: keep the classroom's admin password: %w", err)
 	}
 	return a, nil
+}
+
+// PrivateDataDir makes dir (creating it) readable by its owner only,
+// 0700, and each secret file in it 0600: the broker's (sasl.json, the
+// classroom's super user's password) and the caller's secrets, names
+// relative to dir. It fixes what an older run left wider and returns the
+// paths it changed, for the log.
+func PrivateDataDir(dir string, secrets ...string) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("cluster: create data dir %s: %w", dir, err)
+	}
+	var fixed []string
+	tighten := func(path string, mode os.FileMode) error {
+		info, err := os.Stat(path)
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("cluster: data dir: %w", err)
+		}
+		if info.Mode().Perm() == mode {
+			return nil
+		}
+		if err := os.Chmod(path, mode); err != nil {
+			return fmt.Errorf("cluster: data dir: make %s private: %w", path, err)
+		}
+		fixed = append(fixed, path)
+		return nil
+	}
+	if err := tighten(dir, 0o700); err != nil {
+		return fixed, err
+	}
+	// The broker's secrets: kfake's SCRAM users (salted passwords,
+	// enough to log in with SCRAM) and the super user's password.
+	broker := []string{"sasl.json", "sasl.json.tmp", adminSecretFile}
+	for _, name := range append(broker, secrets...) {
+		if err := tighten(filepath.Join(dir, name), 0o600); err != nil {
+			return fixed, err
+		}
+	}
+	return fixed, nil
 }
 
 // randomSecret is 192 bits from crypto/rand, URL-safe.
