@@ -56,8 +56,8 @@ type guardConn struct {
 
 // queuedRequest is a request kfake holds until it writes its answer.
 type queuedRequest struct {
-	reserved int64        // bytes held in the budget
-	compat   kmsg.Request // set when compat.go may rewrite the answer
+	reserved int64         // bytes held in the budget
+	compat   kmsg.Request  // set when compat.go may rewrite the answer
 	login    *loginAttempt // set on a SaslAuthenticate
 }
 
