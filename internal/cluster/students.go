@@ -175,6 +175,86 @@ func (c *Cluster) AddStudent(ctx context.Context, s Student) error {
 	return nil
 }
 
+// RemoveStudent revokes a student: their SCRAM user (both mechanisms)
+// and every ACL of their principal, with AlterUserScramCredentials and
+// DeleteAcls; with deleteNames, also the topics and groups under prefix.
+// It answers problem.Forbidden with ErrUnmanaged as cause when the
+// dashboard may not change users or ACLs (the cluster's owner revokes
+// them then). Topics kept stay under the prefix, which no one else can
+// get while they exist (PrefixInUse).
+func (c *Cluster) RemoveStudent(ctx context.Context, user, prefix string, deleteNames bool) error {
+	if !InStudentNamespace(prefix) || len(prefix) <= len(StudentNamespace) {
+		return fmt.Errorf("cluster: remove student %s: prefix %q is outside %q", user, prefix, StudentNamespace)
+	}
+	altered, err := c.admin.AlterUserSCRAMs(ctx, []kadm.DeleteSCRAM{{User: user, Mechanism: kadm.ScramSha256}, {User: user, Mechanism: kadm.ScramSha512}}, nil)
+	if err == nil {
+		for _, a := range altered {
+			if a.Err != nil && !errors.Is(a.Err, kerr.ResourceNotFound) {
+				err = a.Err
+			}
+		}
+	}
+	if err != nil {
+		return studentErr(user, err)
+	}
+	filter := kadm.NewACLs().Allow("User:"+user).AllowHosts().AnyResource().
+		ResourcePatternType(kadm.ACLPatternAny).Operations(kadm.OpAny)
+	deleted, err := c.admin.DeleteACLs(ctx, filter)
+	if err == nil {
+		for _, d := range deleted {
+			if d.Err != nil {
+				err = d.Err
+			}
+		}
+	}
+	if err != nil {
+		return studentErr(user, err)
+	}
+	if !deleteNames {
+		return nil
+	}
+	return c.deleteUnder(ctx, prefix)
+}
+
+// deleteUnder deletes the topics and groups whose names start with prefix.
+func (c *Cluster) deleteUnder(ctx context.Context, prefix string) error {
+	topics, err := c.AllTopics(ctx)
+	if err != nil {
+		return err
+	}
+	var names []string
+	for _, t := range topics {
+		if strings.HasPrefix(t.Name, prefix) {
+			names = append(names, t.Name)
+		}
+	}
+	if len(names) > 0 {
+		resp, err := c.admin.DeleteTopics(ctx, names...)
+		if err == nil {
+			err = resp.Error()
+		}
+		if err != nil {
+			return fmt.Errorf("cluster: delete the topics under %s: %w", prefix, err)
+		}
+	}
+	groups, err := c.ListGroups(ctx)
+	if err != nil {
+		return err
+	}
+	var gs []string
+	for _, g := range groups {
+		if strings.HasPrefix(g.Group, prefix) {
+			gs = append(gs, g.Group)
+		}
+	}
+	if len(gs) > 0 {
+		if _, err := c.admin.DeleteGroups(ctx, gs...); err != nil {
+			return fmt.Errorf("cluster: delete the groups under %s: %w", prefix, err)
+		}
+	}
+	return nil
+}
+
 // studentErr names why a student's user or ACLs could not be made.
 func studentErr(user string, err error) error {
 	if errors.Is(err, kerr.ClusterAuthorizationFailed) || errors.Is(err, kerr.SecurityDisabled) ||

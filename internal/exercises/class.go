@@ -29,6 +29,7 @@ const MaxStudents = 200
 // one.
 type Users interface {
 	AddStudent(ctx context.Context, s cluster.Student) error
+	RemoveStudent(ctx context.Context, user, prefix string, deleteNames bool) error
 	PrefixInUse(ctx context.Context, prefix string) (bool, error)
 }
 
@@ -88,8 +89,9 @@ type Student struct {
 	seq   int
 }
 
-// Class is the students who joined. It is safe for concurrent use; it
-// lives in memory (the users and ACLs it made stay on the brokers).
+// Class is the students who joined. It is safe for concurrent use. A
+// Grader with a StateFile keeps it on disk (store.go): a join returns
+// once the student is written there.
 type Class struct {
 	cfg ClassConfig
 
@@ -98,6 +100,9 @@ type Class struct {
 	pending  map[string]bool     // names being joined
 	byToken  map[string]*Student
 	joined   int
+	// persist, set by a Grader that keeps the class on disk, returns
+	// once the class as it is now is written.
+	persist func(ctx context.Context) error
 }
 
 // NewClass returns an empty class.
@@ -140,7 +145,60 @@ func (c *Class) Join(ctx context.Context, name string) (Student, error) {
 	s.seq = c.joined
 	c.students[key] = &s
 	c.byToken[s.Token] = &s
+	persist := c.persist
+	c.mu.Unlock()
+	var err2 error
+	if persist != nil {
+		err2 = persist(ctx)
+	}
+	c.mu.Lock()
+	if err2 != nil {
+		// A student the class file does not hold would be gone at the
+		// next start: refuse the join now rather than lose them then.
+		delete(c.students, key)
+		delete(c.byToken, s.Token)
+		return Student{}, problem.Wrap(err2, problem.Unavailable, "error.classNotSaved", "name", name)
+	}
 	return s, nil
+}
+
+// Remove takes the student called name out of the class: the name is
+// free again, their cookie no longer works and, when the class manages
+// users, their Kafka user and ACLs are revoked; deleteNames also deletes
+// their topics and groups (kept, they keep the name taken: see
+// PrefixInUse). An unknown name is problem.NotFound (error.noSuchStudent).
+// A broker that refuses for want of rights still removes them from the
+// class and answers the problem.Forbidden (error.studentUnmanaged).
+func (c *Class) Remove(ctx context.Context, name string, deleteNames bool) (Student, error) {
+	key := strings.ToLower(name)
+	c.mu.Lock()
+	s, ok := c.students[key]
+	if !ok {
+		c.mu.Unlock()
+		return Student{}, problem.New(problem.NotFound, "error.noSuchStudent", "name", name)
+	}
+	gone := *s
+	c.mu.Unlock()
+	var err error
+	if c.cfg.Users != nil && (gone.Kafka.Managed || deleteNames) {
+		err = c.cfg.Users.RemoveStudent(ctx, gone.Kafka.Username, gone.Kafka.Topic, deleteNames)
+		if err != nil && problem.KindOf(err) != problem.Forbidden {
+			return Student{}, err
+		}
+	}
+	c.mu.Lock()
+	if c.students[key] == s {
+		delete(c.students, key)
+		delete(c.byToken, s.Token)
+	}
+	persist := c.persist
+	c.mu.Unlock()
+	if persist != nil {
+		if perr := persist(ctx); perr != nil && err == nil {
+			err = problem.Wrap(perr, problem.Unavailable, "error.classNotSaved", "name", name)
+		}
+	}
+	return gone, err
 }
 
 // Placeholder is the identity a student called name would get, without
