@@ -197,7 +197,7 @@ func (c *Cluster) RemoveStudent(ctx context.Context, user, prefix string, delete
 	if err != nil {
 		return studentErr(user, err)
 	}
-	filter := kadm.NewACLs().Allow("User:"+user).AllowHosts().AnyResource().
+	filter := kadm.NewACLs().Allow("User:" + user).AllowHosts().AnyResource().
 		ResourcePatternType(kadm.ACLPatternAny).Operations(kadm.OpAny)
 	deleted, err := c.admin.DeleteACLs(ctx, filter)
 	if err == nil {

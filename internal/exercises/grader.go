@@ -59,8 +59,8 @@ type Grader struct {
 	// StateFile.
 	dirty      chan struct{}
 	urgent     chan struct{} // a Flush waits
-	gen        int64 // changes counted
-	savedGen   int64 // changes the file holds
+	gen        int64         // changes counted
+	savedGen   int64         // changes the file holds
 	saved      chan struct{}
 	saveErr    error
 	stopSaving chan struct{}
