@@ -138,6 +138,7 @@ func (s *Server) Handler() http.Handler {
 		r.Post("/classroom/students", s.api.JoinClass)
 		r.Get("/classroom/students", s.api.ListStudents)
 		r.Get("/classroom/students/me", s.api.GetMe)
+		r.Delete("/classroom/students/{name}", s.api.RemoveStudent)
 		r.Get("/exercises", s.api.ListExercises)
 		r.Get("/exercises/{exercise}", s.api.GetExercise)
 		r.Post("/exercises/{exercise}/{action}", s.api.ExerciseAction)

@@ -335,12 +335,22 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	defer runner.Close() // before the lab: it ends its processes through it
 
+	classFile := classRecord(cfg.brokers)
+	if _, err := cluster.PrivateDataDir(cfg.dataDir, classFile); err != nil {
+		return err
+	}
 	class := exercises.NewClass(classConfig(kafka, cfg, readOnly))
-	grader := exercises.NewGrader(l, class, exercises.GraderConfig{})
+	grader, err := exercises.OpenGrader(l, class, exercises.GraderConfig{StateFile: filepath.Join(cfg.dataDir, classFile)})
+	if err != nil {
+		return err
+	}
+	if n := len(class.Students()); n > 0 {
+		log.Info("class restored", "students", n, "exercise", grader.Current(), "file", filepath.Join(cfg.dataDir, classFile))
+	}
 	gradeCtx, stopGrading := context.WithCancel(ctx)
 	graded := make(chan struct{})
 	go func() { grader.Run(gradeCtx); close(graded) }()
-	defer func() { stopGrading(); <-graded }()
+	defer func() { stopGrading(); <-graded; grader.Close() }()
 
 	srv := web.New(web.Deps{Lab: l, Lessons: runner, Exercises: grader}, log, web.WithAccess(web.Access{
 		Classroom: cfg.classroom, ListenAddr: ln.Addr().String(), AllowedHosts: cfg.allowedHosts, JoinURL: joinURL,
@@ -422,6 +432,13 @@ func startLocalKafka(ctx context.Context, cfg config, log *slog.Logger) (*localk
 		return nil, fmt.Errorf("--local-kafka %s: %w", cfg.localKafka, err)
 	}
 	return local, nil
+}
+
+// classRecord is where the class of this cluster is kept, relative to
+// the data directory: one file per cluster, as for the history, so that
+// students made on one cluster never log in to another.
+func classRecord(brokers string) string {
+	return filepath.Join("classroom", clusterDirName(brokers), "class.json")
 }
 
 // historyDir is where the partitions' histories of this cluster are kept:

@@ -9,8 +9,10 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -19,6 +21,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 
 	"github.com/offsetlab/offsetlab/internal/problem"
+	"github.com/offsetlab/offsetlab/internal/wait"
 )
 
 // StudentMechanism is the SASL mechanism of a classroom's students and of
@@ -236,6 +239,25 @@ func (c *Cluster) deleteUnder(ctx context.Context, prefix string) error {
 		if err != nil {
 			return fmt.Errorf("cluster: delete the topics under %s: %w", prefix, err)
 		}
+		// Deleted topics leave the metadata a moment later: until then
+		// the name would still look taken (PrefixInUse).
+		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		err = wait.Until(wctx, 50*time.Millisecond, func(ctx context.Context) (bool, error) {
+			left, err := c.AllTopics(ctx)
+			if err != nil {
+				return false, err
+			}
+			for _, t := range left {
+				if slices.Contains(names, t.Name) {
+					return false, nil
+				}
+			}
+			return true, nil
+		})
+		cancel()
+		if err != nil {
+			return fmt.Errorf("cluster: the topics under %s are still listed after their deletion: %w", prefix, err)
+		}
 	}
 	groups, err := c.ListGroups(ctx)
 	if err != nil {
@@ -346,10 +368,13 @@ func randomSecret() string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// PrefixInUse reports whether a topic, group or transactional id of the
-// cluster already starts with prefix: a student whose ACLs would cover
-// someone else's names must pick another name. It costs a metadata
-// request, a ListGroups and a ListTransactions.
+// PrefixInUse reports whether a topic or group of the cluster already
+// starts with prefix: a student whose ACLs would cover someone else's
+// records or offsets (a removed student's, kept) must pick another name.
+// Transactional ids are left out: they hold no records, cannot be
+// deleted (they expire after transactional.id.expiration.ms), and one
+// left by a removed student fences no one but that student. It costs a
+// metadata request and a ListGroups.
 func (c *Cluster) PrefixInUse(ctx context.Context, prefix string) (bool, error) {
 	topics, err := c.AllTopics(ctx)
 	if err != nil {
@@ -366,15 +391,6 @@ func (c *Cluster) PrefixInUse(ctx context.Context, prefix string) (bool, error) 
 	}
 	for _, g := range groups {
 		if strings.HasPrefix(g.Group, prefix) {
-			return true, nil
-		}
-	}
-	txns, err := c.ListTransactions(ctx)
-	if err != nil {
-		return false, err
-	}
-	for _, t := range txns {
-		if strings.HasPrefix(t.TransactionalID, prefix) {
 			return true, nil
 		}
 	}

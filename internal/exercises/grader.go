@@ -144,6 +144,7 @@ func (g *Grader) SetStage(s Stage) {
 	}
 	g.stage = &s
 	g.markDirtyLocked()
+	g.urgentLocked()
 }
 
 // Remove takes a student out of the class (see Class.Remove) and forgets
@@ -189,6 +190,7 @@ func (g *Grader) Start(id string) (Exercise, error) {
 	g.mu.Lock()
 	g.current = id
 	g.bumpLocked()
+	g.urgentLocked()
 	g.mu.Unlock()
 	return ex, nil
 }
@@ -215,6 +217,7 @@ func (g *Grader) Reset(ctx context.Context, id string) (map[string]int64, error)
 	}
 	g.mu.Lock()
 	g.from[id] = from
+	g.urgentLocked()
 	delete(g.results, id)
 	for name, s := range g.seen {
 		if s.exercise == id {

@@ -324,6 +324,17 @@ func (g *Grader) markDirtyLocked() {
 	}
 }
 
+// urgentLocked asks the writer for a write now: a teacher's action.
+func (g *Grader) urgentLocked() {
+	if g.urgent == nil {
+		return
+	}
+	select {
+	case g.urgent <- struct{}{}:
+	default:
+	}
+}
+
 // Flush returns once the class file holds every change made before the
 // call, or ctx ends, or a write fails (its error). Without a StateFile
 // it returns at once.
@@ -335,10 +346,7 @@ func (g *Grader) Flush(ctx context.Context) error {
 	}
 	g.markDirtyLocked() // the class may have changed outside the grader's lock (a join)
 	want := g.gen
-	select {
-	case g.urgent <- struct{}{}:
-	default:
-	}
+	g.urgentLocked()
 	for g.savedGen < want {
 		saved := g.saved
 		g.mu.Unlock()

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/offsetlab/offsetlab/internal/exercises"
 	"github.com/offsetlab/offsetlab/web/httpx"
 )
 
@@ -148,9 +149,18 @@ func loadRef(p *atomic.Pointer[partitionRef]) (string, int32, bool) {
 // remembers the partition a teacher opened, for the students to follow.
 func (s *Server) Watching(r *http.Request, topic string, partition int32) (done func()) {
 	if httpx.RoleOf(r) == httpx.Teacher {
-		s.class.teacherAt.Store(&partitionRef{Topic: topic, Partition: partition})
+		s.stage(&partitionRef{Topic: topic, Partition: partition})
 		return func() {}
 	}
 	s.class.students.Add(1)
 	return func() { s.class.students.Add(-1) }
+}
+
+// stage makes ref the teacher's partition, which students' pages follow,
+// and keeps it with the class (it survives a restart).
+func (s *Server) stage(ref *partitionRef) {
+	s.class.teacherAt.Store(ref)
+	if s.deps.Exercises != nil {
+		s.deps.Exercises.SetStage(exercises.Stage{Topic: ref.Topic, Partition: ref.Partition})
+	}
 }

@@ -91,6 +91,7 @@ func (s *Server) ExerciseAction(w http.ResponseWriter, r *http.Request) {
 			s.writeError(w, r, err)
 			return
 		}
+		s.keepClass(r)
 		httpx.WriteJSON(w, http.StatusOK, s.view(r, ex))
 	case "reset":
 		from, err := s.deps.Exercises.Reset(r.Context(), ex.ID)
@@ -98,6 +99,7 @@ func (s *Server) ExerciseAction(w http.ResponseWriter, r *http.Request) {
 			s.writeError(w, r, err)
 			return
 		}
+		s.keepClass(r)
 		httpx.WriteJSON(w, http.StatusOK, map[string]any{"exercise": ex.ID, "from": from})
 	default:
 		s.writeError(w, r, problem.New(problem.NotFound, "error.unknownExerciseAction", "action", action))
@@ -224,4 +226,13 @@ func bit(b bool) string {
 		return "1"
 	}
 	return "0"
+}
+
+// keepClass waits until the class file holds the teacher's change, so
+// that a crash right after the answer does not undo it; a failure to
+// write is logged (the change holds in memory).
+func (s *Server) keepClass(r *http.Request) {
+	if err := s.deps.Exercises.Flush(r.Context()); err != nil {
+		s.log.Error("the class was not saved", "err", err)
+	}
 }

@@ -103,3 +103,28 @@ func (s *Server) ListStudents(w http.ResponseWriter, r *http.Request) {
 	}
 	httpx.WriteJSON(w, http.StatusOK, map[string]any{"students": out})
 }
+
+// RemoveStudent is DELETE /api/classroom/students/{name}?topics=keep|delete
+// (the teacher's: the router lets only the teacher write): the student
+// leaves the class — name free, cookie dead, Kafka user and ACLs revoked —
+// and their topics and groups are kept (the default: their name stays
+// taken while they exist) or deleted. 204; 404 error.noSuchStudent.
+func (s *Server) RemoveStudent(w http.ResponseWriter, r *http.Request) {
+	if !s.exercisesEnabled(w, r) {
+		return
+	}
+	var deleteNames bool
+	switch topics := r.URL.Query().Get("topics"); topics {
+	case "", "keep":
+	case "delete":
+		deleteNames = true
+	default:
+		s.writeError(w, r, problem.New(problem.Invalid, "error.removeTopicsChoice", "topics", topics))
+		return
+	}
+	if err := s.deps.Exercises.Remove(r.Context(), httpx.PathParam(r, "name"), deleteNames); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
