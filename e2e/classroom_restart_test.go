@@ -100,10 +100,10 @@ func (cs *classServer) awaitDone(t *testing.T, name string) apiResults {
 
 // TestClassroomSurvivesKillNine: a class on the server binary — two
 // students who joined, the commit exercise started, one student done,
-// the teacher's partition on the stage — is whole after `kill -9` and a
+// the teacher's partition on the stage, lesson 2 at its fourth step — is whole after `kill -9` and a
 // start on the same data directory: the students' cookies still name
 // them, their Kafka logins still work (on the new port) and are graded,
-// the scoreboard, the exercise and the stage are back; the name of a
+// the scoreboard, the exercise, the stage and the lesson run are back; the name of a
 // student is still theirs; the teacher's page of before says its session
 // ended; the teacher (logged in with the new link) removes a student,
 // whose Kafka login then fails and whose name is free again. A class
@@ -122,6 +122,20 @@ func TestClassroomSurvivesKillNine(t *testing.T) {
 		t.Fatalf("stage: %d %s", status, body)
 	}
 	_, annBefore := ann.me(t)
+	var run struct {
+		ID     string `json:"id"`
+		Cursor int    `json:"cursor"`
+		Suffix string `json:"suffix"`
+	}
+	status, body := first.teacher.post("/api/lessons/2/runs", "")
+	if status != http.StatusCreated || json.Unmarshal([]byte(body), &run) != nil {
+		t.Fatalf("lesson 2: %d %s", status, body)
+	}
+	for range 3 {
+		if status, body := first.teacher.post("/api/lessons/runs/"+run.ID+"/next", ""); status != http.StatusOK {
+			t.Fatalf("lesson 2 next: %d %s", status, body)
+		}
+	}
 	first.p.kill()
 
 	second := startClassServer(t, dir)
@@ -135,7 +149,15 @@ func TestClassroomSurvivesKillNine(t *testing.T) {
 	_, bobKafka := bob.me(t)
 	bob.Kafka = bobKafka
 
-	status, body, _ := second.teacher.get("/api/classroom/students")
+	status, body, _ = second.teacher.get("/api/lessons/runs/" + run.ID)
+	var back struct {
+		Cursor int    `json:"cursor"`
+		Suffix string `json:"suffix"`
+	}
+	if status != http.StatusOK || json.Unmarshal([]byte(body), &back) != nil || back.Cursor != 3 || back.Suffix != run.Suffix {
+		t.Errorf("lesson 2 after kill -9: %d %.300s, want its run at step 4", status, body)
+	}
+	status, body, _ = second.teacher.get("/api/classroom/students")
 	if status != http.StatusOK || !strings.Contains(body, `"name":"ann"`) || !strings.Contains(body, `"name":"bob"`) {
 		t.Errorf("the class after kill -9: %d %s", status, body)
 	}
@@ -144,7 +166,7 @@ func TestClassroomSurvivesKillNine(t *testing.T) {
 		t.Errorf("the exercise after kill -9: %d %.300s", status, body)
 	}
 	status, body, _ = second.teacher.get("/api/classroom")
-	if status != http.StatusOK || !strings.Contains(body, annTopic) {
+	if status != http.StatusOK || !strings.Contains(body, annTopic) || !strings.Contains(body, `"lessonRun":"`+run.ID+`"`) {
 		t.Errorf("the stage after kill -9: %d %s", status, body)
 	}
 	// Ann is on the scoreboard at once, and bob, who works now, is graded.

@@ -333,6 +333,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if err != nil {
 		return err
 	}
+	if err := runner.KeepRunIn(filepath.Join(filepath.Dir(lessonTopicsRecord(cfg.dataDir, cfg.brokers)), "run.json")); err != nil {
+		return err
+	}
 	defer runner.Close() // before the lab: it ends its processes through it
 
 	classFile := classRecord(cfg.brokers)
