@@ -187,8 +187,8 @@ func TestClassroomSurvivesKillNine(t *testing.T) {
 	if status != http.StatusNoContent {
 		t.Fatalf("remove bob: %d %s", status, body)
 	}
-	if status, _ := bob.me(t); status != http.StatusNotFound {
-		t.Errorf("bob's cookie after his removal: %d, want 404", status)
+	if status, body, _ := bob.browser.get("/api/classroom/students/me"); status != http.StatusNotFound || !strings.Contains(body, "error.studentForgotten") {
+		t.Errorf("bob's page after his removal: %d %s, want 404 error.studentForgotten", status, body)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

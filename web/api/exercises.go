@@ -146,7 +146,7 @@ func (s *Server) visibleResults(w http.ResponseWriter, r *http.Request, ex exerc
 	teacher := httpx.RoleOf(r) == httpx.Teacher
 	me, isStudent := s.studentOf(r)
 	if !teacher && !isStudent {
-		s.writeError(w, r, problem.New(problem.Forbidden, "error.notAStudent"))
+		s.writeError(w, r, s.notAStudent(r, problem.Forbidden))
 		return nil, 0, false
 	}
 	if after >= 0 {

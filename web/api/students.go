@@ -71,7 +71,7 @@ func (s *Server) GetMe(w http.ResponseWriter, r *http.Request) {
 	}
 	st, ok := s.studentOf(r)
 	if !ok {
-		s.writeError(w, r, problem.New(problem.NotFound, "error.notAStudent"))
+		s.writeError(w, r, s.notAStudent(r, problem.NotFound))
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store")
@@ -127,4 +127,15 @@ func (s *Server) RemoveStudent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// notAStudent is the refusal of a request that is no student's: a
+// browser whose student cookie the class does not know (the teacher
+// removed them, or the server started without its class file) is told
+// so and to join again.
+func (s *Server) notAStudent(r *http.Request, kind problem.Kind) error {
+	if c, err := r.Cookie(StudentCookie); err == nil && c.Value != "" {
+		return problem.New(kind, "error.studentForgotten")
+	}
+	return problem.New(kind, "error.notAStudent")
 }

@@ -42,7 +42,7 @@ async function start() {
   try {
     me = await api('GET', '/api/classroom/students/me');
   } catch (err) {
-    if (err.status !== 404) showErrorText(pageStatus, err);
+    if (err.status !== 404 || err.code === 'error.studentForgotten') showErrorText(pageStatus, err);
   }
   if (me) joined(me);
   else showJoin();
