@@ -498,6 +498,11 @@ func TestClassroomTokenNeverServed(t *testing.T) {
 		t.Fatalf("teacher's begin: %d %s", status, body)
 	}
 
+	// A student reads the partition on the stage (and what their own
+	// Kafka user may): the teacher puts the totals there.
+	if status, body := teacher.post("/api/classroom/stage", fmt.Sprintf(`{"topic":%q,"partition":0}`, totalsTx)); status != http.StatusOK {
+		t.Fatalf("stage: %d %s", status, body)
+	}
 	student := c.student()
 	seen := map[string]bool{}
 	queue := []string{"/", "/topics/" + totalsTx + "/partitions/0", "/topics/nope/partitions/0", "/topics/" + orders + "/partitions/x",

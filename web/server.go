@@ -111,7 +111,7 @@ func choice(f func() (string, int32, bool)) func() *pages.Choice {
 // Handler returns the router. Every route is registered here.
 func (s *Server) Handler() http.Handler {
 	r := chi.NewRouter()
-	r.Use(middleware.Recoverer, middleware.GetHead, securityHeaders, s.checkHost, s.identify,
+	r.Use(middleware.Recoverer, middleware.GetHead, securityHeaders, s.checkHost, s.identify, s.studentReads,
 		sameOriginWrites, limitBody, jsonBodies, s.guardWrites)
 
 	r.Get("/", s.pages.Home)

@@ -27,6 +27,46 @@ type classroom struct {
 	// through the dashboard, which / opens when the teacher watches none.
 	teacherWrote atomic.Pointer[partitionRef]
 	present      presence
+	// shown are the groups and transactional ids the teacher's actions
+	// used, which the stage shows and students may read.
+	shown shownNames
+}
+
+// maxShown bounds shownNames; past it the oldest name is forgotten.
+const maxShown = 256
+
+// shownNames is a bounded set of names, oldest first.
+type shownNames struct {
+	mu    sync.Mutex
+	order []string
+	set   map[string]bool
+}
+
+// add records names (empty ones are skipped).
+func (n *shownNames) add(names ...string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.set == nil {
+		n.set = map[string]bool{}
+	}
+	for _, name := range names {
+		if name == "" || n.set[name] {
+			continue
+		}
+		if len(n.order) >= maxShown {
+			delete(n.set, n.order[0])
+			n.order = n.order[1:]
+		}
+		n.order = append(n.order, name)
+		n.set[name] = true
+	}
+}
+
+// has reports whether name was shown.
+func (n *shownNames) has(name string) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.set[name]
 }
 
 // Presence of student pages: a page names itself (a random id per tab)

@@ -3,6 +3,7 @@ package api
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
@@ -23,6 +24,9 @@ func (s *Server) ListTopics(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		s.writeError(w, r, err)
 		return
+	}
+	if !s.readsAll(r) {
+		topics = slices.DeleteFunc(topics, func(t cluster.TopicInfo) bool { return !s.MayReadTopic(r, t.Name, -1) && !s.stagedIn(t.Name) })
 	}
 	page, err := topicsPageOf(r.URL.Query(), len(topics))
 	if err != nil {

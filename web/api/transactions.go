@@ -2,8 +2,10 @@ package api
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
 
+	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/internal/lab"
 	"github.com/offsetlab/offsetlab/internal/problem"
 	"github.com/offsetlab/offsetlab/internal/producer"
@@ -58,6 +60,7 @@ func (s *Server) TransactionStep(w http.ResponseWriter, r *http.Request) {
 	default:
 		err = problem.New(problem.NotFound, "error.unknownTxnStep", "step", step)
 	}
+	s.class.shown.add(id)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -75,6 +78,9 @@ func (s *Server) ListTransactions(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		s.writeError(w, r, err)
 		return
+	}
+	if !s.readsAll(r) {
+		t = slices.DeleteFunc(t, func(x cluster.TransactionSummary) bool { return !s.MayReadOwn(r, x.TransactionalID) })
 	}
 	httpx.WriteJSON(w, http.StatusOK, map[string]any{"transactions": t})
 }
