@@ -187,6 +187,9 @@ func limitFlags(fs *flag.FlagSet, env func(key, def string) string, c *config) e
 	num(&l.Scans, "max-scans", "OFFSETLAB_MAX_SCANS", web.DefaultScans(), "searches, maps, jumps, seeks and download reads running at once, in a line apart from log reads (default: half the cores)")
 	num(&l.ScansPerClient, "max-scans-per-client", "OFFSETLAB_MAX_SCANS_PER_CLIENT", web.DefaultScansPerClient, "of those, how many one client address may run at once (more get 429)")
 	dur(&l.IdleTimeout, "http-idle-timeout", "OFFSETLAB_HTTP_IDLE_TIMEOUT", web.DefaultIdleTimeout, "close keep-alive connections idle this long")
+	num(&l.JoinsPerClient, "max-joins-per-client", "OFFSETLAB_MAX_JOINS_PER_CLIENT", web.DefaultJoinsPerClient, "classroom: students one client address may join in a burst (then one more every --join-every; more get 429)")
+	dur(&l.JoinEvery, "join-every", "OFFSETLAB_JOIN_EVERY", web.DefaultJoinEvery, "classroom: past the burst, one more join per client address this often")
+	num(&l.LongPollsPerClient, "max-long-polls-per-client", "OFFSETLAB_MAX_LONG_POLLS_PER_CLIENT", web.DefaultLongPollsPerClient, "classroom: long polls of the results one client address may hold open (more get 429)")
 	dur(&l.ResponseTimeout, "http-response-timeout", "OFFSETLAB_HTTP_RESPONSE_TIMEOUT", web.DefaultResponseTimeout, "cut a log or records answer a client has not read within this")
 	if len(bad) > 0 {
 		return fmt.Errorf("invalid settings in the environment: %s", strings.Join(bad, "; "))
