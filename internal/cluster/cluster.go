@@ -16,6 +16,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -195,6 +196,16 @@ func StartEmbedded(cfg EmbeddedConfig) (*Cluster, error) {
 		}
 		return nil, fmt.Errorf("cluster: start embedded broker: %w", err)
 	}
+	// The students' topic shares count with the dashboard's own client,
+	// which exists only once the broker serves: until then they let
+	// requests through (the broker's caps still hold).
+	var counter atomic.Pointer[Cluster]
+	guard.shares = &studentShares{limits: topicLimits, partitions: func(ctx context.Context) (map[string]int, error) {
+		if c := counter.Load(); c != nil {
+			return c.topicPartitions(ctx)
+		}
+		return nil, errors.New("cluster: not serving yet")
+	}}
 	guard.start(api)
 	c, err := newCluster(&Cluster{mode: Embedded, brokers: fake.ListenAddrs(), auth: auth, security: cfg.Students.security()})
 	if err != nil {
@@ -202,6 +213,7 @@ func StartEmbedded(cfg EmbeddedConfig) (*Cluster, error) {
 		return nil, err
 	}
 	c.fake, c.port, c.budget, c.dataDir, c.topics = fake, guard, budget, cfg.DataDir, topicLimits
+	counter.Store(c)
 	if unclean {
 		log := cfg.Logger
 		if log == nil {

@@ -165,6 +165,9 @@ type guardListener struct {
 	chunks  chunkPool // of partial requests, shared by all connections
 	batches batchValidator
 	logins  *failedLogins
+	// shares are the classroom students' topic and partition shares;
+	// set by StartEmbedded before the acceptor starts, nil without.
+	shares *studentShares
 	// api is what kfake serves; written once by start, before the
 	// acceptor goroutine that reads it exists.
 	api apiRanges

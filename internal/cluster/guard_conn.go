@@ -79,7 +79,11 @@ func (c *guardConn) Read(p []byte) (int, error) {
 		if c.readErr != nil {
 			return 0, c.readErr
 		}
-		frame, err := c.nextRequest()
+		var frame []byte
+		var err error
+		for frame == nil && err == nil { // nil, nil: the guard answered that one itself
+			frame, err = c.nextRequest()
+		}
 		if err != nil {
 			c.readErr = err
 			var why *refusal
@@ -142,6 +146,21 @@ func (c *guardConn) nextRequest() ([]byte, error) {
 	if why != nil {
 		c.l.budget.release(reserved)
 		return nil, why
+	}
+	if c.l.shares != nil && req.kreq != nil {
+		// Nothing is in flight on this connection (awaitAnswers), so an
+		// answer of the guard's own keeps the answers in order.
+		answer, rewritten := c.l.shares.apply(req.kreq, c.l.log, c.RemoteAddr().String())
+		if answer != nil {
+			c.l.budget.release(reserved)
+			if err := c.writeAnswer(req.corr, answer); err != nil {
+				return nil, err
+			}
+			return nil, nil
+		}
+		if rewritten {
+			req.frame = reencode(req.header, req.kreq)
+		}
 	}
 	if req.login != nil {
 		if req.login.user != "" {
@@ -462,15 +481,24 @@ func (c *guardConn) refuseLogin(login *loginAttempt) {
 	resp.ErrorCode = kerr.SaslAuthenticationFailed.Code
 	msg := "Authentication failed: Invalid username or password"
 	resp.ErrorMessage = &msg
-	frame := binary.BigEndian.AppendUint32(make([]byte, 4, 64), uint32(login.corr))
-	if resp.IsFlexible() {
+	_ = c.writeAnswer(login.corr, resp) // the client may be gone; it is closed next either way
+}
+
+// writeAnswer writes resp, an answer of the guard's own, as the answer
+// to the request with correlation id corr.
+func (c *guardConn) writeAnswer(corr int32, resp kmsg.Response) error {
+	frame := binary.BigEndian.AppendUint32(make([]byte, 4, 256), uint32(corr))
+	if resp.IsFlexible() && resp.Key() != int16(kmsg.ApiVersions) {
 		frame = append(frame, 0) // no header tags
 	}
 	frame = resp.AppendTo(frame)
 	binary.BigEndian.PutUint32(frame, uint32(len(frame)-4))
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	if c.Conn.SetWriteDeadline(time.Now().Add(c.l.limits.RequestTimeout)) == nil {
-		_, _ = c.Conn.Write(frame) // the client may be gone; it is closed next either way
+	if err := c.Conn.SetWriteDeadline(time.Now().Add(c.l.limits.RequestTimeout)); err != nil {
+		return err
 	}
+	_, err := c.Conn.Write(frame)
+	c.lastSeen.Store(time.Now().UnixNano())
+	return err
 }

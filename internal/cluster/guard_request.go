@@ -26,6 +26,12 @@ type checkedRequest struct {
 	compat     kmsg.Request // a request whose answer compat.go may rewrite
 	corrupt    []string     // why record batches were refused (see batchValidator)
 	login      *loginAttempt
+	// kreq is the parsed request of the kinds studentShares looks at
+	// (nil for the others), header the frame up to its body, corr its
+	// correlation id.
+	kreq   kmsg.Request
+	header []byte
+	corr   int32
 }
 
 // loginAttempt is a SaslAuthenticate request: what the guard needs to
@@ -100,7 +106,11 @@ func (a apiRanges) check(frame []byte, batches *batchValidator, maxWait time.Dur
 	if why := unsafeForKfake(kreq); why != "" {
 		return checkedRequest{}, &refusal{"request kfake cannot take", fmt.Sprintf("%s v%d: %s", kmsg.NameForKey(key), version, why)}
 	}
-	checked := checkedRequest{frame: frame}
+	checked := checkedRequest{frame: frame, corr: corr}
+	switch kreq.(type) {
+	case *kmsg.CreateTopicsRequest, *kmsg.CreatePartitionsRequest, *kmsg.MetadataRequest:
+		checked.kreq, checked.header = kreq, frame[:bodyStart]
+	}
 	if rewritesAnswer(kreq) {
 		checked.compat = kreq
 	}
