@@ -110,7 +110,7 @@ func TestBrowserStudentExercise(t *testing.T) {
 	en := pages[0]
 	want := map[string]string{
 		"bootstrap": strings.Join(h.kafka.Brokers(), ","), "securityProtocol": "SASL_PLAINTEXT", "saslMechanism": "SCRAM-SHA-256",
-		"topic": students[0].name + "-", "transactionalIdPrefix": students[0].name + "-", "groupPrefix": students[0].name + "-",
+		"topic": "student-" + students[0].name + "-", "transactionalIdPrefix": "student-" + students[0].name + "-", "groupPrefix": "student-" + students[0].name + "-",
 	}
 	for field, v := range want {
 		if got := en.text("identity-" + field); got != v {

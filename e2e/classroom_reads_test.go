@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -85,4 +87,34 @@ func TestClassroomStudentReadsFollowKafkaRights(t *testing.T) {
 	expect(ann.browser, "/topics/"+bobTopic+"/partitions/0", http.StatusOK)
 	expect(ann.browser, "/api/topics/"+bobTopic+"/partitions/1/log", http.StatusForbidden)
 	expect(ann.browser, "/api/groups/"+bobGroup, http.StatusForbidden)
+}
+
+// TestClassroomStudentShare: a student who creates, with their own
+// client, the partitions of their share is refused the next topic with
+// POLICY_VIOLATION and a message naming them, and their page's results
+// say their share is used up; another student still creates. Red
+// without the shares: the second topic was made.
+func TestClassroomStudentShare(t *testing.T) {
+	h := startHandsOn(t, embedded)
+	ann, bob := h.join("ann"), h.join("bob")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	adm := kadm.NewClient(ann.franz(t))
+	if resp, err := adm.CreateTopic(ctx, 50, 1, nil, ann.Kafka.Topic+"big"); err != nil || resp.Err != nil {
+		t.Fatalf("ann's 50 partitions: %v %v", err, resp.Err)
+	}
+	resp, err := adm.CreateTopic(ctx, 1, 1, nil, ann.Kafka.Topic+"more")
+	if err == nil {
+		err = resp.Err
+	}
+	if !errors.Is(err, kerr.PolicyViolation) || resp.ErrMessage == "" || !strings.Contains(resp.ErrMessage, "ann") {
+		t.Errorf("ann's 51st partition: %v %q, want POLICY_VIOLATION naming her", err, resp.ErrMessage)
+	}
+	status, body, _ := ann.browser.get("/api/exercises/commit/results")
+	if status != http.StatusOK || !strings.Contains(body, `"full":true`) {
+		t.Errorf("ann's results: %d %s, want her share full", status, body)
+	}
+	if resp, err := kadm.NewClient(bob.franz(t)).CreateTopic(ctx, 3, 1, nil, bob.Kafka.Topic+"x"); err != nil || resp.Err != nil {
+		t.Errorf("bob's topic: %v %v", err, resp.Err)
+	}
 }

@@ -242,3 +242,41 @@ func (c *Cluster) topicPartitions(ctx context.Context) (map[string]int, error) {
 	}
 	return out, nil
 }
+
+// StudentShare is what a classroom student holds of their shares on the
+// embedded broker, as their page shows it.
+type StudentShare struct {
+	UsedBytes     int64 `json:"usedBytes"`
+	MaxBytes      int64 `json:"maxBytes"`
+	Topics        int   `json:"topics"`
+	MaxTopics     int   `json:"maxTopics"`
+	Partitions    int   `json:"partitions"`
+	MaxPartitions int   `json:"maxPartitions"`
+	// Full says that the student's next write or topic may be refused.
+	Full bool `json:"full"`
+}
+
+// StudentShare is student's use of their shares; ok is false on a real
+// cluster (its quotas are its owner's) or when the count fails. It costs
+// one metadata request.
+func (c *Cluster) StudentShare(ctx context.Context, student string) (StudentShare, bool) {
+	if c.fake == nil || c.budget == nil {
+		return StudentShare{}, false
+	}
+	held, err := c.topicPartitions(ctx)
+	if err != nil {
+		return StudentShare{}, false
+	}
+	s := StudentShare{MaxTopics: c.topics.StudentMaxTopics, MaxPartitions: c.topics.StudentMaxPartitions}
+	for topic, n := range held {
+		if studentOwner(topic) == student {
+			s.Topics++
+			s.Partitions += n
+		}
+	}
+	if c.budget.limits.MaxBytes > 0 {
+		s.UsedBytes, s.MaxBytes = c.budget.clientShare(studentShareKey+student), c.budget.limits.StudentMaxBytes
+	}
+	s.Full = s.MaxBytes > 0 && s.UsedBytes+FullMarginBytes/4 > s.MaxBytes || s.Topics >= s.MaxTopics || s.Partitions >= s.MaxPartitions
+	return s, true
+}

@@ -31,6 +31,7 @@ type Users interface {
 	AddStudent(ctx context.Context, s cluster.Student) error
 	RemoveStudent(ctx context.Context, user, prefix string, deleteNames bool) error
 	PrefixInUse(ctx context.Context, prefix string) (bool, error)
+	StudentShare(ctx context.Context, student string) (cluster.StudentShare, bool)
 }
 
 // ClassConfig says how students reach the brokers.
@@ -283,4 +284,14 @@ func secret() string {
 	b := make([]byte, 16)
 	_, _ = rand.Read(b) // never fails on supported platforms
 	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// Share is what the student called name holds of their shares of the
+// embedded broker (topics, partitions, data); ok is false when the class
+// makes no users or the broker keeps no shares (a real cluster).
+func (c *Class) Share(ctx context.Context, name string) (cluster.StudentShare, bool) {
+	if c.cfg.Users == nil {
+		return cluster.StudentShare{}, false
+	}
+	return c.cfg.Users.StudentShare(ctx, name)
 }

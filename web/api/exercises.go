@@ -188,7 +188,13 @@ func (s *Server) GetResults(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	httpx.WriteJSON(w, http.StatusOK, map[string]any{"exercise": ex.ID, "version": version, "students": results})
+	out := map[string]any{"exercise": ex.ID, "version": version, "students": results}
+	if me, ok := s.studentOf(r); ok {
+		if share, ok := s.deps.Exercises.Class().Share(r.Context(), me.Name); ok {
+			out["share"] = share // what the student's page says of their quotas
+		}
+	}
+	httpx.WriteJSON(w, http.StatusOK, out)
 }
 
 // GetResultsCSV is GET /api/exercises/{exercise}/results.csv (the
