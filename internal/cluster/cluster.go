@@ -206,6 +206,9 @@ func StartEmbedded(cfg EmbeddedConfig) (*Cluster, error) {
 		}
 		return nil, errors.New("cluster: not serving yet")
 	}}
+	if cfg.Students != nil {
+		guard.producerIDs, guard.superuser = newUserRates(producerIDBurst, producerIDEvery), cfg.Students.Admin
+	}
 	guard.start(api)
 	c, err := newCluster(&Cluster{mode: Embedded, brokers: fake.ListenAddrs(), auth: auth, security: cfg.Students.security()})
 	if err != nil {

@@ -168,6 +168,10 @@ type guardListener struct {
 	// shares are the classroom students' topic and partition shares;
 	// set by StartEmbedded before the acceptor starts, nil without.
 	shares *studentShares
+	// producerIDs rates each SASL user's InitProducerId but superuser's
+	// (the dashboard's own); nil without a classroom.
+	producerIDs *userRates
+	superuser   string
 	// api is what kfake serves; written once by start, before the
 	// acceptor goroutine that reads it exists.
 	api apiRanges
@@ -551,4 +555,65 @@ func (f *failedLogins) total(ip string) int64 {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.counts[ip]
+}
+
+// Producer ids: each InitProducerId makes kfake keep a producer id, its
+// state and a line of pids.log until it expires. A classroom student
+// gets a burst of producerIDBurst, then one every producerIDEvery;
+// past it the guard answers THROTTLING_QUOTA_EXCEEDED with the time to
+// wait, as Kafka's producer id quota (KIP-936) does, and clients retry
+// after it.
+const (
+	producerIDBurst = 50
+	producerIDEvery = time.Second
+	// maxRatedUsers bounds the users remembered; past it the ones back
+	// at a full burst are forgotten.
+	maxRatedUsers = 4096
+)
+
+// userRates is a token bucket per user.
+type userRates struct {
+	burst int
+	every time.Duration
+
+	mu sync.Mutex
+	by map[string]*userBucket
+}
+
+type userBucket struct {
+	tokens float64
+	at     time.Time
+}
+
+func newUserRates(burst int, every time.Duration) *userRates {
+	return &userRates{burst: burst, every: every, by: map[string]*userBucket{}}
+}
+
+// take takes one token of user's bucket at now, or returns how long
+// until one is there.
+func (u *userRates) take(user string, now time.Time) time.Duration {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	refill := func(b *userBucket) {
+		b.tokens = min(float64(u.burst), b.tokens+float64(now.Sub(b.at))/float64(u.every))
+		b.at = now
+	}
+	if len(u.by) >= maxRatedUsers {
+		for name, b := range u.by {
+			if refill(b); b.tokens >= float64(u.burst) {
+				delete(u.by, name)
+			}
+		}
+	}
+	b := u.by[user]
+	if b == nil {
+		b = &userBucket{tokens: float64(u.burst), at: now}
+		u.by[user] = b
+	}
+	refill(b)
+	if b.tokens >= 1 {
+		b.tokens--
+		return 0
+	}
+	return time.Duration((1 - b.tokens) * float64(u.every))
 }

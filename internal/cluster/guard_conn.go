@@ -147,6 +147,21 @@ func (c *guardConn) nextRequest() ([]byte, error) {
 		c.l.budget.release(reserved)
 		return nil, why
 	}
+	if init, ok := req.kreq.(*kmsg.InitProducerIDRequest); ok && c.l.producerIDs != nil && c.loginUser != "" && c.loginUser != c.l.superuser {
+		if wait := c.l.producerIDs.take(c.loginUser, time.Now()); wait > 0 {
+			c.l.budget.release(reserved)
+			c.l.log.warn("producer id rate", "Kafka port: throttled a student's InitProducerId: their producer id rate is used",
+				"user", c.loginUser, "remote", c.RemoteAddr().String(), "throttle", wait)
+			resp := init.ResponseKind().(*kmsg.InitProducerIDResponse)
+			resp.Version = init.Version
+			resp.ErrorCode, resp.ThrottleMillis = kerr.ThrottlingQuotaExceeded.Code, int32(max(1, wait.Milliseconds()))
+			resp.ProducerID, resp.ProducerEpoch = -1, -1
+			if err := c.writeAnswer(req.corr, resp); err != nil {
+				return nil, err
+			}
+			return nil, nil
+		}
+	}
 	if c.l.shares != nil && req.kreq != nil {
 		// Nothing is in flight on this connection (awaitAnswers), so an
 		// answer of the guard's own keeps the answers in order.

@@ -108,7 +108,7 @@ func (a apiRanges) check(frame []byte, batches *batchValidator, maxWait time.Dur
 	}
 	checked := checkedRequest{frame: frame, corr: corr}
 	switch kreq.(type) {
-	case *kmsg.CreateTopicsRequest, *kmsg.CreatePartitionsRequest, *kmsg.MetadataRequest:
+	case *kmsg.CreateTopicsRequest, *kmsg.CreatePartitionsRequest, *kmsg.MetadataRequest, *kmsg.InitProducerIDRequest:
 		checked.kreq, checked.header = kreq, frame[:bodyStart]
 	}
 	if rewritesAnswer(kreq) {

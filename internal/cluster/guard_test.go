@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -914,5 +915,57 @@ func TestFailedLoginsDelayedCountedLogged(t *testing.T) {
 	}
 	if _, err := login("right"); err != nil {
 		t.Errorf("the right password after the failures: %v", err)
+	}
+}
+
+// TestStudentProducerIDRate: a classroom student's InitProducerId loop
+// gets its burst, then THROTTLING_QUOTA_EXCEEDED with the time to wait,
+// answered by the guard (kfake keeps nothing for it); the dashboard's
+// own user is never throttled. Red without the rate: every request
+// made a producer id.
+func TestStudentProducerIDRate(t *testing.T) {
+	t.Parallel()
+	c, err := StartEmbedded(EmbeddedConfig{KafkaAddr: "127.0.0.1:0", Students: &StudentAuth{Admin: "admin", AdminPassword: "secret"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := c.AddStudent(ctx, Student{User: "ann", Password: "pw", Prefix: "student-ann-"}); err != nil {
+		t.Fatal(err)
+	}
+	ann, err := kgo.NewClient(kgo.SeedBrokers(c.Brokers()...), kgo.SASL(scram.Auth{User: "ann", Pass: "pw"}.AsSha256Mechanism()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ann.Close()
+	inits := func(cl *kgo.Client, n int) (throttled int, wait int32) {
+		t.Helper()
+		for i := range n {
+			id := fmt.Sprintf("student-ann-tx%d", i)
+			req := kmsg.NewPtrInitProducerIDRequest()
+			req.TransactionalID, req.TransactionTimeoutMillis, req.ProducerID, req.ProducerEpoch = &id, 60000, -1, -1
+			resp, err := req.RequestWith(ctx, cl)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.ErrorCode == kerr.ThrottlingQuotaExceeded.Code {
+				throttled++
+				wait = resp.ThrottleMillis
+			}
+		}
+		return throttled, wait
+	}
+	const n = producerIDBurst + 10
+	begin := time.Now()
+	throttled, wait := inits(ann, n)
+	// kgo waits out each throttle before its next request, so a token
+	// may come back meanwhile: at most one per producerIDEvery.
+	if allowed := producerIDBurst + int(time.Since(begin)/producerIDEvery) + 1; throttled == 0 || wait <= 0 || n-throttled > allowed {
+		t.Errorf("%d InitProducerId of a student in %v: %d throttled (wait %d ms), want at most %d through", n, time.Since(begin), throttled, wait, allowed)
+	}
+	if throttled, _ := inits(c.Client(), producerIDBurst+5); throttled != 0 {
+		t.Errorf("the dashboard's own InitProducerId throttled %d times", throttled)
 	}
 }
