@@ -13,8 +13,6 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
-
-	"github.com/offsetlab/offsetlab/internal/testenv"
 )
 
 // TestBrowserStudentExercise is the student's side of the hands-on
@@ -35,10 +33,7 @@ import (
 func TestBrowserStudentExercise(t *testing.T) {
 	t.Parallel()
 	chromium := chromiumPath(t)
-	python := os.Getenv(pythonEnv)
-	if python == "" {
-		testenv.MissingSetup(t, "the student's exercise page skipped: set %s to a python with confluent-kafka", pythonEnv)
-	}
+	python := pythonPath(t, "the student's exercise page")
 	h := startHandsOn(t, embedded)
 	teacher := loginTeacher(t, h.url, h.srv.TeacherLoginURL())
 	taken := h.join("taken")

@@ -26,6 +26,7 @@ const chromiumEnv = "OFFSETLAB_CHROMIUM"
 // chromiumPath finds Chromium or skips the test saying how to get one.
 func chromiumPath(t *testing.T) string {
 	t.Helper()
+	testenv.Needs(t, testenv.Browser)
 	if p := os.Getenv(chromiumEnv); p != "" {
 		if _, err := os.Stat(p); err != nil {
 			t.Fatalf("%s=%s: %v", chromiumEnv, p, err)
@@ -54,6 +55,7 @@ type page struct {
 // width x height. Everything is torn down when the test ends.
 func openPage(t *testing.T, a *app, chromium string, width, height int) *page {
 	t.Helper()
+	testenv.Needs(t, testenv.Browser)
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(chromium),
 		chromedp.Headless,

@@ -185,7 +185,7 @@ func containsString(list []string, s string) bool {
 // TestBrowserStaleLessonMessages: what the panels said about an earlier
 // action goes when the next one starts. Lesson 3's finished run is not
 // shown under lesson 4, whose reason (on the embedded broker) says what
-// --local-kafka triple needs, as the README does; "Started over: …" goes
+// --local-kafka triple needs, as docs/real-kafka.md does; "Started over: …" goes
 // on the next Start; a refused download takes the last "Saved … lines"
 // away before it shows its error.
 func TestBrowserStaleLessonMessages(t *testing.T) {

@@ -129,7 +129,7 @@ func stepAndCheck(t *testing.T, p *page, lesson string, wants map[int]answerWant
 // step reads the group again, but the finished lesson shows its output,
 // where that answer has no cell: it is drawn when the orders log opens.
 func lesson2Answers(kind brokerKind) map[int]answerWant {
-	after := facts[kind].stateAfterCommit
+	const after = "CompleteCommit"
 	return map[int]answerWant{
 		3: {kind: "transaction", offset: "2", says: []string{"Coordinator: Ongoing", "order-totals-app-", "open since offset 2"}, rings: []string{"2:cell:open since here"}},
 		4: {kind: "group", offset: "1", says: []string{"totals-tx-", "committed offset 1", "lag 2"}, rings: []string{"1:cell:committed 1"}},
@@ -267,7 +267,7 @@ func TestBrowserStepAnswers(t *testing.T) {
 			// transaction holds the LSO at 0 (the answer at that cell);
 			// while the broker's abort is awaited, that answer is gone;
 			// the coordinator's state ends at the ABORT marker, 3.
-			aborted := map[brokerKind]string{embedded: "Empty", realKafka: "CompleteAbort"}[kind]
+			const aborted = "CompleteAbort"
 			p.click("lesson-title")
 			p.fill("lesson-select", "6g")
 			p.click("lesson-start")

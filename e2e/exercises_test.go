@@ -171,10 +171,7 @@ func (j *joined) awaitVerdicts(t *testing.T, exercise, want string) {
 // python runs scripts/py/exercise_student.py as the student.
 func (j *joined) python(t *testing.T, ex exercises.Exercise, run string, args ...string) map[string]any {
 	t.Helper()
-	python := os.Getenv(pythonEnv)
-	if python == "" {
-		testenv.MissingSetup(t, "hands-on Python students skipped: set %s to a python with confluent-kafka", pythonEnv)
-	}
+	python := pythonPath(t, "hands-on Python students")
 	identity, _ := json.Marshal(map[string]any{
 		"bootstrap": j.Kafka.Bootstrap, "securityProtocol": j.Kafka.SecurityProtocol, "saslMechanism": j.Kafka.SASLMechanism,
 		"username": j.Kafka.Username, "password": j.Kafka.Password, "names": ex.NamesFor(j.Name),
@@ -193,6 +190,7 @@ func (j *joined) python(t *testing.T, ex exercises.Exercise, run string, args ..
 // SIGKILL, as kill -9 would.
 func (j *joined) pythonKilled(t *testing.T, ex exercises.Exercise, run string, args ...string) {
 	t.Helper()
+	python := pythonPath(t, "hands-on Python students")
 	identity, _ := json.Marshal(map[string]any{
 		"bootstrap": j.Kafka.Bootstrap, "securityProtocol": j.Kafka.SecurityProtocol, "saslMechanism": j.Kafka.SASLMechanism,
 		"username": j.Kafka.Username, "password": j.Kafka.Password, "names": ex.NamesFor(j.Name),
@@ -201,7 +199,7 @@ func (j *joined) pythonKilled(t *testing.T, ex exercises.Exercise, run string, a
 	script := filepath.Join(filepath.Dir(here), "..", "scripts", "py", "exercise_student.py")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, os.Getenv(pythonEnv), append([]string{script, string(identity), run}, args...)...)
+	cmd := exec.CommandContext(ctx, python, append([]string{script, string(identity), run}, args...)...)
 	out, err := cmd.CombinedOutput()
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() != -1 {
@@ -213,6 +211,7 @@ func (j *joined) pythonKilled(t *testing.T, ex exercises.Exercise, run string, a
 // Java client, as the student.
 func (j *joined) java(t *testing.T, classes string, ex exercises.Exercise, run string) string {
 	t.Helper()
+	testenv.Needs(t, testenv.JVM)
 	n := ex.NamesFor(j.Name)
 	libs := localkafka.DefaultLibs(os.Getenv, repoRoot(t))
 	cmd := exec.Command("java", "-cp", classes+string(os.PathListSeparator)+filepath.Join(libs, "*"), "ExerciseStudent",
@@ -255,6 +254,7 @@ func runStudent(t *testing.T, cmd *exec.Cmd) []byte {
 // skips (fails under CI=true) without javac or the jars.
 func compileJavaStudent(t *testing.T) string {
 	t.Helper()
+	testenv.Needs(t, testenv.JVM)
 	if _, err := exec.LookPath("javac"); err != nil {
 		testenv.MissingSetup(t, "hands-on Java students skipped: javac is not installed")
 	}

@@ -90,6 +90,7 @@ func connectKafka(t *testing.T, kind brokerKind) *cluster.Cluster {
 	case embedded:
 		kafka, err = cluster.StartEmbedded(cluster.EmbeddedConfig{KafkaAddr: "127.0.0.1:0"})
 	case realKafka:
+		testenv.Needs(t, testenv.JVM)
 		brokers := os.Getenv(brokersEnv)
 		if brokers == "" {
 			testenv.MissingSetup(t, "real Kafka tests skipped: set %s=host:port (scripts/test.sh starts Apache Kafka 4.3.1 and sets it)", brokersEnv)

@@ -14,6 +14,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/offsetlab/offsetlab/internal/testenv"
 )
 
 // TestHostileKafkaBudget: a student floods the embedded broker's Kafka
@@ -27,9 +29,7 @@ import (
 // (507) and /api/cluster says the budget is full; deleting the flooded
 // topic gives the space back and the dashboard writes again.
 func TestHostileKafkaBudget(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the server binary")
-	}
+	testenv.Long(t, "it floods the server binary's data budget")
 	t.Parallel()
 	const budget, share = 48 << 20, 8 << 20
 	dir := t.TempDir()

@@ -14,6 +14,8 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/offsetlab/offsetlab/internal/testenv"
 )
 
 // The hostile clients that cost little to send and much to show: records
@@ -91,9 +93,7 @@ func getSize(t *testing.T, url string) (int, int64, []byte) {
 // TestHostileHeaders writes records of 2,000,000 and 4,000,000 empty
 // headers and reads them every way the dashboard shows them.
 func TestHostileHeaders(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the server binary")
-	}
+	testenv.Long(t, "it writes records of millions of headers to the server binary")
 	t.Parallel()
 	dataDir := t.TempDir()
 	p := startServerProcess(t, "--data-dir", dataDir, "--http-response-timeout", "30s", "--max-reads-per-client", "100")

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/offsetlab/offsetlab/internal/testenv"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -127,6 +128,7 @@ func checkHealthy(t *testing.T, p *serverProcess, what string, limit int64) int6
 // against one server and checks after each that it is healthy, bounded and
 // lost nothing.
 func TestHostileHTTP(t *testing.T) {
+	testenv.Long(t, "it runs every HTTP attack against the server binary in turn")
 	t.Parallel()
 	p := hostileServer(t)
 	a := p.app(randomSuffix(t))

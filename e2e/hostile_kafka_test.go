@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/offsetlab/offsetlab/internal/testenv"
 )
 
 // TestHostileKafkaClients runs the server binary, produces records with
@@ -24,9 +26,7 @@ import (
 // and every connection the guard closed must have reached the client as EOF
 // within the deadline the server was given.
 func TestHostileKafkaClients(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the server binary")
-	}
+	testenv.Long(t, "it attacks the server binary's Kafka port, thousands of connections included")
 	// Short deadlines so that the test waits seconds, not Kafka's
 	// minutes; the size and connection limits are the defaults, named
 	// here so that OFFSETLAB_KAFKA_* in the environment cannot change them.

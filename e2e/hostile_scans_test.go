@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/offsetlab/offsetlab/internal/testenv"
 )
 
 // clientFrom is an HTTP client whose connections come from ip (an address
@@ -60,9 +62,7 @@ func median(d []time.Duration) time.Duration {
 // half the cores). Before scans had their own line it was about 600 here
 // (6 ms to 3.8 s, and a quarter of the window reads turned away).
 func TestHostileScanFlood(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the server binary")
-	}
+	testenv.Long(t, "it floods the server binary with searches of 500,000 offsets")
 	// Not parallel: a latency ratio wants the package's other tests (four
 	// at a time under the test command) paused while it measures.
 	p := startServerProcess(t, "--data-dir", t.TempDir())

@@ -36,6 +36,7 @@ const toolTimeout = 60 * time.Second
 // it under CI=true) when either is missing.
 func requireJavaTools(t *testing.T) javaTools {
 	t.Helper()
+	testenv.Needs(t, testenv.JVM)
 	java, err := exec.LookPath("java")
 	if home := os.Getenv("JAVA_HOME"); home != "" {
 		java, err = filepath.Join(home, "bin", "java"), nil

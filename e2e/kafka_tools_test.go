@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"slices"
@@ -38,6 +39,7 @@ type toolsFacts struct {
 	memberEpochs   string              // a KIP-848 member's CURRENT-EPOCH / TARGET-EPOCH
 	committedReads int                 // read_committed records of the transactional topic
 	markers        []string            // the transactional topic's markers: "COMMIT e3"
+	states         stateFacts          // coordinator states, an idempotent producer, a compacted topic
 }
 
 // TestKafkaTools drives the Kafka port with kafka-topics, the console
@@ -58,6 +60,7 @@ func TestKafkaTools(t *testing.T) {
 				p = startServerProcess(t, "--data-dir", t.TempDir())
 				bootstrap = p.kafkaAddr
 			case realKafka:
+				testenv.Needs(t, testenv.JVM)
 				if bootstrap == "" {
 					testenv.MissingSetup(t, "real Kafka tools tests skipped: set %s=host:port (scripts/test.sh starts Apache Kafka 4.3.1 and sets it)", brokersEnv)
 				}
@@ -91,7 +94,22 @@ func TestKafkaTools(t *testing.T) {
 		if emb.committedReads != kafka.committedReads {
 			t.Errorf("read_committed records: embedded %d, Kafka %d", emb.committedReads, kafka.committedReads)
 		}
-		t.Logf("KIP-848 member epochs (current/target): embedded %s, Kafka %s", emb.memberEpochs, kafka.memberEpochs)
+		if emb.memberEpochs != kafka.memberEpochs {
+			t.Errorf("KIP-848 member epochs (current/target): embedded %s, Kafka %s", emb.memberEpochs, kafka.memberEpochs)
+		}
+		if !slices.Equal(emb.states.transactions, kafka.states.transactions) {
+			t.Errorf("kafka-transactions describe / list after a commit and an abort:\n embedded %v\n Kafka    %v", emb.states.transactions, kafka.states.transactions)
+		}
+		if !maps.Equal(emb.states.idempotent, kafka.states.idempotent) {
+			t.Errorf("describe-producers of an idempotent producer:\n embedded %v\n Kafka    %v", emb.states.idempotent, kafka.states.idempotent)
+		}
+		for _, iso := range []string{"read_committed", "read_uncommitted"} {
+			if !slices.Equal(emb.states.compacted[iso], kafka.states.compacted[iso]) {
+				t.Errorf("console consumer at %s of the compacted topic: embedded %v, Kafka %v", iso, emb.states.compacted[iso], kafka.states.compacted[iso])
+			}
+		}
+		t.Logf("kafka-transactions after commit and abort: %v; describe-producers of an idempotent producer: embedded %v, Kafka %v; compacted topic: %v",
+			emb.states.transactions, emb.states.idempotent, kafka.states.idempotent, emb.states.compacted)
 	})
 	t.Run("marker epochs", func(t *testing.T) {
 		// Kafka 4.3 with a 4.x Java client (transaction version 2)
@@ -153,6 +171,7 @@ func runKafkaTools(t *testing.T, tools javaTools, a *app, bootstrap string) tool
 	checkLessonCommands(t, tools, a, server)
 	checkGroups(t, tools, a, server, topic, &facts)
 	checkTransactions(t, tools, a, server, topic, txTopic, &facts)
+	facts.states = checkStates(t, tools, a, server)
 	return facts
 }
 

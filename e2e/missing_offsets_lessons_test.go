@@ -7,14 +7,10 @@ import (
 )
 
 // missingOffsetNumbers are the checks of lessons 7 and 8 each run must
-// hold, with this broker's expected value: the offsets and states Apache
-// Kafka 4.3.1 showed (docs/lessons.md), and the embedded broker's where its
-// cleaner differs (one pass removes what Kafka removes in two).
-func missingOffsetNumbers(kind brokerKind) map[string][]string {
-	pass1, gaps1, markers, pass2, gaps2 := "removed=1, 2, 3", "gaps=1-3 compacted", "markers=4 COMMIT", "removed=6", "gaps=1-3 compacted, 6 compacted"
-	if kind == embedded {
-		pass1, gaps1, markers, pass2, gaps2 = "removed=1, 2, 3, 4, 6", "gaps=1-4 compacted, 6 compacted", "markers=none", "removed=none", "gaps=1-4 compacted, 6 compacted"
-	}
+// hold on either broker: the offsets and states Apache Kafka 4.3.1 showed
+// (docs/lessons.md).
+func missingOffsetNumbers() map[string][]string {
+	const pass1, gaps1, markers, pass2, gaps2 = "removed=1, 2, 3", "gaps=1-3 compacted", "markers=4 COMMIT", "removed=6", "gaps=1-3 compacted, 6 compacted"
 	return map[string][]string{
 		"7": {
 			"shape=0:none 1:none 2:none 3:committed 4:COMMIT 5:none 6:none 7:none", "gaps=none",
@@ -43,7 +39,7 @@ func TestMissingOffsetLessons(t *testing.T) {
 		t.Run(string(kind), func(t *testing.T) {
 			t.Parallel()
 			a := startApp(t, kind)
-			for id, want := range missingOffsetNumbers(kind) {
+			for id, want := range missingOffsetNumbers() {
 				st := a.runLesson(id, false)
 				var got []string
 				for _, s := range st.Steps {
@@ -56,7 +52,7 @@ func TestMissingOffsetLessons(t *testing.T) {
 							t.Errorf("%s: lesson %s step %d %q: %s: expected %q — observed %q\noutput:\n%s",
 								kind, id, s.Index+1, s.Title["en"], c.Text["en"], c.Expected, c.Observed, strings.Join(s.Output, "\n"))
 						}
-						if kind != embedded && c.Note != nil {
+						if c.Note != nil {
 							t.Errorf("lesson %s: a divergence note on %s: %v", id, kind, c.Note)
 						}
 					}

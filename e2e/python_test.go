@@ -20,14 +20,24 @@ import (
 // (scripts/test.sh sets it to the venv it creates).
 const pythonEnv = "OFFSETLAB_PYTHON"
 
+// pythonPath is the Python with confluent-kafka a test runs: it skips the
+// test under go test -short, and when pythonEnv is unset (failing under
+// CI=true), saying that what is skipped.
+func pythonPath(t *testing.T, what string) string {
+	t.Helper()
+	testenv.Needs(t, testenv.Python)
+	python := os.Getenv(pythonEnv)
+	if python == "" {
+		testenv.MissingSetup(t, "%s skipped: set %s to a python with confluent-kafka (scripts/test.sh does)", what, pythonEnv)
+	}
+	return python
+}
+
 // seedClient runs scripts/py/seedclient.py, the seeds' own client, against
 // this app's broker and decodes its JSON output into out.
 func (a *app) seedClient(out any, args ...string) {
 	a.t.Helper()
-	python := os.Getenv(pythonEnv)
-	if python == "" {
-		testenv.MissingSetup(a.t, "cross-client tests skipped: set %s to a python with confluent-kafka (scripts/test.sh does)", pythonEnv)
-	}
+	python := pythonPath(a.t, "cross-client tests")
 	_, here, _, _ := runtime.Caller(0)
 	script := filepath.Join(filepath.Dir(here), "..", "scripts", "py", "seedclient.py")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

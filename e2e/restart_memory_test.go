@@ -13,6 +13,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/offsetlab/offsetlab/internal/testenv"
 )
 
 // TestRestartMemoryBounded restarts the server on a data directory of 48
@@ -26,9 +28,7 @@ import (
 // there after each restart. cmd/offsetlab-restart-bench measures the same
 // at a few GB.
 func TestRestartMemoryBounded(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the server binary")
-	}
+	testenv.Long(t, "it restarts the server binary on 48 MiB of data, twice")
 	t.Parallel()
 	const (
 		partitions = 4

@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/offsetlab/offsetlab/internal/testenv"
 )
 
 // TestSecureDashboard runs the dashboard against the secure shape's SASL_SSL
@@ -154,12 +152,9 @@ func TestSecureDashboard(t *testing.T) {
 
 	// confluent-kafka, given the reader's librdkafka file, reads what the
 	// dashboard's read_committed lane shows.
-	if python := os.Getenv(pythonEnv); python != "" {
-		got := pythonReadProperties(t, python, filepath.Join(dir, "reader.librdkafka.properties"), topic, 3)
-		equal(t, "confluent-kafka's read_committed", got, []string{"O-1 total=30000", "O-2 total=42000", "O-3 total=27000"})
-	} else {
-		testenv.MissingSetup(t, "the confluent-kafka check skipped: set %s", pythonEnv)
-	}
+	python := pythonPath(t, "the confluent-kafka check")
+	got := pythonReadProperties(t, python, filepath.Join(dir, "reader.librdkafka.properties"), topic, 3)
+	equal(t, "confluent-kafka's read_committed", got, []string{"O-1 total=30000", "O-2 total=42000", "O-3 total=27000"})
 
 	// A wrong password, a wrong CA, a missing ACL: each its own sentence.
 	for _, tt := range []struct {

@@ -35,6 +35,7 @@ import (
 // are missing.
 func startSecure(t *testing.T) string {
 	t.Helper()
+	testenv.Needs(t, testenv.JVM)
 	if _, err := exec.LookPath("java"); err != nil {
 		testenv.MissingSetup(t, "secure Kafka tests skipped: java is not installed (Java 17+ runs the brokers)")
 	}
@@ -237,10 +238,7 @@ func TestSecureCluster(t *testing.T) {
 	})
 
 	t.Run("confluent-kafka reads with the librdkafka file", func(t *testing.T) {
-		python := os.Getenv(pythonEnv)
-		if python == "" {
-			testenv.MissingSetup(t, "confluent-kafka check skipped: set %s to a python with confluent-kafka (scripts/test.sh does)", pythonEnv)
-		}
+		python := pythonPath(t, "confluent-kafka check")
 		got := pythonReadProperties(t, python, filepath.Join(dir, "reader.librdkafka.properties"), topic, len(want))
 		if !slices.Equal(got, want) {
 			t.Errorf("confluent-kafka reads %q, want %q", got, want)

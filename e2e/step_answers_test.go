@@ -145,8 +145,7 @@ func TestLessonStepAnswers(t *testing.T) {
 		t.Run(string(kind), func(t *testing.T) {
 			t.Parallel()
 			a := startApp(t, kind)
-			after := facts[kind].stateAfterCommit
-			aborted := map[brokerKind]string{embedded: "Empty", realKafka: "CompleteAbort"}[kind]
+			const after, aborted = "CompleteCommit", "CompleteAbort"
 			lessons := map[string][]string{
 				"2": {"none", "none", "none",
 					"order-totals-tx Ongoing open at 2 id=order-totals-app",

@@ -26,9 +26,7 @@ import (
 // partition's directory and was read back in place of the new records.
 func TestKillNineKeepsEveryTopic(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds and runs the server binary")
-	}
+	testenv.Long(t, "it kills and restarts the server binary for each way a topic comes to exist")
 	tests := []struct {
 		name string
 		// exist makes topic exist on the server and produces to it; it

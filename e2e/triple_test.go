@@ -81,6 +81,7 @@ var kafkaRunner struct {
 // an app over it; the cluster is stopped when the test ends.
 func startTriple(t *testing.T) (*app, string) {
 	t.Helper()
+	testenv.Needs(t, testenv.JVM)
 	if os.Getenv(tripleEnv) == "" {
 		testenv.MissingSetup(t, "three-broker tests skipped: set %s=1 to let them start Apache Kafka 4.3.1 with cmd/offsetlab-kafka (scripts/test.sh does)", tripleEnv)
 	}
@@ -101,6 +102,7 @@ func startTriple(t *testing.T) (*app, string) {
 // them: the lesson and the Brokers API stop and start nodes for real.
 func startManagedTriple(t *testing.T) (*app, *localkafka.Cluster) {
 	t.Helper()
+	testenv.Needs(t, testenv.JVM)
 	if os.Getenv(tripleEnv) == "" {
 		testenv.MissingSetup(t, "three-broker tests skipped: set %s=1 to let them start Apache Kafka 4.3.1 with internal/localkafka (scripts/test.sh does)", tripleEnv)
 	}

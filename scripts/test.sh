@@ -6,8 +6,9 @@
 # with go run ./cmd/offsetlab-kafka fetch,
 # Debian's chromium for the browser tests when running as root),
 # checks formatting, vet, go mod tidy and generated code, runs the page's
-# JavaScript unit tests with node (skipped without node, except under
-# CI=true), starts a real single-node
+# JavaScript unit tests with node and its type check with TypeScript
+# (installed with npm ci into web/static/node_modules; both skipped without
+# node, except under CI=true), starts a real single-node
 # Kafka 4.3.1 (KRaft) on loopback, runs every Go test against the embedded
 # broker and against real Kafka, then fuzzes the batch decoder and the
 # embedded broker's Kafka port briefly.
@@ -38,8 +39,8 @@ if ! go mod tidy -diff >/dev/null; then
 	exit 1
 fi
 go generate ./...
-if git rev-parse --git-dir >/dev/null 2>&1 && ! git diff --exit-code --stat -- '*_templ.go'; then
-	echo "generated templ code is out of date: run go generate ./... and commit" >&2
+if git rev-parse --git-dir >/dev/null 2>&1 && ! git diff --exit-code --stat -- '*_templ.go' web/static/types/; then
+	echo "generated code (templ, web/static/types/wire.d.ts) is out of date: run go generate ./... and commit" >&2
 	exit 1
 fi
 
@@ -54,6 +55,24 @@ elif [[ "${CI:-}" == "true" ]]; then
 	exit 1
 else
 	echo "node is missing, so the JavaScript unit tests are skipped (install nodejs to run them)." >&2
+fi
+
+step "the page's type check (tsc --noEmit over the modules' JSDoc)"
+# TypeScript checks the page's JavaScript as written (web/static/tsconfig.json,
+# checkJs): nothing is compiled, so the served files stay the sources. The
+# pinned compiler (web/static/package-lock.json) is installed from the npm
+# registry into web/static/node_modules (ignored by git) when missing.
+if command -v npm >/dev/null; then
+	if [[ ! -x web/static/node_modules/.bin/tsc ]] || ! cmp -s web/static/package-lock.json web/static/node_modules/.package-lock.json.src 2>/dev/null; then
+		(cd web/static && npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.package-lock.json.src)
+	fi
+	web/static/node_modules/.bin/tsc -p web/static       # the page: DOM, no node
+	web/static/node_modules/.bin/tsc -p web/static/test  # the node tests (each // @ts-check)
+elif [[ "${CI:-}" == "true" ]]; then
+	echo "npm is missing: the page's type check needs it under CI (install nodejs and npm)" >&2
+	exit 1
+else
+	echo "npm is missing, so the page's type check is skipped (install npm to run it)." >&2
 fi
 
 step "Chromium (the browser tests) and kcat (an outside Kafka client)"

@@ -89,7 +89,7 @@ func New(deps Deps, log *slog.Logger, opts ...Option) *Server {
 	}
 	s.auth = newTeacherAuth()
 	s.oneWrite = make(chan struct{}, 1)
-	s.api = api.New(deps, log, api.Options{Classroom: s.access.Classroom, JoinURL: s.joinURL})
+	s.api = api.New(api.DepsOf(deps.Lab, deps.Lessons, deps.Exercises), log, api.Options{Classroom: s.access.Classroom, JoinURL: s.joinURL})
 	s.pages = pages.New(deps, log, pages.Options{Classroom: s.access.Classroom, JoinURL: s.joinURL,
 		TeacherWatches: choice(s.api.TeacherWatches), TeacherWrote: choice(s.api.TeacherWrote)})
 	s.limits = s.limits.withDefaults()

@@ -58,9 +58,7 @@ func TestUsage(t *testing.T) {
 // the jars are missing.
 func realKafka(t *testing.T) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("-short: real Kafka skipped")
-	}
+	testenv.Needs(t, testenv.JVM)
 	cwd, _ := os.Getwd()
 	libs := localkafka.DefaultLibs(os.Getenv, filepath.Join(cwd, "..", ".."))
 	if _, err := exec.LookPath(localkafka.DefaultJava(os.Getenv)); err != nil || localkafka.FetchJars(t.Context(), libs, nil, nil) != nil {

@@ -70,10 +70,7 @@ func (c *Cluster) LSOHolder(ctx context.Context, topic string, partition int32, 
 	var found *ProducerState
 	for i := range pp.Producers {
 		s := &pp.Producers[i]
-		if s.CurrentTransactionStartOffset < 0 || s.CurrentTransactionStartOffset < lso && c.mode == Embedded {
-			// The embedded broker keeps listing a transaction an
-			// administrator aborted (docs/divergences.md): one that
-			// starts below the LSO is over.
+		if s.CurrentTransactionStartOffset < 0 {
 			continue
 		}
 		if found == nil || s.CurrentTransactionStartOffset == lso || found.CurrentTransactionStartOffset != lso && s.CurrentTransactionStartOffset < found.CurrentTransactionStartOffset {

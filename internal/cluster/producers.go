@@ -32,8 +32,7 @@ type TransactionSummary struct {
 // ListTransactions lists the transactional ids every coordinator knows,
 // sorted by id, keeping those in one of states when any are given (Kafka's
 // spelling: Ongoing, CompleteCommit, …; anything else is problem.Invalid).
-// Cost: one ListTransactions per broker. The embedded broker reports only
-// Ongoing and Empty (see docs/divergences.md).
+// Cost: one ListTransactions per broker.
 func (c *Cluster) ListTransactions(ctx context.Context, states ...string) ([]TransactionSummary, error) {
 	for _, s := range states {
 		if !slices.Contains(transactionStates, s) {
@@ -104,9 +103,6 @@ type PartitionProducers struct {
 	// transaction.max.timeout.ms.
 	MaxTransactionTimeoutMs int64           `json:"maxTransactionTimeoutMs"`
 	Producers               []ProducerState `json:"producers"`
-	// BrokerNote says, in embedded mode, where the embedded broker's
-	// answer is known to differ from Apache Kafka's.
-	BrokerNote string `json:"brokerNote,omitempty"`
 }
 
 // HangingTransaction is a hanging transaction, as find-hanging lists it.
@@ -139,9 +135,6 @@ func (c *Cluster) DescribeProducers(ctx context.Context, topic string, partition
 			return PartitionProducers{}, problem.New(problem.NotFound, "error.noSuchPartition", "topic", topic, "partition", strconv.Itoa(int(partition)))
 		}
 		return PartitionProducers{}, fmt.Errorf("cluster: describe producers of %s-%d: %w", topic, partition, p.err)
-	}
-	if c.mode == Embedded {
-		p.BrokerNote = "The embedded broker lists only producers with a transaction open, gives the transaction's start time as their last timestamp, and keeps listing a producer whose transaction was aborted by an administrator; Apache Kafka 4.3.1 lists every producer with state on the partition (idempotent ones too) with the timestamp of its last batch."
 	}
 	return p.PartitionProducers, nil
 }
@@ -352,11 +345,10 @@ type AbortedTransaction struct {
 // producer's coordinator epoch, 0 when it has none yet). It is meant for
 // hanging transactions: aborting one a live producer still writes to makes
 // that producer fail. No open transaction starting at startOffset is
-// problem.NotFound.
-//
-// On the embedded broker the marker is written and the last stable offset
-// moves, but the broker's producer state is not cleared: DescribeProducers
-// keeps listing the transaction (docs/divergences.md).
+// problem.NotFound. The marker ends the producer's transaction on that
+// partition (DescribeProducers no longer lists it as open); the
+// coordinator's own transaction stays Ongoing until its producer ends it,
+// is fenced or times out.
 func (c *Cluster) AbortTransaction(ctx context.Context, topic string, partition int32, startOffset int64) (AbortedTransaction, error) {
 	producers, err := c.DescribeProducers(ctx, topic, partition)
 	if err != nil {

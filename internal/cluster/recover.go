@@ -47,28 +47,26 @@ type openTransaction struct {
 }
 
 // abortOrphanedTransactions finishes what an unclean shutdown left half
-// done. kfake persists every batch as it is written, but keeps the
-// transaction coordinator's state in memory: when the process is killed,
-// a transaction that was open is forgotten. On reload kfake treats its
-// records as aborted but writes no ABORT marker, and without a marker a
-// consumer's view goes wrong: read_committed consumers (and the log view)
-// count every later transactional record of that producer id as aborted,
-// committed ones included, because the aborted range has no end.
-//
-// Kafka keeps an open transaction across a broker restart and aborts it,
-// with an ABORT marker, when the producer is fenced or its
-// transaction.timeout.ms passes. Writing that marker here, at start, gives
-// the log the same shape: the records, then ABORT, then whatever the
-// restarted producer writes.
+// done where the embedded broker could not. Kafka keeps an open transaction
+// across a broker restart and aborts it, with an ABORT marker, when the
+// producer is fenced or its transaction.timeout.ms passes; our kfake does
+// the same for every transaction whose producer its coordinator log still
+// holds at the epoch of the open records (third_party/kfake,
+// resumeUncleanOpen). A transaction it cannot resume (its producer unknown
+// to that log, or at another epoch) is forgotten: kfake treats its records
+// as aborted but writes no marker, and without a marker a consumer's view
+// goes wrong — read_committed consumers (and the log view) count every
+// later transactional record of that producer id as aborted, committed
+// ones included, because the aborted range has no end. For those, the
+// ABORT marker is written here, at start, with the epoch raised once.
 //
 // It reads only where an open transaction can be: on a partition the
 // broker replayed (third_party/kfake persist_load.go), from the first
-// record of the earliest transaction the replay found open, and on one it
-// loaded from its snapshot, from its last stable offset if that is below
-// the high watermark — each to the high watermark it had at start (records
-// written afterwards belong to new producers). A restart after kill -9 so
-// reads what the open transactions span, not the whole data directory. It
-// skips producers the broker itself still reports as in a transaction.
+// record of the earliest transaction the replay could not resume, and on
+// one it loaded from its snapshot, from its last stable offset if that is
+// below the high watermark — each to the high watermark it had at start
+// (records written afterwards belong to new producers). It skips producers
+// the broker itself reports as in a transaction (the resumed ones).
 func abortOrphanedTransactions(ctx context.Context, c *Cluster, log *slog.Logger) ([]openTransaction, error) {
 	topics, err := c.admin.ListTopics(ctx)
 	if err != nil {

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/offsetlab/offsetlab/internal/wait"
 )
 
 // partitionShape reads a partition from the start, control records
@@ -94,19 +96,30 @@ func commitOne(t *testing.T, c *Cluster, topic, id, value string) {
 	}
 }
 
-// TestUncleanShutdownAbortsOpenTransaction: a process killed while a
-// transaction is open leaves its records without a marker. The next start
-// on the same data directory writes the ABORT marker, so that the
-// producer's next transaction is read as committed, not as part of an
-// aborted range with no end.
-//
-// The kill is simulated by starting a second broker on the data directory
-// of the first while the first is still running and never closed before
-// the second has read it: the second sees what a restart after kill -9
-// sees (the batches on disk, the running marker, no saved coordinator
-// state).
-func TestUncleanShutdownAbortsOpenTransaction(t *testing.T) {
-	t.Parallel()
+// openTransactionTimeout is openTransactionOn with a transaction timeout.
+func openTransactionTimeout(t *testing.T, c *Cluster, topic, id, value string, timeout time.Duration) *kgo.Client {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cl, err := kgo.NewClient(append(c.ClientOpts(), kgo.TransactionalID(id), kgo.DefaultProduceTopic(topic), kgo.TransactionTimeout(timeout))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.ProduceSync(ctx, kgo.StringRecord(value)).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	return cl
+}
+
+// killedAndRestarted runs open on a broker, then starts a second broker on
+// its data directory while the first still runs and was never closed: the
+// second sees what a restart after kill -9 sees (the batches on disk, the
+// running marker, no saved session state).
+func killedAndRestarted(t *testing.T, open func(c *Cluster) *kgo.Client) *Cluster {
+	t.Helper()
 	dir := t.TempDir()
 	first, err := StartEmbedded(EmbeddedConfig{KafkaAddr: "127.0.0.1:0", DataDir: dir})
 	if err != nil {
@@ -117,12 +130,10 @@ func TestUncleanShutdownAbortsOpenTransaction(t *testing.T) {
 	if _, err := first.CreateTopic(ctx, TopicSpec{Name: "totals", Partitions: 1}); err != nil {
 		t.Fatal(err)
 	}
-	commitOne(t, first, "totals", "app", "O-1")
-	crashed := openTransactionOn(t, first, "totals", "app", "O-2")
+	crashed := open(first)
 	if _, err := os.Stat(filepath.Join(dir, runningFile)); err != nil {
 		t.Fatalf("a running broker left no marker in its data dir: %v", err)
 	}
-
 	second, err := StartEmbedded(EmbeddedConfig{KafkaAddr: "127.0.0.1:0", DataDir: dir})
 	if err != nil {
 		t.Fatal(err)
@@ -132,17 +143,62 @@ func TestUncleanShutdownAbortsOpenTransaction(t *testing.T) {
 		second.Close()
 		first.Close() // only now: its shutdown writes over the directory
 	})
-	cells, _ := partitionShape(t, second, "totals")
-	if want := []string{"0:O-1", "1:COMMIT", "2:O-2", "3:ABORT"}; fmt.Sprint(cells) != fmt.Sprint(want) {
-		t.Fatalf("after the unclean shutdown the log is %v, want %v", cells, want)
+	return second
+}
+
+// TestUncleanShutdownKeepsOpenTransaction: a transaction open when the
+// process is killed stays Ongoing across the restart, its records held
+// above the LSO with no marker, as Kafka keeps it (its coordinator's state
+// is on disk). The producer's restart fences it: the ABORT marker comes
+// then, and the producer's next transaction is read as committed.
+func TestUncleanShutdownKeepsOpenTransaction(t *testing.T) {
+	t.Parallel()
+	second := killedAndRestarted(t, func(c *Cluster) *kgo.Client {
+		commitOne(t, c, "totals", "app", "O-1")
+		return openTransactionOn(t, c, "totals", "app", "O-2")
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cells, committed := partitionShape(t, second, "totals")
+	if want := []string{"0:O-1", "1:COMMIT", "2:O-2"}; fmt.Sprint(cells) != fmt.Sprint(want) || fmt.Sprint(committed) != "[0:O-1]" {
+		t.Fatalf("after the unclean shutdown the log is %v (read_committed %v), want %v with O-1 committed", cells, committed, want)
+	}
+	txn, err := second.Transaction(ctx, "app")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if txn.State != TxnOngoing || fmt.Sprint(txn.Partitions) != "[totals-0]" {
+		t.Fatalf("after the unclean shutdown the transaction is %+v, want Ongoing on totals-0", txn)
 	}
 	commitOne(t, second, "totals", "app", "O-2 again")
-	cells, committed := partitionShape(t, second, "totals")
+	cells, committed = partitionShape(t, second, "totals")
 	if want := []string{"0:O-1", "1:COMMIT", "2:O-2", "3:ABORT", "4:O-2 again", "5:COMMIT"}; fmt.Sprint(cells) != fmt.Sprint(want) {
 		t.Fatalf("after the restarted producer committed, the log is %v, want %v", cells, want)
 	}
 	if want := []string{"0:O-1", "4:O-2 again"}; fmt.Sprint(committed) != fmt.Sprint(want) {
 		t.Fatalf("read_committed receives %v, want %v", committed, want)
+	}
+}
+
+// TestUncleanShutdownTimesOutOpenTransaction: a transaction resumed after
+// an unclean shutdown is aborted by the broker once its
+// transaction.timeout.ms has passed since it began, with no producer.
+func TestUncleanShutdownTimesOutOpenTransaction(t *testing.T) {
+	t.Parallel()
+	second := killedAndRestarted(t, func(c *Cluster) *kgo.Client {
+		return openTransactionTimeout(t, c, "totals", "slow", "P-1", 2*time.Second)
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err := wait.Until(ctx, 100*time.Millisecond, func(ctx context.Context) (bool, error) {
+		txn, err := second.Transaction(ctx, "slow")
+		return err == nil && txn.State == TxnCompleteAbort, err
+	})
+	if err != nil {
+		t.Fatalf("the resumed transaction was not aborted by its timeout: %v", err)
+	}
+	if cells, _ := partitionShape(t, second, "totals"); fmt.Sprint(cells) != "[0:P-1 1:ABORT]" {
+		t.Fatalf("after the timeout the log is %v, want [0:P-1 1:ABORT]", cells)
 	}
 }
 

@@ -10,7 +10,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 
-	"github.com/offsetlab/offsetlab/internal/catalog"
 	"github.com/offsetlab/offsetlab/internal/problem"
 	"github.com/offsetlab/offsetlab/internal/wait"
 )
@@ -48,12 +47,6 @@ type TransactionInfo struct {
 	StartTimestamp  int64    `json:"startTimestamp"`
 	Coordinator     int32    `json:"coordinator"`
 	Partitions      []string `json:"partitions"`
-	// BrokerNote says, in embedded mode, where the embedded broker's
-	// answer is known to differ from Apache Kafka's.
-	BrokerNote string `json:"brokerNote,omitempty"`
-	// BrokerNoteKey is BrokerNote's catalogue key, for the viewer's
-	// language.
-	BrokerNoteKey string `json:"brokerNoteKey,omitempty"`
 }
 
 // Transaction describes a transactional.id at its coordinator, verbatim.
@@ -91,16 +84,6 @@ func (c *Cluster) Transaction(ctx context.Context, id string) (TransactionInfo, 
 		info.Partitions = append(info.Partitions, t+"-"+strconv.Itoa(int(p)))
 	})
 	sort.Strings(info.Partitions)
-	if c.mode == Embedded {
-		switch TxnState(d.State) {
-		case TxnEmpty:
-			info.BrokerNoteKey = "cluster.note.txnEmpty"
-			info.BrokerNote = catalog.M(info.BrokerNoteKey).String()
-		case TxnOngoing:
-			info.BrokerNoteKey = "cluster.note.txnPartitions"
-			info.BrokerNote = catalog.M(info.BrokerNoteKey).String()
-		}
-	}
 	return info, nil
 }
 

@@ -49,6 +49,7 @@ func newFixture(t testing.TB, kind string, configs map[string]string) *fixture {
 		t.Cleanup(c.Close)
 		f.fake, f.seeds = c, c.ListenAddrs()
 	case "kafka":
+		testenv.Needs(t, testenv.JVM)
 		brokers := os.Getenv(brokersEnv)
 		if brokers == "" {
 			testenv.MissingSetup(t, "real Kafka cases skipped: set %s=host:port", brokersEnv)

@@ -12,8 +12,7 @@ import (
 // The rule, from what Kafka itself leaves behind:
 //   - below the log start offset the records were deleted: retention
 //     (retention.ms, retention.bytes), a DeleteRecords request
-//     (kafka-delete-records.sh), or on the embedded broker a compaction
-//     that removed the partition's first batches (docs/divergences.md);
+//     (kafka-delete-records.sh) — never the log cleaner;
 //   - inside a batch's offset range (between its base and last offset)
 //     a record was removed by the log cleaner: a batch keeps its base and
 //     last offset when compaction thins it, and an emptied batch a

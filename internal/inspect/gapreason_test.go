@@ -45,9 +45,15 @@ func compactedPartition(t *testing.T, f *fixture) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	// A pass may run between two of the batches above (the cleaner ticks
+	// every second, and a loaded machine is slow to write them), removing
+	// offset 3 before offset 0's key is written again: wait for all three.
 	err := wait.Until(ctx, 500*time.Millisecond, func(ctx context.Context) (bool, error) {
-		l, err := f.ins.ReadLog(ctx, f.topic, 0, 3, 1)
-		return err == nil && len(l.Entries) == 1 && l.Entries[0].Kind == KindGap, nil
+		l, err := f.ins.ReadLog(ctx, f.topic, 0, 0, 4)
+		if err != nil || len(l.Entries) < 4 {
+			return false, nil
+		}
+		return l.Entries[0].Kind == KindGap && l.Entries[1].Kind == KindGap && l.Entries[3].Kind == KindGap, nil
 	})
 	if err != nil {
 		t.Fatalf("the cleaner did not run: %v", err)
@@ -165,10 +171,9 @@ func jumpTo(t *testing.T, f *fixture, kind JumpKind, from, want int64) {
 	}
 }
 
-// TestCompactionOfThePartitionsFirstRecord pins docs/divergences.md's row:
-// when the cleaner removes a partition's first records, Kafka keeps the
-// log start offset (the offset is a "compacted" gap) and the embedded
-// broker moves it (a "beforeLogStart" gap).
+// TestCompactionOfThePartitionsFirstRecord: when the cleaner removes a
+// partition's first records, both brokers keep the log start offset (the
+// offset is a "compacted" gap).
 func TestCompactionOfThePartitionsFirstRecord(t *testing.T) {
 	t.Parallel()
 	for _, kind := range brokerKinds {
@@ -195,14 +200,10 @@ func TestCompactionOfThePartitionsFirstRecord(t *testing.T) {
 			if err != nil {
 				t.Fatalf("the cleaner did not remove offset 0: %v", err)
 			}
-			start, first := int64(0), gapCompacted
-			if kind == "kfake" {
-				start, first = 1, gapDeleted
+			if l.LogStartOffset != 0 {
+				t.Errorf("log start: got %d, want 0", l.LogStartOffset)
 			}
-			if l.LogStartOffset != start {
-				t.Errorf("log start: got %d, want %d", l.LogStartOffset, start)
-			}
-			checkEntries(t, l, 0, []want{first, dataNone, dataNone})
+			checkEntries(t, l, 0, []want{gapCompacted, dataNone, dataNone})
 		})
 	}
 }

@@ -20,7 +20,7 @@ func (DescribeTransaction) Kind() string { return "describe-transaction" }
 // partition is, FactEpochBumped whether the epoch is above that of the
 // producer that crashed or was fenced earlier in the run.
 func (DescribeTransaction) Facts() []Fact {
-	return []Fact{FactState, FactLists, FactOffsetsPartition, FactEpochBumped, FactTimeoutMs, FactBrokerNote}
+	return []Fact{FactState, FactLists, FactOffsetsPartition, FactEpochBumped, FactTimeoutMs}
 }
 
 // Names implements Action.
@@ -42,12 +42,8 @@ func (a DescribeTransaction) run(sc *stepContext) (*observation, error) {
 	}
 	obs.tool("%-28s %-12s %-14s %-18s %-20s %s", "TransactionalId", "ProducerId", "ProducerEpoch", "TransactionState", "TransactionTimeoutMs", "TopicPartitions")
 	obs.tool("%-28s %-12d %-14d %-18s %-20d %s", id, t.ProducerID, t.ProducerEpoch, t.State, t.TimeoutMs, strings.Join(t.Partitions, ","))
-	if t.BrokerNoteKey != "" {
-		obs.say("brokerNote", "noteKey", t.BrokerNoteKey)
-	}
 	obs.set(FactState, string(t.State))
 	obs.set(FactTimeoutMs, strconv.Itoa(int(t.TimeoutMs)))
-	obs.set(FactBrokerNote, yesNo(t.BrokerNote != ""))
 	obs.set(FactOffsetsPartition, yesNo(slices.ContainsFunc(t.Partitions, func(p string) bool { return strings.HasPrefix(p, "__consumer_offsets-") })))
 	for _, topic := range sc.args(FactLists) {
 		obs.setArg(FactLists, topic, yesNo(slices.Contains(t.Partitions, topic+"-0")))

@@ -19,9 +19,8 @@
 // keeps a cursor and the results of the steps done. Next does one step,
 // Finish runs to the end, Reset starts over with new names. Expectations
 // are checked against what the broker answered, never against what the
-// lesson hoped; where the embedded broker legitimately differs from Apache
-// Kafka 4.3.1 (docs/divergences.md) the expectation carries the embedded
-// broker's answer and a note saying so. A lesson that needs replication
+// lesson hoped, and hold the same values on the embedded broker as on
+// Apache Kafka 4.3.1. A lesson that needs replication
 // (three brokers) refuses to start on the embedded broker instead of
 // pretending.
 //

@@ -84,7 +84,6 @@ const (
 	FactOffsetsPartition Fact = "offsetsPartition" // ... and a __consumer_offsets partition
 	FactEpochBumped      Fact = "epochBumped"      // its epoch is above the crashed producer's
 	FactTimeoutMs        Fact = "timeoutMs"        // its transaction.timeout.ms
-	FactBrokerNote       Fact = "brokerNote"       // the embedded broker's answer is noted
 	FactReplicas         Fact = "replicas"         // partition 0's replicas
 	FactISR              Fact = "isr"              // its in-sync replicas
 	FactLeader           Fact = "leader"           // it has a leader

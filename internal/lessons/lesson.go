@@ -70,17 +70,6 @@ type Expect struct {
 	Fact Fact
 	Arg  string
 	Want string
-	// Embedded is set where the embedded broker legitimately answers
-	// otherwise (docs/divergences.md); the check then expects its answer
-	// and shows the note.
-	Embedded *Divergence
-}
-
-// Divergence is the embedded broker's answer to a check and why it differs
-// from Apache Kafka's.
-type Divergence struct {
-	Want string
-	Note Msg
 }
 
 // Action is what a step does to the brokers, one type per file of this

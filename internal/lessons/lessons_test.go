@@ -34,9 +34,6 @@ func usedMsgs(lessons []Lesson) []Msg {
 			add(s.Title, s.Say)
 			for _, e := range s.Expect {
 				add(e.Say)
-				if e.Embedded != nil {
-					add(e.Embedded.Note)
-				}
 			}
 		}
 	}

@@ -35,17 +35,17 @@ func TestCheckValuesInKorean(t *testing.T) {
 }
 
 // TestLesson4ReasonNeedsJavaOnly: on the embedded broker lesson 4 says
-// what --local-kafka triple needs as the README does — Java 17 or later,
+// what --local-kafka triple needs as docs/real-kafka.md does — Java 17 or later,
 // the jars downloaded from Maven Central on the first start — and never
 // that Maven itself is needed.
 func TestLesson4ReasonNeedsJavaOnly(t *testing.T) {
 	t.Parallel()
-	readme, err := os.ReadFile("../../README.md")
+	doc, err := os.ReadFile("../../docs/real-kafka.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(readme), "It needs Java 17+ only (no\nMaven") {
-		t.Fatal("README.md no longer says --local-kafka needs Java 17+ only: update lesson 4's reason with it")
+	if !strings.Contains(string(doc), "It needs Java 17+ only (no\nMaven") {
+		t.Fatal("docs/real-kafka.md no longer says --local-kafka needs Java 17+ only: update lesson 4's reason with it")
 	}
 	for _, key := range []string{"lesson.unavailable.replication", "lesson.unavailable.replication.java"} {
 		for _, lang := range catalog.Languages() {

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/offsetlab/offsetlab/internal/catalog"
-	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/internal/problem"
 )
 
@@ -89,9 +88,6 @@ type Check struct {
 	Expected string `json:"expected"`
 	Observed string `json:"observed"`
 	OK       bool   `json:"ok"`
-	// Note explains an expectation where the embedded broker differs
-	// from Apache Kafka.
-	Note *Text `json:"note,omitempty"`
 }
 
 // run is one run of a lesson.
@@ -148,7 +144,6 @@ func (rn *run) resetWith(suffix string) {
 		rn.names[name] = name + "-" + rn.suffix
 	}
 	rn.cursor, rn.failed, rn.running, rn.used = 0, "", false, time.Now()
-	embedded := rn.runner.lab.Mode() == cluster.Embedded
 	rn.steps = make([]StepState, len(rn.lesson.Steps))
 	for i, s := range rn.lesson.Steps {
 		st := StepState{
@@ -165,10 +160,6 @@ func (rn *run) resetWith(suffix string) {
 		for j, e := range s.Expect {
 			c := Check{Text: rn.textLocked(e.Say), Fact: e.Fact, Arg: rn.nameLocked(e.Arg), Expected: rn.renderLocked(e.Want)}
 			c.Name = e.Fact.Name()
-			if embedded && e.Embedded != nil {
-				note := rn.textLocked(e.Embedded.Note)
-				c.Expected, c.Note = rn.renderLocked(e.Embedded.Want), &note
-			}
 			st.Expectations[j] = c
 		}
 		rn.steps[i] = st

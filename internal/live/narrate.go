@@ -91,7 +91,7 @@ func narrate(key feedKey, changed []inspect.Entry, before map[int64]inspect.Entr
 
 // narrateLogStart tells the log start offset moving up from before to now:
 // the offsets below it were deleted by retention or DeleteRecords (the
-// log cleaner moves it only on the embedded broker, docs/divergences.md).
+// log cleaner never moves it).
 func narrateLogStart(key feedKey, before, now inspect.Pointers) []Event {
 	if now.LogStartOffset <= before.LogStartOffset {
 		return nil

@@ -47,7 +47,7 @@ func TestStartRefuses(t *testing.T) {
 		key  string
 	}{
 		{"unknown shape", Config{Shape: "quad", Dir: t.TempDir(), Libs: t.TempDir()}, "error.localKafkaShape"},
-		{"no java", Config{Shape: Single, Dir: t.TempDir(), Libs: t.TempDir(), Java: filepath.Join(t.TempDir(), "java")}, "error.localKafkaJava"},
+		{"no java", Config{Shape: Single, Dir: t.TempDir(), Libs: t.TempDir(), Java: filepath.Join(t.TempDir(), "no-such-java")}, "error.localKafkaJava"},
 	}
 	for _, tt := range tests {
 		_, err := Start(t.Context(), tt.cfg)
@@ -62,9 +62,7 @@ func TestStartRefuses(t *testing.T) {
 // CI=true, where they must be there).
 func realKafka(t *testing.T) Config {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("-short: real Kafka skipped")
-	}
+	testenv.Needs(t, testenv.JVM)
 	libs := DefaultLibs(os.Getenv, repoRoot(t))
 	java := DefaultJava(os.Getenv)
 	m, err := embeddedManifest()

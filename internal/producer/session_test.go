@@ -20,6 +20,7 @@ func connect(t *testing.T, realKafka bool) *cluster.Cluster {
 	var c *cluster.Cluster
 	var err error
 	if realKafka {
+		testenv.Needs(t, testenv.JVM)
 		brokers := os.Getenv("OFFSETLAB_KAFKA_BROKERS")
 		if brokers == "" {
 			testenv.MissingSetup(t, "real Kafka tests skipped: set OFFSETLAB_KAFKA_BROKERS=host:port")

@@ -324,7 +324,10 @@ func (c *Cluster) handleProduce(creq *clientReq) (kmsg.Response, error) {
 					if c.pushBatch(pd, len(rp.Records), b, txnal) < 0 {
 						errCode, errMsg = c.writeFailed(produced)
 						unstore()
-					} else if txnal {
+					} else if window != nil {
+						window.lastTimestamp = b.MaxTimestamp
+					}
+					if errCode == 0 && txnal {
 						pidinf.txBatchCount++
 						// Track bytes for readCommitted watcher accounting at commit time
 						bytesPtr := pidinf.txPartBytes.mkp(rt.Topic, rp.Partition, func() *int { return new(int) })

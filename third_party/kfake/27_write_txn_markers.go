@@ -100,6 +100,12 @@ func (c *Cluster) writeTxnMarker(pd *partData, pid int64, epoch int16, commit bo
 		pd.recalculateLSO()
 		return -1
 	}
+	// The marker ends the producer's transaction on this partition
+	// (uncommittedPIDs, above) and is its last entry here, as Kafka's
+	// producer state records it (DescribeProducers).
+	if pidinf := c.pids.getpid(pid); pidinf != nil {
+		pidinf.windows.mkpDefault(pd.t, pd.p).markerWritten(b, coordinatorEpoch)
+	}
 	if !commit && hadTxn {
 		pd.abortedTxns = append(pd.abortedTxns, abortedTxnEntry{
 			producerID:  pid,

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"math"
 	"math/rand"
 	"path/filepath"
 	"regexp"
@@ -111,6 +112,7 @@ type (
 		highWatermark    int64
 		lastStableOffset int64
 		logStartOffset   int64
+		cleanedTo        int64 // where the cleaner's last pass stopped (its first dirty offset)
 		epoch            int32 // current epoch
 		maxTimestampSeen int64 // max MaxTimestamp across all batches (the running max for maxEarlierTimestamp)
 		maxTimestampSeg  int   // index of the segment with the greatest max timestamp, the earliest on a tie
@@ -1346,20 +1348,39 @@ func (pd *partData) isBatchAborted(batch *partBatch) bool {
 	return pd.isOffsetAborted(batch.FirstOffset, batch.ProducerID)
 }
 
-// compact removes superseded records from a compactable partition.
-// The last batch is treated as the active segment and is never compacted.
+// compact removes superseded records from a compactable partition, as
+// Kafka's log cleaner does. The last batch is treated as the active segment
+// and is never compacted. A pass runs only when the dirty part of the log
+// (the batches appended since the last pass, below the active one) is more
+// than min.cleanable.dirty.ratio of it (0.5 by default).
+//
+// What a pass keeps follows the cleaner: the log start offset never moves;
+// a batch keeps its base and last offset however many of its records go;
+// a tombstone is kept by the pass that first sees it, which sets its
+// batch's delete horizon (now + delete.retention.ms, in the batch's base
+// timestamp with attribute bit 6, as Kafka writes it), and removed by a
+// later pass once the horizon has passed; a transaction marker is kept
+// while a pass still traverses a batch of its transaction, then gets a
+// delete horizon the same way and goes in a later pass.
 func (c *Cluster) compact(pd *partData, topic string) {
 	if !pd.hasNBatches(2) { // need at least 2 batches: compaction keeps the last batch unconditionally
 		return
 	}
 	total := pd.totalBatches()
 
-	// Read delete.retention.ms from topic config, falling back to default.
+	// Read delete.retention.ms and min.cleanable.dirty.ratio from the
+	// topic config, falling back to Kafka's defaults.
 	deleteRetentionMs := int64(86400000)
+	minDirtyRatio := 0.5
 	if tcfg, ok := c.data.tcfgs[topic]; ok {
 		if v, ok := tcfg["delete.retention.ms"]; ok && v != nil {
 			if n, err := strconv.ParseInt(*v, 10, 64); err == nil {
 				deleteRetentionMs = n
+			}
+		}
+		if v, ok := tcfg["min.cleanable.dirty.ratio"]; ok && v != nil {
+			if f, err := strconv.ParseFloat(*v, 64); err == nil {
+				minDirtyRatio = f
 			}
 		}
 	}
@@ -1370,9 +1391,55 @@ func (c *Cluster) compact(pd *partData, topic string) {
 	// decoded batches in memory at once.
 	cleanableEnd := total - 1
 
-	// Pass 1: stream batches to build key => highest offset map.
-	keyOffsets := make(map[string]int64)
+	// The dirty ratio: bytes appended since the last pass over bytes
+	// in the cleanable range.
+	var dirtyBytes, cleanableBytes int64
+	var activeStart int64
 	n := 0
+	pd.eachBatchMeta(func(_, _ int, m *batchMeta) bool {
+		if n >= cleanableEnd {
+			activeStart = m.firstOffset
+			return false
+		}
+		n++
+		cleanableBytes += int64(m.nbytes)
+		if m.firstOffset >= pd.cleanedTo {
+			dirtyBytes += int64(m.nbytes)
+		}
+		return true
+	})
+	if dirtyBytes == 0 || float64(dirtyBytes)/float64(cleanableBytes) <= minDirtyRatio {
+		return
+	}
+
+	// Read the last (active) batch - always kept unconditionally.
+	lastSeg := &pd.segments[len(pd.segments)-1]
+	lastBatch, err := c.readBatchFull(pd, len(pd.segments)-1, &lastSeg.index[len(lastSeg.index)-1])
+	if err != nil {
+		c.cfg.logger.Logf(LogLevelWarn, "compact %s-%d: read last batch: %v", pd.t, pd.p, err)
+		return
+	}
+
+	// Pass 1: stream batches to build key => highest offset map, and
+	// each producer's last data batch as its producer state holds it
+	// (lastData; a marker with another epoch clears it), which the pass
+	// keeps even when it empties it, as Kafka's cleaner does to keep the
+	// producer's last sequence.
+	keyOffsets := make(map[string]int64)
+	lastData := make(map[int64]int64)
+	stateEpoch := make(map[int64]int16)
+	producerState := func(b *partBatch) {
+		if b.ProducerID < 0 {
+			return
+		}
+		if b.Attributes&0x0020 == 0 {
+			lastData[b.ProducerID] = b.FirstOffset + int64(b.LastOffsetDelta)
+		} else if e, seen := stateEpoch[b.ProducerID]; seen && e != b.ProducerEpoch {
+			delete(lastData, b.ProducerID)
+		}
+		stateEpoch[b.ProducerID] = b.ProducerEpoch
+	}
+	n = 0
 	ok := true
 	pd.eachBatchMeta(func(si, _ int, m *batchMeta) bool {
 		if n >= cleanableEnd {
@@ -1385,6 +1452,7 @@ func (c *Cluster) compact(pd *partData, topic string) {
 			ok = false
 			return false
 		}
+		producerState(batch)
 		if batch.Attributes&0x0020 != 0 || pd.isBatchAborted(batch) {
 			return true
 		}
@@ -1404,10 +1472,17 @@ func (c *Cluster) compact(pd *partData, topic string) {
 	if !ok {
 		return
 	}
+	producerState(lastBatch)
+	producersLast := func(b *partBatch) bool {
+		last, ok := lastData[b.ProducerID]
+		return b.ProducerID >= 0 && ok && last == b.FirstOffset+int64(b.LastOffsetDelta)
+	}
 
 	// Pass 2: stream batches again, filtering and keeping survivors.
-	// Also track which PIDs still have surviving data batches.
-	survivingPIDs := make(map[int64]bool)
+	// traversed holds the producers whose transaction has a batch this
+	// pass went through since that producer's last marker: the marker
+	// that ends such a transaction is kept.
+	traversed := make(map[int64]bool)
 	var kept []*partBatch
 	n = 0
 	pd.eachBatchMeta(func(si, _ int, m *batchMeta) bool {
@@ -1421,16 +1496,33 @@ func (c *Cluster) compact(pd *partData, topic string) {
 			ok = false
 			return false
 		}
+		horizon, hasHorizon := deleteHorizon(batch)
 		if batch.Attributes&0x0020 != 0 {
-			// Stash control batches for pass 3 filtering.
-			kept = append(kept, batch)
+			if traversed[batch.ProducerID] {
+				delete(traversed, batch.ProducerID)
+				kept = append(kept, batch)
+				return true
+			}
+			switch {
+			case !hasHorizon:
+				kept = append(kept, withDeleteHorizon(batch, nil, now+deleteRetentionMs))
+			case now < horizon:
+				kept = append(kept, batch)
+			}
 			return true
 		}
+		if batch.Attributes&0x0010 != 0 {
+			traversed[batch.ProducerID] = true
+		}
 		if pd.isBatchAborted(batch) {
+			if producersLast(batch) {
+				kept = append(kept, emptiedBatch(batch))
+			}
 			return true
 		}
 
 		var surviving []kmsg.Record
+		var tombstones bool
 		_ = forEachBatchRecord(batch.RecordBatch, func(rec kmsg.Record) bool {
 			absOffset := batch.FirstOffset + int64(rec.OffsetDelta)
 
@@ -1443,26 +1535,28 @@ func (c *Cluster) compact(pd *partData, topic string) {
 				return true
 			}
 
-			// Drop expired tombstones (nil value).
+			// A tombstone stays until its batch's delete horizon
+			// has passed; the first pass to keep it sets one.
 			if rec.Value == nil {
-				recTs := batch.FirstTimestamp + int64(rec.TimestampDelta)
-				if now-recTs >= deleteRetentionMs {
+				if hasHorizon && now >= horizon {
 					return true
 				}
+				tombstones = true
 			}
 
 			surviving = append(surviving, rec)
 			return true
 		})
 
-		if len(surviving) == 0 {
-			return true
-		}
-
-		survivingPIDs[batch.ProducerID] = true
-		if len(surviving) == int(batch.NumRecords) {
+		switch {
+		case len(surviving) == 0 && producersLast(batch):
+			kept = append(kept, emptiedBatch(batch))
+		case len(surviving) == 0:
+		case tombstones && !hasHorizon:
+			kept = append(kept, withDeleteHorizon(batch, surviving, now+deleteRetentionMs))
+		case len(surviving) == int(batch.NumRecords):
 			kept = append(kept, batch)
-		} else {
+		default:
 			kept = append(kept, rebuildBatch(batch, surviving))
 		}
 		return true
@@ -1471,44 +1565,73 @@ func (c *Cluster) compact(pd *partData, topic string) {
 		return
 	}
 
-	// Pass 3: filter control batches - keep only if PID has surviving data.
-	// Control batches are functionally inert in kfake (read_committed is
-	// driven by pd.abortedTxns and LSO, not control batches), but we
-	// match real Kafka's compaction behavior for fidelity.
-	filtered := kept[:0]
-	for _, batch := range kept {
-		isControl := batch.Attributes&0x0020 != 0
-		if isControl && !survivingPIDs[batch.ProducerID] {
-			continue
-		}
-		filtered = append(filtered, batch)
-	}
-	kept = filtered
-
-	// Read the last (active) batch - always kept unconditionally.
-	lastSeg := &pd.segments[len(pd.segments)-1]
-	lastIdx := len(lastSeg.index) - 1
-	lastBatch, err := c.readBatchFull(pd, len(pd.segments)-1, &lastSeg.index[lastIdx])
-	if err != nil {
-		c.cfg.logger.Logf(LogLevelWarn, "compact %s-%d: read last batch: %v", pd.t, pd.p, err)
-		return
-	}
 	kept = append(kept, lastBatch)
 
-	// Rebuild partition metadata.
+	// Rebuild partition metadata. The log start offset stays where it
+	// is: Kafka's cleaner never moves it.
 	pd.nbytes = 0
 	for _, b := range kept {
 		pd.nbytes += int64(b.nbytes)
 	}
-	if len(kept) > 0 {
-		pd.logStartOffset = kept[0].FirstOffset
-	}
+	pd.cleanedTo = activeStart
 
 	// Rebuild segments and batchMeta from compacted batches.
 	c.rebuildSegments(pd, kept)
 
 	// Prune aborted txn entries that are now before logStartOffset.
 	pd.trimAbortedTxns()
+}
+
+// emptiedBatch is a batch the cleaner emptied but keeps for its producer's
+// state: its offsets, producer fields and sequence with no records, both
+// timestamps its max timestamp, as Kafka writes it (writeEmptyHeader).
+func emptiedBatch(orig *partBatch) *partBatch {
+	b := rebuildBatch(orig, nil)
+	b.FirstTimestamp, b.MaxTimestamp = orig.MaxTimestamp, orig.MaxTimestamp
+	return b.resealed()
+}
+
+// deleteHorizon is the delete horizon the cleaner wrote into a batch: its
+// base timestamp when attribute bit 6 is set.
+func deleteHorizon(b *partBatch) (int64, bool) {
+	if b.Attributes&0x0040 == 0 {
+		return 0, false
+	}
+	return b.FirstTimestamp, true
+}
+
+// withDeleteHorizon rebuilds a batch with records (nil: the batch's own,
+// as for a control batch) and a delete horizon: attribute bit 6 set and the
+// base timestamp holding the horizon, each record's timestamp delta taken
+// from it so that record timestamps do not change, as Kafka's cleaner
+// writes such a batch.
+func withDeleteHorizon(orig *partBatch, records []kmsg.Record, horizon int64) *partBatch {
+	if records == nil {
+		_ = forEachBatchRecord(orig.RecordBatch, func(rec kmsg.Record) bool {
+			records = append(records, rec)
+			return true
+		})
+	}
+	shifted := make([]kmsg.Record, len(records))
+	for i, rec := range records {
+		ts := orig.FirstTimestamp + rec.TimestampDelta64
+		rec.TimestampDelta64 = ts - horizon
+		rec.TimestampDelta = int32(rec.TimestampDelta64)
+		rec.Length = 0
+		rec.Length = int32(len(rec.AppendTo(nil)) - 1) // the delta's size may change; a zero length is one byte
+		shifted[i] = rec
+	}
+	b := rebuildBatch(orig, shifted)
+	b.Attributes |= 0x0040
+	b.FirstTimestamp = horizon
+	b.MaxTimestamp = orig.MaxTimestamp
+	if len(records) > 0 && len(records) < int(orig.NumRecords) {
+		b.MaxTimestamp = math.MinInt64
+		for _, rec := range records {
+			b.MaxTimestamp = max(b.MaxTimestamp, orig.FirstTimestamp+rec.TimestampDelta64)
+		}
+	}
+	return b.resealed()
 }
 
 // trimAbortedTxns prunes aborted txn entries fully before logStartOffset.
@@ -1585,12 +1708,14 @@ func rebuildBatch(orig *partBatch, kept []kmsg.Record) *partBatch {
 		rawRecords = rec.AppendTo(rawRecords)
 	}
 
+	// The batch keeps its base and last offset (the removed offsets stay
+	// inside its range), as Kafka's cleaner writes a thinned batch.
 	b := kmsg.RecordBatch{
 		FirstOffset:          orig.FirstOffset,
 		PartitionLeaderEpoch: orig.PartitionLeaderEpoch,
 		Magic:                2,
 		Attributes:           orig.Attributes &^ 0x0007, // clear compression bits (uncompressed)
-		LastOffsetDelta:      kept[len(kept)-1].OffsetDelta,
+		LastOffsetDelta:      orig.LastOffsetDelta,
 		FirstTimestamp:       orig.FirstTimestamp,
 		MaxTimestamp:         orig.FirstTimestamp,
 		ProducerID:           orig.ProducerID,
@@ -1602,20 +1727,25 @@ func rebuildBatch(orig *partBatch, kept []kmsg.Record) *partBatch {
 
 	// Recompute timestamps.
 	for _, rec := range kept {
-		ts := orig.FirstTimestamp + int64(rec.TimestampDelta)
+		ts := orig.FirstTimestamp + rec.TimestampDelta64
 		if ts > b.MaxTimestamp {
 			b.MaxTimestamp = ts
 		}
 	}
 
-	benc := b.AppendTo(nil)
-	b.Length = int32(len(benc) - 12)
-	b.CRC = int32(crc32.Checksum(benc[21:], crc32c))
-
-	return &partBatch{
+	pb := &partBatch{
 		RecordBatch:         b,
-		nbytes:              len(benc),
 		epoch:               orig.epoch,
 		maxEarlierTimestamp: orig.maxEarlierTimestamp,
 	}
+	return pb.resealed()
+}
+
+// resealed sets the batch's length, CRC and encoded size after a change.
+func (pb *partBatch) resealed() *partBatch {
+	benc := pb.RecordBatch.AppendTo(nil)
+	pb.Length = int32(len(benc) - 12)
+	pb.CRC = int32(crc32.Checksum(benc[21:], crc32c))
+	pb.nbytes = len(benc)
+	return pb
 }

@@ -1988,6 +1988,12 @@ func (g *group) consumerJoin(creq *clientReq, req *kmsg.ConsumerGroupHeartbeatRe
 	// Bump groupEpoch when: group is new (epoch 0), truly new
 	// member (no prior static member), or subscription changed.
 	if g.groupEpoch == 0 || oldTopics == nil || !slices.Equal(oldTopics, m.subscribedTopics) {
+		if g.groupEpoch == 0 {
+			// Kafka 4.3.1 gives a new consumer group's first
+			// member group, assignment and member epoch 2
+			// (measured); each later change raises it by one.
+			g.groupEpoch = 1
+		}
 		g.groupEpoch++
 		g.computeTargetAssignment()
 		g.persistMeta848()

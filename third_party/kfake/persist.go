@@ -236,6 +236,7 @@ type (
 		LeaderNode       int32                `json:"leader_node,omitempty"`
 		MaxTimestamp     int64                `json:"max_timestamp"`
 		CreatedAt        time.Time            `json:"created_at"`
+		CleanedTo        int64                `json:"cleaned_to,omitempty"` // the cleaner's checkpoint (partData.cleanedTo)
 		AbortedTxns      []persistAbortedTxn  `json:"aborted_txns,omitempty"`
 		Segments         []persistSegmentInfo `json:"segments"`
 	}
@@ -435,12 +436,15 @@ type (
 	}
 
 	pidLogEntry struct {
-		Type    string `json:"type"` // init, endtx, timeout
+		Type    string `json:"type"` // init, begin, endtx, timeout
 		PID     int64  `json:"pid"`
 		Epoch   int16  `json:"epoch"`
 		TxID    string `json:"txid,omitempty"`
 		Timeout int32  `json:"timeout,omitempty"`
 		Commit  *bool  `json:"commit,omitempty"`
+		// Start is when the transaction began (begin) or when the
+		// ended one began (endtx, timeout), Unix milliseconds.
+		Start int64 `json:"start,omitempty"`
 	}
 )
 
@@ -798,6 +802,7 @@ func (c *Cluster) savePartition(fsys fs, dir, topic string, part int32, pd *part
 		LeaderNode:       pd.leader.node,
 		MaxTimestamp:     pd.maxTimestampSeen,
 		CreatedAt:        pd.createdAt,
+		CleanedTo:        pd.cleanedTo,
 		AbortedTxns:      abortedTxns,
 		Segments:         snapSegments,
 	}
@@ -978,6 +983,21 @@ func (c *Cluster) savePIDsLog(fsys fs, dir string) error {
 		if _, err := appendLogEntry(f, entry, c.cfg.syncWrites); err != nil {
 			return err
 		}
+		// The coordinator's state: the last transaction's end and
+		// start, and the open transaction's start.
+		var more []pidLogEntry
+		if pidinf.endState != "" {
+			commit := pidinf.endState == "CompleteCommit"
+			more = append(more, pidLogEntry{Type: "endtx", PID: pidinf.id, Epoch: pidinf.epoch, Commit: &commit, Start: pidinf.lastTxStart.UnixMilli()})
+		}
+		if pidinf.inTx {
+			more = append(more, pidLogEntry{Type: "begin", PID: pidinf.id, Epoch: pidinf.epoch, Start: pidinf.txStart.UnixMilli()})
+		}
+		for _, e := range more {
+			if _, err := appendLogEntry(f, e, c.cfg.syncWrites); err != nil {
+				return err
+			}
+		}
 	}
 	return fsys.Rename(tmpPath, path)
 }
@@ -1087,11 +1107,13 @@ func (c *Cluster) loadFromDisk() (bool, error) {
 		return false, err
 	}
 
-	// Load PIDs, then bump epoch for PIDs that had in-flight
-	// transactions at crash time.
+	// Load PIDs, then resume the transactions that were open at crash
+	// time; bump the epoch of producers whose open transaction cannot
+	// be resumed (its records stay aborted).
 	if err := c.loadPIDsLog(fsys, dir); err != nil {
 		return false, err
 	}
+	c.resumeUncleanOpen(crashAbortedPIDs)
 	for pid := range crashAbortedPIDs {
 		if pidinf, ok := c.pids.ids[pid]; ok {
 			pidinf.epoch++
@@ -1238,6 +1260,7 @@ func (c *Cluster) loadPartitionFromSnapshot(pd *partData, snap persistPartSnapsh
 	pd.highWatermark = snap.HighWatermark
 	pd.lastStableOffset = snap.LastStableOffset
 	pd.logStartOffset = snap.LogStartOffset
+	pd.cleanedTo = snap.CleanedTo
 	pd.epoch = snap.Epoch
 	if snap.LeaderNode >= 0 && int(snap.LeaderNode) < len(c.bs) {
 		pd.leader = c.bs[snap.LeaderNode]
@@ -1498,19 +1521,42 @@ func (c *Cluster) loadPIDsLog(fsys fs, dir string) error {
 			if ok {
 				pidinf.epoch = entry.Epoch
 				pidinf.inTx = false
+				pidinf.endState = "CompleteAbort"
 				if entry.Commit != nil {
 					pidinf.lastWasCommit = *entry.Commit
+					if *entry.Commit {
+						pidinf.endState = "CompleteCommit"
+					}
 				}
+				pidinf.lastTxStart = startTime(entry.Start)
+				pidinf.txStart = time.Time{}
 			}
 		case "timeout":
 			pidinf, ok := c.pids.ids[entry.PID]
 			if ok {
 				pidinf.epoch = entry.Epoch
 				pidinf.inTx = false
+				pidinf.endState, pidinf.lastTxStart = "CompleteAbort", startTime(entry.Start)
+				pidinf.txStart = time.Time{}
+			}
+		case "begin":
+			// Whether the transaction is still open is for the
+			// segments to say (resumeUncleanOpen).
+			if pidinf, ok := c.pids.ids[entry.PID]; ok {
+				pidinf.txStart = startTime(entry.Start)
 			}
 		}
 	}
 	return nil
+}
+
+// startTime is a pids.log transaction start, the zero time when the
+// entry has none.
+func startTime(ms int64) time.Time {
+	if ms <= 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms)
 }
 
 func (c *Cluster) loadGroupsLog(fsys fs, dir string) error {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -219,7 +220,9 @@ func (c *Cluster) loadSegmentBatches(pd *partData, fsys fs, pdir string, base in
 
 // UncleanOpenTransaction is a transaction whose records a full replay
 // (after an unclean shutdown) found with no COMMIT or ABORT marker after
-// them. The replay counts its records as aborted, but writes no marker.
+// them and that could not be resumed (resumeUncleanOpen): its producer is
+// unknown to pids.log or at another epoch. The replay counts its records as
+// aborted, but writes no marker.
 type UncleanOpenTransaction struct {
 	Topic         string
 	Partition     int32
@@ -229,9 +232,55 @@ type UncleanOpenTransaction struct {
 }
 
 // UncleanOpenTransactions lists the transactions the load at start found
-// open, so that the embedder can look at them (and write their markers)
-// without reading every partition. It is empty after a clean shutdown,
-// whose snapshots need no replay.
+// open and could not resume, so that the embedder can look at them (and
+// write their markers) without reading every partition. It is empty after
+// a clean shutdown, whose snapshots need no replay, and when every open
+// transaction was resumed.
 func (c *Cluster) UncleanOpenTransactions() []UncleanOpenTransaction {
 	return slices.Clone(c.uncleanOpen)
+}
+
+// resumeUncleanOpen keeps open the transactions a full replay found open,
+// as Kafka does after a crash: the coordinator's state (pids.log) still
+// holds the producer at the epoch of the open records, so the transaction
+// is Ongoing again, holding the LSO at its first record, until its
+// producer ends it, a new producer with its transactional id fences it, or
+// its transaction.timeout.ms passes since it began. A transaction whose
+// producer pids.log does not hold at that epoch with a transactional id
+// cannot be resumed: it stays aborted (without a marker), is left in
+// crashAborted (its producer's epoch is then bumped) and stays listed by
+// UncleanOpenTransactions.
+func (c *Cluster) resumeUncleanOpen(crashAborted map[int64]struct{}) {
+	var unresumed []UncleanOpenTransaction
+	for _, u := range c.uncleanOpen {
+		pidinf := c.pids.ids[u.ProducerID]
+		pd, ok := c.data.tps.getp(u.Topic, u.Partition)
+		if pidinf == nil || pidinf.txid == "" || pidinf.epoch != u.ProducerEpoch || !ok {
+			unresumed = append(unresumed, u)
+			continue
+		}
+		pd.abortedTxns = slices.DeleteFunc(pd.abortedTxns, func(a abortedTxnEntry) bool {
+			return a.producerID == u.ProducerID && a.firstOffset == u.FirstOffset
+		})
+		if pd.uncommittedPIDs == nil {
+			pd.uncommittedPIDs = make(map[int64]int64)
+		}
+		pd.uncommittedPIDs[u.ProducerID] = u.FirstOffset
+		pd.recalculateLSO()
+		pidinf.txParts.mkt(u.Topic)[u.Partition] = pd
+		*pidinf.txPartFirstOffsets.mkp(u.Topic, u.Partition, func() *int64 { return new(int64) }) = u.FirstOffset
+		if !pidinf.inTx {
+			pidinf.inTx = true
+			if pidinf.txStart.IsZero() {
+				pidinf.txStart = time.Now()
+			}
+			c.pids.txs[pidinf] = struct{}{}
+		}
+	}
+	for _, u := range c.uncleanOpen {
+		if pidinf := c.pids.ids[u.ProducerID]; pidinf != nil && pidinf.inTx {
+			delete(crashAborted, u.ProducerID)
+		}
+	}
+	c.uncleanOpen = unresumed
 }

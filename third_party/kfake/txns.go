@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"time"
+	"unicode/utf16"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -24,14 +25,18 @@ import (
 //
 // kfake completes transactions synchronously (no log writes), so
 // the PREPARE_COMMIT, PREPARE_ABORT, and pendingTransitionInProgress
-// states are not needed. Where a real broker returns
+// states are never seen. Where a real broker returns
 // CONCURRENT_TRANSACTIONS for in-progress transitions, kfake simply
-// completes the operation immediately.
+// completes the operation immediately — except for an InitProducerID
+// that fences an open transaction, answered CONCURRENT_TRANSACTIONS once
+// the abort is written, as Kafka answers it (clients retry).
 //
 // State tracking: instead of the full transaction state machine
 // (Empty, Ongoing, PrepareCommit, PrepareAbort, CompleteCommit,
 // CompleteAbort, Dead, PrepareEpochFence), kfake uses:
-//   - inTx (bool): true = Ongoing, false = Empty/Complete
+//   - inTx (bool): true = Ongoing
+//   - endState: otherwise "" (Empty) or CompleteCommit/CompleteAbort,
+//     with lastTxStart, as DescribeTransactions reports them
 //   - lastWasCommit (bool): whether the last completed transaction
 //     was commit or abort, for EndTxn retry detection
 
@@ -71,6 +76,14 @@ type (
 		lastActive time.Time // last time this transactional ID was used
 		inTx       bool
 
+		// endState is the coordinator's state while no transaction is
+		// open: "" (Empty) from InitProducerID until a transaction
+		// ends, then CompleteCommit or CompleteAbort, with lastTxStart
+		// the start of that transaction, as Kafka's coordinator keeps
+		// them (DescribeTransactions, ListTransactions).
+		endState    string
+		lastTxStart time.Time
+
 		// Whether the last completed transaction was a commit (true)
 		// or abort (false). Used for EndTxn retry detection: if the
 		// client retries an EndTxn after the transaction already
@@ -99,6 +112,15 @@ type (
 		seen    bool  // true after the first batch has been accepted
 		epoch   int16 // last seen epoch; when epoch changes, seq 0 is accepted
 		nextSeq int32 // next expected firstSequence (authoritative, survives window rotation)
+
+		// What DescribeProducers reports, as Kafka's producer state
+		// entry holds it: the max timestamp of the producer's last
+		// batch or marker on the partition, and the epoch and
+		// coordinator epoch of the last marker written there.
+		lastTimestamp    int64
+		markerSeen       bool
+		markerEpoch      int16
+		coordinatorEpoch int32
 	}
 )
 
@@ -149,8 +171,9 @@ func (pids *pids) updateTimer() {
 			"txn timeout abort: txn_id=%s producer_id=%d epoch=%d timeout=%dms elapsed=%v",
 			minPid.txid, minPid.id, minPid.epoch, minPid.txTimeout, elapsed)
 		minPid = pids.bumpEpoch(minPid)
+		start := minPid.txStart
 		minPid.endTx(false)
-		pids.c.persistPIDEntry(pidLogEntry{Type: "timeout", PID: minPid.id, Epoch: minPid.epoch})
+		pids.c.persistPIDEntry(pidLogEntry{Type: "timeout", PID: minPid.id, Epoch: minPid.epoch, Start: start.UnixMilli()})
 	}
 
 	// Schedule timer for the next future expiry.
@@ -233,19 +256,28 @@ func (pids *pids) doInitProducerID(creq *clientReq) kmsg.Response {
 			resp.ErrorCode = kerr.ProducerFenced.Code
 			return resp
 		}
-		// Abort any in-flight transaction before bumping. A real
-		// broker returns CONCURRENT_TRANSACTIONS and aborts async,
-		// but kfake is synchronous so we abort inline.
+		// An open transaction is aborted first: the coordinator
+		// answers CONCURRENT_TRANSACTIONS while it writes the ABORT
+		// markers, and the client asks again.
 		if pidinf.inTx {
-			pidinf.bumpForMarkers()
-			pidinf.endTx(false)
+			pids.fenceOpen(pidinf)
+			resp.ErrorCode = kerr.ConcurrentTransactions.Code
+			return resp
 		}
 		pidinf = pids.bumpEpoch(pidinf)
 		pidinf.txTimeout = req.TransactionTimeoutMillis
 		pidinf.lastActive = time.Now()
+		pidinf.endState, pidinf.lastTxStart = "", time.Time{}
 		resp.ProducerID = pidinf.id
 		resp.ProducerEpoch = pidinf.epoch
 		pids.c.persistPIDEntry(pidLogEntry{Type: "init", PID: pidinf.id, Epoch: pidinf.epoch, TxID: pidinf.txid, Timeout: pidinf.txTimeout})
+		return resp
+	}
+
+	// A transactional id whose transaction is open is fenced as above.
+	if pidinf, ok := pids.byTxid[*req.TransactionalID]; ok && pidinf.inTx {
+		pids.fenceOpen(pidinf)
+		resp.ErrorCode = kerr.ConcurrentTransactions.Code
 		return resp
 	}
 
@@ -258,6 +290,19 @@ func (pids *pids) doInitProducerID(creq *clientReq) kmsg.Response {
 	return resp
 }
 
+// fenceOpen aborts the open transaction of a producer that a new
+// InitProducerID fences. As in Kafka, the abort fences with the epoch
+// raised once and the new producer gets it raised again when it asks
+// again (data e, ABORT e+1, next data e+2). Leaving the old epoch's writes
+// pending would let the next commit swallow them into its own range.
+func (pids *pids) fenceOpen(pidinf *pidinfo) {
+	pidinf.bumpForMarkers()
+	start := pidinf.txStart
+	pidinf.endTx(false)
+	commit := false
+	pids.c.persistPIDEntry(pidLogEntry{Type: "endtx", PID: pidinf.id, Epoch: pidinf.epoch, Commit: &commit, Start: start.UnixMilli()})
+}
+
 func (pidinf *pidinfo) maybeStart() {
 	if pidinf.inTx {
 		return
@@ -265,6 +310,10 @@ func (pidinf *pidinfo) maybeStart() {
 	pidinf.inTx = true
 	pidinf.txStart = time.Now()
 	pidinf.pids.txs[pidinf] = struct{}{}
+	// The start is the coordinator's state, as in Kafka's transaction
+	// log: a transaction resumed after an unclean shutdown times out
+	// from it.
+	pidinf.pids.c.persistPIDEntry(pidLogEntry{Type: "begin", PID: pidinf.id, Epoch: pidinf.epoch, Start: pidinf.txStart.UnixMilli()})
 }
 
 func (pids *pids) doAddPartitions(creq *clientReq) kmsg.Response {
@@ -573,6 +622,7 @@ func (pids *pids) doEnd(creq *clientReq) kmsg.Response {
 		if req.Version >= 5 && !req.Commit {
 			pidinf = pids.bumpEpoch(pidinf)
 			pidinf.lastWasCommit = false
+			pidinf.endState, pidinf.lastTxStart = "CompleteAbort", time.Time{}
 			resp.ProducerID = pidinf.id
 			resp.ProducerEpoch = pidinf.epoch
 			pids.c.persistPIDEntry(pidLogEntry{Type: "init", PID: pidinf.id, Epoch: pidinf.epoch, TxID: pidinf.txid, Timeout: pidinf.txTimeout})
@@ -593,6 +643,7 @@ func (pids *pids) doEnd(creq *clientReq) kmsg.Response {
 	// transaction's data uses. Older clients keep their epoch.
 	bumped := req.Version >= 5 && pidinf.bumpForMarkers()
 	nBatches, nGroups := pidinf.txBatchCount, len(pidinf.txGroups)
+	txStart := pidinf.txStart
 	endTxStart := time.Now()
 	pidinf.endTx(req.Commit)
 	if elapsed := time.Since(endTxStart); elapsed > 5*time.Millisecond {
@@ -601,7 +652,7 @@ func (pids *pids) doEnd(creq *clientReq) kmsg.Response {
 	}
 
 	commit := req.Commit
-	pids.c.persistPIDEntry(pidLogEntry{Type: "endtx", PID: pidinf.id, Epoch: pidinf.epoch, Commit: &commit})
+	pids.c.persistPIDEntry(pidLogEntry{Type: "endtx", PID: pidinf.id, Epoch: pidinf.epoch, Commit: &commit, Start: txStart.UnixMilli()})
 	if req.Version >= 5 && !bumped {
 		// The epoch is exhausted: a new producer id follows the markers.
 		pidinf = pids.bumpEpoch(pidinf)
@@ -713,19 +764,16 @@ func (pids *pids) create(txidp *string, txTimeout int32) (int64, int16) {
 	// to avoid FNV-64 hash collisions between different txids.
 	if txidp != nil {
 		if pidinf, ok := pids.byTxid[*txidp]; ok {
-			// Abort any in-flight transaction before bumping, same
-			// as the KIP-360 path above. Leaving the old epoch's
-			// writes pending lets the next commit swallow them into
-			// its own range. As in Kafka, the abort fences with the
-			// epoch raised once and the new producer gets it raised
-			// again (data e, ABORT e+1, next data e+2).
+			// Any open transaction was aborted by fenceOpen (the
+			// caller answered CONCURRENT_TRANSACTIONS then); a
+			// transaction still open here is aborted all the same.
 			if pidinf.inTx {
-				pidinf.bumpForMarkers()
-				pidinf.endTx(false)
+				pids.fenceOpen(pidinf)
 			}
 			pidinf = pids.bumpEpoch(pidinf)
 			pidinf.txTimeout = txTimeout
 			pidinf.lastActive = time.Now()
+			pidinf.endState, pidinf.lastTxStart = "", time.Time{}
 			return pidinf.id, pidinf.epoch
 		}
 	}
@@ -836,6 +884,7 @@ func (pidinf *pidinfo) endTx(commit bool) {
 			pd.recalculateLSO()
 			return
 		}
+		pidinf.windows.mkpDefault(t, p).markerWritten(b, 0)
 		// The aborted range comes from this log's own uncommitted
 		// bookkeeping, not the transaction's registration-time offsets,
 		// which can reference a dead incarnation.
@@ -882,6 +931,10 @@ func (pidinf *pidinfo) endTx(commit bool) {
 }
 
 func (pidinf *pidinfo) resetTx(wasCommit bool) {
+	pidinf.endState, pidinf.lastTxStart = "CompleteAbort", pidinf.txStart
+	if wasCommit {
+		pidinf.endState = "CompleteCommit"
+	}
 	pidinf.txParts = nil
 	pidinf.txBatchCount = 0
 	pidinf.txGroups = nil
@@ -986,9 +1039,8 @@ func (pids *pids) doDescribeTransactions(creq *clientReq) kmsg.Response {
 		st.ProducerEpoch = pidinf.epoch
 		st.TimeoutMillis = pidinf.txTimeout
 
+		st.State, st.StartTimestamp = pidinf.txnState()
 		if pidinf.inTx {
-			st.State = "Ongoing"
-			st.StartTimestamp = pidinf.txStart.UnixMilli()
 			pidinf.txParts.each(func(topic string, partition int32, _ *partData) {
 				if e := pids.c.deny(creq, topic, kmsg.ACLResourceTypeTopic, kmsg.ACLOperationDescribe, faultKey{topic: topic}.part(partition)); e != nil {
 					return
@@ -1007,9 +1059,21 @@ func (pids *pids) doDescribeTransactions(creq *clientReq) kmsg.Response {
 				}
 				topicEntry.Partitions = append(topicEntry.Partitions, partition)
 			})
-		} else {
-			st.State = "Empty"
-			st.StartTimestamp = -1
+			// The __consumer_offsets partition of each group whose
+			// offsets were added to the transaction is one of its
+			// partitions, as Kafka lists it.
+			var offsetsParts []int32
+			for _, g := range pidinf.txGroups {
+				if p := offsetsPartition(g); !slices.Contains(offsetsParts, p) {
+					offsetsParts = append(offsetsParts, p)
+				}
+			}
+			if len(offsetsParts) > 0 {
+				ot := kmsg.NewDescribeTransactionsResponseTransactionStateTopic()
+				ot.Topic = "__consumer_offsets"
+				ot.Partitions = offsetsParts
+				st.Topics = append(st.Topics, ot)
+			}
 		}
 
 		resp.TransactionStates = append(resp.TransactionStates, st)
@@ -1048,10 +1112,7 @@ func (pids *pids) doListTransactions(creq *clientReq) kmsg.Response {
 		if e := pids.c.deny(creq, pidinf.txid, kmsg.ACLResourceTypeTransactionalId, kmsg.ACLOperationDescribe, faultKey{txnID: pidinf.txid}); e != nil {
 			continue
 		}
-		state := "Empty"
-		if pidinf.inTx {
-			state = "Ongoing"
-		}
+		state, start := pidinf.txnState()
 		if len(stateFilter) > 0 {
 			if _, ok := stateFilter[state]; !ok {
 				continue
@@ -1062,8 +1123,8 @@ func (pids *pids) doListTransactions(creq *clientReq) kmsg.Response {
 				continue
 			}
 		}
-		if req.Version >= 1 && req.DurationFilterMillis >= 0 && pidinf.inTx {
-			if creq.at.Sub(pidinf.txStart).Milliseconds() < req.DurationFilterMillis {
+		if req.Version >= 1 && req.DurationFilterMillis >= 0 && start >= 0 {
+			if creq.at.UnixMilli()-start < req.DurationFilterMillis {
 				continue
 			}
 		}
@@ -1148,29 +1209,100 @@ func (pids *pids) doDescribeProducers(creq *clientReq) kmsg.Response {
 	return resp
 }
 
-// txnProducers returns active transactional producers for a partition.
+// txnProducers returns the producers with state on a partition, as Kafka
+// lists them: every idempotent or transactional producer that wrote a batch
+// or had a marker written there, its current transaction's first offset on
+// this partition (-1 when none is open here, which an administrator's
+// WriteTxnMarkers also ends), the coordinator epoch of its last marker (-1
+// before any), and the max timestamp of its last batch or marker.
 func (pids *pids) txnProducers(topic string, partition int32) []kmsg.DescribeProducersResponseTopicPartitionActiveProducer {
+	pd, _ := pids.c.data.tps.getp(topic, partition)
 	var producers []kmsg.DescribeProducersResponseTopicPartitionActiveProducer
 	for _, pidinf := range pids.ids {
-		if !pidinf.inTx || !pidinf.txParts.checkp(topic, partition) {
+		var open bool
+		if pd != nil {
+			_, open = pd.uncommittedPIDs[pidinf.id]
+		}
+		pw, _ := pidinf.windows.getp(topic, partition)
+		if pw == nil {
+			if !open {
+				continue
+			}
+			// A transaction resumed after an unclean shutdown,
+			// whose sequence state was not saved.
+			pw = &pidwindow{epoch: pidinf.epoch}
+		}
+		if !pw.seen && !pw.markerSeen && !open {
 			continue
 		}
 		ap := kmsg.NewDescribeProducersResponseTopicPartitionActiveProducer()
 		ap.ProducerID = pidinf.id
-		ap.ProducerEpoch = int32(pidinf.epoch)
-		ap.LastTimestamp = pidinf.txStart.UnixMilli()
-		ap.CoordinatorEpoch = 0
-		ap.CurrentTxnStartOffset = -1
+		ap.ProducerEpoch = int32(pw.epoch)
 		ap.LastSequence = -1
-		if pw, ok := pidinf.windows.getp(topic, partition); ok && pw != nil {
+		if pw.seen {
 			ap.LastSequence = pw.nextSeq - 1
 		}
-		if firstOffset, ok := pidinf.txPartFirstOffsets.getp(topic, partition); ok && firstOffset != nil {
-			ap.CurrentTxnStartOffset = *firstOffset
+		if pw.markerSeen && (!pw.seen || pw.markerEpoch > pw.epoch) {
+			// A marker with a raised epoch starts the producer's
+			// sequence afresh, as Kafka's producer state does.
+			ap.ProducerEpoch = int32(pw.markerEpoch)
+			ap.LastSequence = -1
+		}
+		ap.LastTimestamp = pw.lastTimestamp
+		ap.CoordinatorEpoch = -1
+		if pw.markerSeen {
+			ap.CoordinatorEpoch = pw.coordinatorEpoch
+		}
+		ap.CurrentTxnStartOffset = -1
+		if pd != nil {
+			if first, open := pd.uncommittedPIDs[pidinf.id]; open {
+				ap.CurrentTxnStartOffset = first
+			}
 		}
 		producers = append(producers, ap)
 	}
 	return producers
+}
+
+// markerWritten records a transaction marker written for the producer on
+// the window's partition, for DescribeProducers.
+func (s *pidwindow) markerWritten(b kmsg.RecordBatch, coordinatorEpoch int32) {
+	s.markerSeen = true
+	s.markerEpoch = b.ProducerEpoch
+	s.lastTimestamp = b.MaxTimestamp
+	s.coordinatorEpoch = coordinatorEpoch
+}
+
+// txnState is the coordinator's state of the producer's transactional id
+// and the start of its open or last transaction (-1 when none).
+func (pidinf *pidinfo) txnState() (string, int64) {
+	switch {
+	case pidinf.inTx:
+		return "Ongoing", pidinf.txStart.UnixMilli()
+	case pidinf.endState == "":
+		return "Empty", -1
+	case pidinf.lastTxStart.IsZero():
+		return pidinf.endState, -1
+	default:
+		return pidinf.endState, pidinf.lastTxStart.UnixMilli()
+	}
+}
+
+// offsetsPartition is the __consumer_offsets partition of a group on
+// Kafka: the Java hash code of its id modulo offsets.topic.num.partitions
+// (50 by default), as the group coordinator places it.
+func offsetsPartition(group string) int32 {
+	var h int32
+	for _, r := range utf16.Encode([]rune(group)) {
+		h = 31*h + int32(r)
+	}
+	if h == math.MinInt32 {
+		return 0
+	}
+	if h < 0 {
+		h = -h
+	}
+	return h % 50
 }
 
 // findTxnID finds a producer info by transactional ID.

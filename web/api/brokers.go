@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 
@@ -9,6 +10,14 @@ import (
 	"github.com/offsetlab/offsetlab/internal/problem"
 	"github.com/offsetlab/offsetlab/web/httpx"
 )
+
+// BrokersLab reads the brokers and stops and starts the ones the server
+// runs; *lab.Lab is one.
+type BrokersLab interface {
+	BrokerStatus(ctx context.Context) (lab.BrokersStatus, error)
+	StopBroker(ctx context.Context, id int) error
+	StartBroker(ctx context.Context, id int) error
+}
 
 // brokersView is GET /api/brokers: the nodes when the server runs them,
 // else how to stop one by hand (hint, and hintCode/hintArgs naming it in
@@ -30,7 +39,7 @@ func viewBrokers(b lab.BrokersStatus) brokersView {
 
 // GetBrokers is GET /api/brokers.
 func (s *Server) GetBrokers(w http.ResponseWriter, r *http.Request) {
-	b, err := s.deps.Lab.BrokerStatus(r.Context())
+	b, err := s.deps.Brokers.BrokerStatus(r.Context())
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -54,9 +63,9 @@ func (s *Server) BrokerAction(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if action == "stop" {
-		err = s.deps.Lab.StopBroker(r.Context(), n)
+		err = s.deps.Brokers.StopBroker(r.Context(), n)
 	} else {
-		err = s.deps.Lab.StartBroker(r.Context(), n)
+		err = s.deps.Brokers.StartBroker(r.Context(), n)
 	}
 	if err != nil {
 		s.writeError(w, r, err)

@@ -144,7 +144,7 @@ type classroomView struct {
 // itself with client to be counted while no partition is open on it.
 func (s *Server) GetClassroom(w http.ResponseWriter, r *http.Request) {
 	now := time.Now()
-	if id := r.URL.Query().Get("client"); s.access.Classroom && httpx.RoleOf(r) != httpx.Teacher && clientID.MatchString(id) {
+	if id := paramsOf(r).text("client"); s.access.Classroom && httpx.RoleOf(r) != httpx.Teacher && clientID.MatchString(id) {
 		s.class.present.mark(id, now)
 	}
 	students := max(s.class.students.Load(), s.class.present.count(now))

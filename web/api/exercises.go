@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/csv"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/offsetlab/offsetlab/internal/exercises"
@@ -106,8 +105,9 @@ func (s *Server) ExerciseAction(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// checkView is one check of a result as the API sends it.
-type checkView struct {
+// CheckView is one check of a result as the API sends it (the page reads
+// it typed: web/static/types/wire.d.ts).
+type CheckView struct {
 	Key      string             `json:"key"`
 	OK       bool               `json:"ok"`
 	Evidence exercises.Evidence `json:"evidence"`
@@ -116,21 +116,22 @@ type checkView struct {
 	HintArgs map[string]string  `json:"hintArgs,omitempty"`
 }
 
-// resultView is one student's result.
-type resultView struct {
+// ResultView is one student's result, as GET /api/exercises/{id}/results
+// sends it.
+type ResultView struct {
 	Name      string      `json:"name"`
 	Done      bool        `json:"done"`
-	Checks    []checkView `json:"checks"`
+	Checks    []CheckView `json:"checks"`
 	CheckedAt *time.Time  `json:"checkedAt"`
 }
 
-func viewOf(res exercises.Result) resultView {
-	v := resultView{Name: res.Name, Done: res.Done, Checks: []checkView{}}
+func viewOf(res exercises.Result) ResultView {
+	v := ResultView{Name: res.Name, Done: res.Done, Checks: []CheckView{}}
 	if !res.CheckedAt.IsZero() {
 		v.CheckedAt = &res.CheckedAt
 	}
 	for _, c := range res.Checks {
-		cv := checkView{Key: c.Key, OK: c.OK, Evidence: c.Evidence}
+		cv := CheckView{Key: c.Key, OK: c.OK, Evidence: c.Evidence}
 		if !c.Hint.IsZero() {
 			cv.Hint, cv.HintCode, cv.HintArgs = c.Hint.String(), c.Hint.Key, c.Hint.Args
 		}
@@ -142,7 +143,7 @@ func viewOf(res exercises.Result) resultView {
 // visibleResults are the exercise's results the caller may see: the
 // teacher every student's, a student their own. It waits for a version
 // past after (when after >= 0) for at most longPoll.
-func (s *Server) visibleResults(w http.ResponseWriter, r *http.Request, ex exercises.Exercise, after int64) ([]resultView, int64, bool) {
+func (s *Server) visibleResults(w http.ResponseWriter, r *http.Request, ex exercises.Exercise, after int64) ([]ResultView, int64, bool) {
 	teacher := httpx.RoleOf(r) == httpx.Teacher
 	me, isStudent := s.studentOf(r)
 	if !teacher && !isStudent {
@@ -159,7 +160,7 @@ func (s *Server) visibleResults(w http.ResponseWriter, r *http.Request, ex exerc
 		s.writeError(w, r, err)
 		return nil, 0, false
 	}
-	out := []resultView{}
+	out := []ResultView{}
 	for _, res := range results {
 		if teacher || res.Name == me.Name {
 			out = append(out, viewOf(res))
@@ -174,16 +175,12 @@ func (s *Server) GetResults(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	after := int64(-1)
-	if a := r.URL.Query().Get("after"); a != "" {
-		v, err := strconv.ParseInt(a, 10, 64)
-		if err != nil || v < 0 {
-			s.writeError(w, r, problem.New(problem.Invalid, "error.numberParam", "name", "after", "value", a))
-			return
-		}
-		after = v
+	after, err := paramsOf(r).number("after", -1) // a version of the results
+	if err != nil {
+		s.writeError(w, r, err)
+		return
 	}
-	results, version, ok := s.visibleResults(w, r, ex, after)
+	results, version, ok := s.visibleResults(w, r, ex, int64(after))
 	if !ok {
 		return
 	}

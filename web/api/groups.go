@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"slices"
 
@@ -8,10 +9,16 @@ import (
 	"github.com/offsetlab/offsetlab/web/httpx"
 )
 
+// GroupsLab is what the consumer groups' handlers read; *lab.Lab is one.
+type GroupsLab interface {
+	Groups(ctx context.Context) ([]cluster.GroupSummary, error)
+	GroupDetail(ctx context.Context, name string) (cluster.GroupDetail, error)
+}
+
 // GetGroup is GET /api/groups/{group}: state, members and their
 // assignments, committed offsets with both lags.
 func (s *Server) GetGroup(w http.ResponseWriter, r *http.Request) {
-	g, err := s.deps.Lab.GroupDetail(r.Context(), httpx.PathParam(r, "group"))
+	g, err := s.deps.Groups.GroupDetail(r.Context(), httpx.PathParam(r, "group"))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -21,7 +28,7 @@ func (s *Server) GetGroup(w http.ResponseWriter, r *http.Request) {
 
 // ListGroups is GET /api/groups.
 func (s *Server) ListGroups(w http.ResponseWriter, r *http.Request) {
-	g, err := s.deps.Lab.Groups(r.Context())
+	g, err := s.deps.Groups.Groups(r.Context())
 	if err != nil {
 		s.writeError(w, r, err)
 		return

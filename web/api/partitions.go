@@ -1,13 +1,26 @@
 package api
 
 import (
+	"context"
 	"net/http"
-	"strconv"
 
 	"github.com/offsetlab/offsetlab/internal/inspect"
-	"github.com/offsetlab/offsetlab/internal/problem"
+	"github.com/offsetlab/offsetlab/internal/live"
 	"github.com/offsetlab/offsetlab/web/httpx"
 )
+
+// PartitionsLab is what a partition's reads call: its window, what a
+// consumer receives, its recorded story and the explorer's scans;
+// *lab.Lab is one.
+type PartitionsLab interface {
+	Log(ctx context.Context, topic string, partition int32, from int64, limit int) (*inspect.Log, error)
+	RecordsPage(ctx context.Context, topic string, partition int32, iso inspect.Isolation, from int64, limit int) (*inspect.RecordsPage, error)
+	History(ctx context.Context, topic string, partition int32, from int) (live.History, error)
+	Map(ctx context.Context, topic string, partition int32, req inspect.MapRequest) (*inspect.PartitionMap, error)
+	Jump(ctx context.Context, topic string, partition int32, req inspect.JumpRequest) (*inspect.JumpResult, error)
+	Search(ctx context.Context, topic string, partition int32, req inspect.SearchRequest) (*inspect.SearchResult, error)
+	OffsetForTime(ctx context.Context, topic string, partition int32, ms int64) (inspect.TimestampOffset, error)
+}
 
 // GetLog is GET /api/topics/{topic}/partitions/{p}/log?from=&limit=: the
 // partition offset by offset.
@@ -17,12 +30,12 @@ func (s *Server) GetLog(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	from, limit, err := windowParams(r)
+	from, limit, err := paramsOf(r).window()
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	l, err := s.deps.Lab.Log(r.Context(), topic, partition, from, limit)
+	l, err := s.deps.Partitions.Log(r.Context(), topic, partition, from, limit)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -38,20 +51,18 @@ func (s *Server) GetRecords(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	iso := inspect.Isolation(r.URL.Query().Get("isolation"))
-	if iso == "" {
-		iso = inspect.ReadCommitted
-	}
-	if !iso.Valid() {
-		s.writeError(w, r, problem.New(problem.Invalid, "error.isolationInvalid", "isolation", string(iso)))
-		return
-	}
-	from, limit, err := windowParams(r)
+	p := paramsOf(r)
+	iso, err := p.isolation("isolation")
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	page, err := s.deps.Lab.RecordsPage(r.Context(), topic, partition, iso, from, limit)
+	from, limit, err := p.window()
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	page, err := s.deps.Partitions.RecordsPage(r.Context(), topic, partition, iso, from, limit)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -71,16 +82,12 @@ func (s *Server) GetHistory(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	from := 0
-	if v := r.URL.Query().Get("from"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			s.writeError(w, r, problem.New(problem.Invalid, "error.fromInvalid", "from", v))
-			return
-		}
-		from = n
+	from, err := paramsOf(r).number("from", 0) // a step of the story, not an offset
+	if err != nil {
+		s.writeError(w, r, err)
+		return
 	}
-	h, err := s.deps.Lab.History(r.Context(), topic, partition, from)
+	h, err := s.deps.Partitions.History(r.Context(), topic, partition, from)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -95,17 +102,18 @@ func (s *Server) GetMap(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	from, to, err := rangeParams(r)
+	p := paramsOf(r)
+	from, to, err := p.offsetRange()
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	buckets, err := intParam(r, "buckets", 0)
+	buckets, err := p.number("buckets", 0)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	m, err := s.deps.Lab.Map(r.Context(), topic, partition, inspect.MapRequest{From: from, To: to, Buckets: buckets})
+	m, err := s.deps.Partitions.Map(r.Context(), topic, partition, inspect.MapRequest{From: from, To: to, Buckets: buckets})
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -121,14 +129,14 @@ func (s *Server) GetJump(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	from, to, err := rangeParams(r)
+	p := paramsOf(r)
+	from, to, err := p.offsetRange()
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	q := r.URL.Query()
-	j, err := s.deps.Lab.Jump(r.Context(), topic, partition, inspect.JumpRequest{
-		Kind: inspect.JumpKind(q.Get("kind")), From: from, To: to, Backward: q.Get("backward") == "true",
+	j, err := s.deps.Partitions.Jump(r.Context(), topic, partition, inspect.JumpRequest{
+		Kind: inspect.JumpKind(p.text("kind")), From: from, To: to, Backward: p.flag("backward"),
 	})
 	if err != nil {
 		s.writeError(w, r, err)
@@ -144,19 +152,19 @@ func (s *Server) GetSearch(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	from, to, err := rangeParams(r)
+	p := paramsOf(r)
+	from, to, err := p.offsetRange()
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	limit, err := intParam(r, "limit", 0)
+	limit, err := p.number("limit", 0)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	q := r.URL.Query()
-	res, err := s.deps.Lab.Search(r.Context(), topic, partition, inspect.SearchRequest{
-		Query: q.Get("q"), In: q.Get("in"), Path: q.Get("path"), Match: q.Get("match"), From: from, To: to, Limit: limit,
+	res, err := s.deps.Partitions.Search(r.Context(), topic, partition, inspect.SearchRequest{
+		Query: p.text("q"), In: p.text("in"), Path: p.text("path"), Match: p.text("match"), From: from, To: to, Limit: limit,
 	})
 	if err != nil {
 		s.writeError(w, r, err)
@@ -172,13 +180,12 @@ func (s *Server) GetOffsetForTime(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	raw := r.URL.Query().Get("timestamp")
-	ms, err := strconv.ParseInt(raw, 10, 64)
+	ms, err := paramsOf(r).timestamp("timestamp")
 	if err != nil {
-		s.writeError(w, r, problem.New(problem.Invalid, "error.timestampParam", "value", raw))
+		s.writeError(w, r, err)
 		return
 	}
-	o, err := s.deps.Lab.OffsetForTime(r.Context(), topic, partition, ms)
+	o, err := s.deps.Partitions.OffsetForTime(r.Context(), topic, partition, ms)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -1,11 +1,17 @@
 package api
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/offsetlab/offsetlab/internal/producer"
 	"github.com/offsetlab/offsetlab/web/httpx"
 )
+
+// ProcessorLab runs the seeds' order processor; *lab.Lab is one.
+type ProcessorLab interface {
+	RunProcessor(ctx context.Context, cfg producer.RunConfig) (*producer.RunResult, error)
+}
 
 // runBody is POST /api/processor/runs.
 type runBody struct {
@@ -37,7 +43,7 @@ func (s *Server) RunProcessor(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.class.shown.add(cfg.Group, cfg.TransactionalID)
-	res, err := s.deps.Lab.RunProcessor(r.Context(), cfg)
+	res, err := s.deps.Processor.RunProcessor(r.Context(), cfg)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

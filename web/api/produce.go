@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 
@@ -8,6 +9,12 @@ import (
 	"github.com/offsetlab/offsetlab/internal/producer"
 	"github.com/offsetlab/offsetlab/web/httpx"
 )
+
+// ProduceLab produces with a producer profile and a fault; *lab.Lab is
+// one.
+type ProduceLab interface {
+	Produce(ctx context.Context, req producer.Request) (*producer.Outcome, error)
+}
 
 // produceBody is POST /api/produce. A null value is a tombstone.
 type produceBody struct {
@@ -46,7 +53,7 @@ func (s *Server) Produce(w http.ResponseWriter, r *http.Request) {
 	if req.Fault != producer.NoFault && !s.allowFault(w, r) {
 		return
 	}
-	out, err := s.deps.Lab.Produce(r.Context(), req)
+	out, err := s.deps.Produce.Produce(r.Context(), req)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

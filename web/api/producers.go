@@ -1,10 +1,19 @@
 package api
 
 import (
+	"context"
 	"net/http"
 
+	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/web/httpx"
 )
+
+// ProducersLab is what a partition's producers' handlers read; *lab.Lab
+// is one.
+type ProducersLab interface {
+	Producers(ctx context.Context, topic string, partition int32) (cluster.PartitionProducers, error)
+	HeldLSO(ctx context.Context, topic string, partition int32) (cluster.LSOHold, error)
+}
 
 // GetProducers is GET …/producers: DescribeProducers with "hanging".
 func (s *Server) GetProducers(w http.ResponseWriter, r *http.Request) {
@@ -13,7 +22,7 @@ func (s *Server) GetProducers(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	p, err := s.deps.Lab.Producers(r.Context(), topic, partition)
+	p, err := s.deps.Producers.Producers(r.Context(), topic, partition)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -31,7 +40,7 @@ func (s *Server) GetHeldLSO(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	h, err := s.deps.Lab.HeldLSO(r.Context(), topic, partition)
+	h, err := s.deps.Producers.HeldLSO(r.Context(), topic, partition)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

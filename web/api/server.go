@@ -16,12 +16,61 @@ type Options struct {
 	JoinURL string
 }
 
+// Deps are the use cases the API's handlers call: one small interface
+// per resource, declared in the file of the handlers that use it
+// (TopicsLab in topics.go, …). The server fills them all with one
+// *lab.Lab (DepsOf); a handler's test fills in only the one its handler
+// calls, with a fake. A handler whose dependency is nil is never
+// registered by such a test.
+type Deps struct {
+	Cluster      ClusterLab
+	Topics       TopicsLab
+	Partitions   PartitionsLab
+	Producers    ProducersLab
+	Groups       GroupsLab
+	Transactions TransactionsLab
+	Produce      ProduceLab
+	Processor    ProcessorLab
+	Brokers      BrokersLab
+	Stage        StageLab
+	// Lessons may be nil: the lesson endpoints then answer 404.
+	Lessons httpx.Lessons
+	// Exercises may be nil: the students' and exercises' endpoints then
+	// answer 404.
+	Exercises httpx.Exercises
+}
+
+// Lab is every use case the API calls, each resource's interface in one;
+// *lab.Lab is one, and so is the router's httpx.Lab.
+type Lab interface {
+	ClusterLab
+	TopicsLab
+	PartitionsLab
+	ProducersLab
+	GroupsLab
+	TransactionsLab
+	ProduceLab
+	ProcessorLab
+	BrokersLab
+	StageLab
+}
+
+// DepsOf is the API's dependencies when one lab serves every resource, as
+// it does in the server; lessons and exercises may be nil.
+func DepsOf(l Lab, lessons httpx.Lessons, exercises httpx.Exercises) Deps {
+	return Deps{
+		Cluster: l, Topics: l, Partitions: l, Producers: l, Groups: l, Transactions: l,
+		Produce: l, Processor: l, Brokers: l, Stage: l,
+		Lessons: lessons, Exercises: exercises,
+	}
+}
+
 // Server holds the JSON API's handlers, one file per resource. The web
 // package's router registers each handler; the middleware in front of
 // them (host check, who may write, one write at a time, read limits) is
 // the router's.
 type Server struct {
-	deps   httpx.Deps
+	deps   Deps
 	log    *slog.Logger
 	access Options
 	class  classroom
@@ -29,7 +78,7 @@ type Server struct {
 }
 
 // New returns the API over deps. log may be nil.
-func New(deps httpx.Deps, log *slog.Logger, opts Options) *Server {
+func New(deps Deps, log *slog.Logger, opts Options) *Server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}

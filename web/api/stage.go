@@ -1,12 +1,20 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 
+	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/internal/problem"
 	"github.com/offsetlab/offsetlab/web/httpx"
 )
+
+// StageLab finds the partition the teacher puts on the stage; *lab.Lab is
+// one.
+type StageLab interface {
+	Topic(ctx context.Context, name string) (cluster.TopicInfo, error)
+}
 
 // stageRequest is POST /api/classroom/stage.
 type stageRequest struct {
@@ -40,7 +48,7 @@ func (s *Server) SetStage(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, problem.New(problem.Invalid, "error.partitionNegative"))
 		return
 	}
-	info, err := s.deps.Lab.Topic(r.Context(), req.Topic)
+	info, err := s.deps.Stage.Topic(r.Context(), req.Topic)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -1,24 +1,36 @@
 package api
 
 import (
+	"context"
 	"net/http"
-	"net/url"
 	"slices"
-	"strconv"
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
+	"github.com/offsetlab/offsetlab/internal/lab"
 	"github.com/offsetlab/offsetlab/internal/problem"
 	"github.com/offsetlab/offsetlab/web/httpx"
 )
+
+// TopicsLab is what the topics' handlers read and change; *lab.Lab is
+// one.
+type TopicsLab interface {
+	Topics(ctx context.Context) ([]cluster.TopicInfo, error)
+	AllTopics(ctx context.Context) ([]cluster.TopicInfo, error)
+	Topic(ctx context.Context, name string) (cluster.TopicInfo, error)
+	TopicDetail(ctx context.Context, name string) (lab.TopicDetail, error)
+	CreateTopic(ctx context.Context, spec cluster.TopicSpec) (cluster.TopicInfo, error)
+	DeleteTopic(ctx context.Context, name string) error
+}
 
 // ListTopics is GET /api/topics (?internal=true: Kafka's own topics too):
 // {"topics","total","next"}; ?offset=&limit= returns a page of the list
 // and next the offset of the following page (null at the end). The router
 // runs it behind the read limiter, as it reads every partition's offsets.
 func (s *Server) ListTopics(w http.ResponseWriter, r *http.Request) {
-	list := s.deps.Lab.Topics
-	if r.URL.Query().Get("internal") == "true" {
-		list = s.deps.Lab.AllTopics
+	p := paramsOf(r)
+	list := s.deps.Topics.Topics
+	if p.flag("internal") {
+		list = s.deps.Topics.AllTopics
 	}
 	topics, err := list(r.Context())
 	if err != nil {
@@ -28,7 +40,7 @@ func (s *Server) ListTopics(w http.ResponseWriter, r *http.Request) {
 	if !s.readsAll(r) {
 		topics = slices.DeleteFunc(topics, func(t cluster.TopicInfo) bool { return !s.MayReadTopic(r, t.Name, -1) && !s.stagedIn(t.Name) })
 	}
-	page, err := topicsPageOf(r.URL.Query(), len(topics))
+	page, err := topicsPageOf(p, len(topics))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -45,23 +57,17 @@ type topicsRange struct{ from, to int }
 
 // topicsPageOf reads ?offset=&limit= of GET /api/topics (both optional:
 // without limit, every topic from offset on).
-func topicsPageOf(q url.Values, total int) (topicsRange, error) {
-	r := topicsRange{0, total}
-	if v := q.Get("offset"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			return r, problem.New(problem.Invalid, "error.numberParam", "name", "offset", "value", v)
-		}
-		r.from = min(n, total)
+func topicsPageOf(p params, total int) (topicsRange, error) {
+	offset, err := p.number("offset", 0)
+	if err != nil {
+		return topicsRange{}, err
 	}
-	if v := q.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			return r, problem.New(problem.Invalid, "error.numberParam", "name", "limit", "value", v)
-		}
-		r.to = min(r.from+n, total)
+	limit, err := p.number("limit", total)
+	if err != nil {
+		return topicsRange{}, err
 	}
-	return r, nil
+	from := min(offset, total)
+	return topicsRange{from, min(from+limit, total)}, nil
 }
 
 // GetTopic is GET /api/topics/{topic}: partitions with their open
@@ -70,8 +76,8 @@ func topicsPageOf(q url.Values, total int) (topicsRange, error) {
 // three ListOffsets, no DescribeProducers per partition, no configs):
 // what the topic page polls to follow its strips live.
 func (s *Server) GetTopic(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Query().Get("brief") == "true" {
-		t, err := s.deps.Lab.Topic(r.Context(), httpx.PathParam(r, "topic"))
+	if paramsOf(r).flag("brief") {
+		t, err := s.deps.Topics.Topic(r.Context(), httpx.PathParam(r, "topic"))
 		if err != nil {
 			s.writeError(w, r, err)
 			return
@@ -79,7 +85,7 @@ func (s *Server) GetTopic(w http.ResponseWriter, r *http.Request) {
 		httpx.WriteJSON(w, http.StatusOK, t)
 		return
 	}
-	t, err := s.deps.Lab.TopicDetail(r.Context(), httpx.PathParam(r, "topic"))
+	t, err := s.deps.Topics.TopicDetail(r.Context(), httpx.PathParam(r, "topic"))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -94,7 +100,7 @@ func (s *Server) CreateTopic(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	t, err := s.deps.Lab.CreateTopic(r.Context(), spec)
+	t, err := s.deps.Topics.CreateTopic(r.Context(), spec)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -107,11 +113,11 @@ func (s *Server) CreateTopic(w http.ResponseWriter, r *http.Request) {
 // repeated, so that no script or slip deletes a topic by accident.
 func (s *Server) DeleteTopic(w http.ResponseWriter, r *http.Request) {
 	topic := httpx.PathParam(r, "topic")
-	if r.URL.Query().Get("confirm") != topic {
+	if paramsOf(r).text("confirm") != topic {
 		s.writeError(w, r, problem.New(problem.Invalid, "error.deleteConfirm", "topic", topic))
 		return
 	}
-	if err := s.deps.Lab.DeleteTopic(r.Context(), topic); err != nil {
+	if err := s.deps.Topics.DeleteTopic(r.Context(), topic); err != nil {
 		s.writeError(w, r, err)
 		return
 	}

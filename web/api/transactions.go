@@ -1,9 +1,10 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"slices"
-	"strconv"
+	"time"
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/internal/lab"
@@ -12,9 +13,23 @@ import (
 	"github.com/offsetlab/offsetlab/web/httpx"
 )
 
+// TransactionsLab is what the transactions' handlers read and do: the
+// coordinator's view, the dashboard's own transaction one step at a time,
+// and an administrator's aborts; *lab.Lab is one.
+type TransactionsLab interface {
+	Transaction(ctx context.Context, id string) (cluster.TransactionInfo, error)
+	Transactions(ctx context.Context, states ...string) ([]cluster.TransactionSummary, error)
+	Begin(ctx context.Context, process, id string, timeout time.Duration) (producer.SessionState, error)
+	Send(ctx context.Context, process, id string, req producer.Request) (producer.SessionState, error)
+	End(ctx context.Context, process, id string, commit bool) (producer.SessionState, error)
+	Crash(ctx context.Context, process, id string) (producer.SessionState, error)
+	AbortTransaction(ctx context.Context, topic string, partition int32, startOffset int64) (cluster.AbortedTransaction, error)
+	ForceTerminateTransaction(ctx context.Context, id string) (cluster.TerminatedTransaction, error)
+}
+
 // GetTransaction is GET /api/transactions/{id}: the coordinator's view.
 func (s *Server) GetTransaction(w http.ResponseWriter, r *http.Request) {
-	t, err := s.deps.Lab.Transaction(r.Context(), httpx.PathParam(r, "transactionalID"))
+	t, err := s.deps.Transactions.Transaction(r.Context(), httpx.PathParam(r, "transactionalID"))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -42,21 +57,21 @@ func (s *Server) TransactionStep(w http.ResponseWriter, r *http.Request) {
 	)
 	switch step {
 	case "begin":
-		st, err = s.deps.Lab.Begin(ctx, lab.DashboardProcess, id, 0)
+		st, err = s.deps.Transactions.Begin(ctx, lab.DashboardProcess, id, 0)
 	case "send":
 		var body sendBody
 		if err := httpx.DecodeJSON(r, &body); err != nil {
 			s.writeError(w, r, err)
 			return
 		}
-		st, err = s.deps.Lab.Send(ctx, lab.DashboardProcess, id, producer.Request{Topic: body.Topic, Partition: body.Partition, Key: body.Key, Values: body.Values})
+		st, err = s.deps.Transactions.Send(ctx, lab.DashboardProcess, id, producer.Request{Topic: body.Topic, Partition: body.Partition, Key: body.Key, Values: body.Values})
 	case "commit", "abort":
-		st, err = s.deps.Lab.End(ctx, lab.DashboardProcess, id, step == "commit")
+		st, err = s.deps.Transactions.End(ctx, lab.DashboardProcess, id, step == "commit")
 	case "crash":
 		if !s.allowFault(w, r) {
 			return
 		}
-		st, err = s.deps.Lab.Crash(ctx, lab.DashboardProcess, id)
+		st, err = s.deps.Transactions.Crash(ctx, lab.DashboardProcess, id)
 	default:
 		err = problem.New(problem.NotFound, "error.unknownTxnStep", "step", step)
 	}
@@ -71,10 +86,10 @@ func (s *Server) TransactionStep(w http.ResponseWriter, r *http.Request) {
 // ListTransactions is GET /api/transactions?state=Ongoing.
 func (s *Server) ListTransactions(w http.ResponseWriter, r *http.Request) {
 	var states []string
-	if v := r.URL.Query().Get("state"); v != "" {
+	if v := paramsOf(r).text("state"); v != "" {
 		states = append(states, v)
 	}
-	t, err := s.deps.Lab.Transactions(r.Context(), states...)
+	t, err := s.deps.Transactions.Transactions(r.Context(), states...)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -94,16 +109,15 @@ func (s *Server) AbortTransaction(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	raw := httpx.PathParam(r, "start")
-	start, err := strconv.ParseInt(raw, 10, 64)
-	if err != nil || start < 0 {
-		s.writeError(w, r, problem.New(problem.Invalid, "error.offsetParam", "name", "start", "value", raw))
+	start, err := offsetValue("start", httpx.PathParam(r, "start"))
+	if err != nil {
+		s.writeError(w, r, err)
 		return
 	}
 	if !s.allowFault(w, r) {
 		return
 	}
-	a, err := s.deps.Lab.AbortTransaction(r.Context(), topic, partition, start)
+	a, err := s.deps.Transactions.AbortTransaction(r.Context(), topic, partition, start)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -118,7 +132,7 @@ func (s *Server) TerminateTransaction(w http.ResponseWriter, r *http.Request) {
 	if !s.allowFault(w, r) {
 		return
 	}
-	t, err := s.deps.Lab.ForceTerminateTransaction(r.Context(), httpx.PathParam(r, "transactionalID"))
+	t, err := s.deps.Transactions.ForceTerminateTransaction(r.Context(), httpx.PathParam(r, "transactionalID"))
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -13,8 +13,10 @@ import (
 	"github.com/offsetlab/offsetlab/internal/producer"
 )
 
-// Lab is what the API and the pages do and read, each a use case of
-// internal/lab; *lab.Lab is one.
+// Lab is what the router hands the API and the pages, each a use case of
+// internal/lab; *lab.Lab is one. The API takes it as web/api's Lab, the
+// resources' small interfaces in one (api.DepsOf), so a method an API
+// handler calls is declared there too.
 type Lab interface {
 	Mode() cluster.Mode
 	Brokers() []string

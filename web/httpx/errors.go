@@ -34,11 +34,11 @@ func StatusOf(kind problem.Kind) int {
 	return http.StatusInternalServerError
 }
 
-// errorBody is the API's error answer: the English sentence in "error", as
+// ErrorBody is the API's error answer: the English sentence in "error", as
 // the API contract promises, and its catalogue key and placeholders'
 // values in "code" and "args", so the page can show it in the viewer's
 // language. A hint, when there is one, says how to get there another way.
-type errorBody struct {
+type ErrorBody struct {
 	Error    string       `json:"error"`
 	Code     string       `json:"code,omitempty"`
 	Args     catalog.Args `json:"args,omitempty"`
@@ -66,7 +66,7 @@ func WriteError(log *slog.Logger, w http.ResponseWriter, r *http.Request, err er
 
 // WriteProblem answers status with p's sentence.
 func WriteProblem(w http.ResponseWriter, status int, p *problem.Error) {
-	body := errorBody{Error: p.Error(), Code: p.Message.Key, Args: p.Message.Args}
+	body := ErrorBody{Error: p.Error(), Code: p.Message.Key, Args: p.Message.Args}
 	if !p.Hint.IsZero() {
 		body.Hint, body.HintCode, body.HintArgs = p.Hint.String(), p.Hint.Key, p.Hint.Args
 	}

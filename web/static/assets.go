@@ -3,6 +3,8 @@
 // (/static/{version}/…) with the catalogue files beside them (i18n/).
 package static
 
+//go:generate go run ./wiregen -o types/wire.d.ts
+
 import (
 	"crypto/sha256"
 	"embed"

@@ -7,8 +7,10 @@
 import { has, plain, t, tr } from './i18n.js';
 
 // csrfToken is the teacher session's token in classroom mode (a meta tag
-// only the teacher's page carries); state-changing calls send it back.
-const csrfToken = document.querySelector('meta[name="csrf-token"]')?.content || '';
+// only the teacher's page carries); state-changing calls send it back. Read
+// when a call is made, not at import, so that node tests can import the
+// modules that call the API.
+const csrfToken = () => document.querySelector('meta[name="csrf-token"]')?.content || '';
 
 /**
  * ApiError is a failed API call: status 0 means the server did not answer.
@@ -16,6 +18,12 @@ const csrfToken = document.querySelector('meta[name="csrf-token"]')?.content || 
  * them, name the same sentence in the UI catalogue ("error." keys).
  */
 export class ApiError extends Error {
+  /**
+   * @param {number} status the HTTP status; 0 when the server did not answer
+   * @param {string} message the API's English sentence
+   * @param {string} [code] its catalogue key
+   * @param {Record<string, any>} [args] its placeholders' values
+   */
   constructor(status, message, code, args) {
     super(message);
     this.status = status;
@@ -49,7 +57,11 @@ export async function patiently(call, signal, tries = 6) {
   }
 }
 
-/** errorText is an error's sentence in the current language, else its English message. */
+/**
+ * errorText is an error's sentence in the current language, else its English message.
+ * @param {any} err an ApiError, or any thrown value
+ * @returns {string}
+ */
 export function errorText(err) {
   if (!err) return '';
   if (err.code && has(err.code)) return t(err.code, err.args);
@@ -60,6 +72,8 @@ export function errorText(err) {
  * showErrorText puts err's sentence into node: a catalogue sentence is
  * marked (tr) so a language switch re-renders it; an English-only one is
  * plain text.
+ * @param {HTMLElement} node
+ * @param {any} err an ApiError, or any thrown value
  */
 export function showErrorText(node, err) {
   if (err && err.code && has(err.code)) return tr(node, err.code, err.args);
@@ -72,10 +86,12 @@ export function showErrorText(node, err) {
  * @param {string} path
  * @param {object} [body]
  * @param {AbortSignal} [signal]
+ * @returns {Promise<any>} the answer: give it its type from types/wire.d.ts where it is read
  */
 export async function api(method, path, body, signal) {
   const init = { method, headers: { Accept: 'application/json' }, signal };
-  if (method !== 'GET' && method !== 'HEAD' && csrfToken) init.headers['X-CSRF-Token'] = csrfToken;
+  const csrf = method !== 'GET' && method !== 'HEAD' ? csrfToken() : '';
+  if (csrf) init.headers['X-CSRF-Token'] = csrf;
   if (body !== undefined) {
     init.headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(body);
@@ -111,17 +127,29 @@ export async function api(method, path, body, signal) {
   return data;
 }
 
-/** partitionPath is the shareable page URL of a partition's log. */
+/**
+ * partitionPath is the shareable page URL of a partition's log.
+ * @param {string} topic
+ * @param {number} partition
+ */
 export function partitionPath(topic, partition) {
   return `/topics/${encodeURIComponent(topic)}/partitions/${partition}`;
 }
 
-/** apiPartition is the API prefix of a partition. */
+/**
+ * apiPartition is the API prefix of a partition.
+ * @param {string} topic
+ * @param {number} partition
+ */
 export function apiPartition(topic, partition) {
   return `/api/topics/${encodeURIComponent(topic)}/partitions/${partition}`;
 }
 
-/** fmt writes an offset or count the way a class reads it: 1,000,000. */
+/**
+ * fmt writes an offset or count the way a class reads it: 1,000,000.
+ * @param {number|string} n
+ * @returns {string}
+ */
 export function fmt(n) {
   return typeof n === 'number' ? n.toLocaleString('en-US') : String(n);
 }
@@ -130,12 +158,15 @@ export function fmt(n) {
  * parseJSON parses the API's JSON, keeping 64-bit integers that a JS number
  * cannot hold exactly (the embedded broker's 19-digit producer ids) as their
  * decimal text, where the browser offers the source text to the reviver.
+ * @param {string} text
+ * @returns {any}
  */
 export function parseJSON(text) {
-  return JSON.parse(text, (key, value, context) => {
+  // The reviver's third argument (the source text) is newer than TypeScript's lib.
+  return JSON.parse(text, /** @type {any} */ ((key, value, context) => {
     if (typeof value === 'number' && !Number.isSafeInteger(value) && Number.isInteger(value) && context && typeof context.source === 'string') {
       return context.source;
     }
     return value;
-  });
+  }));
 }

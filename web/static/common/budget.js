@@ -8,7 +8,10 @@ import { tr } from './i18n.js';
 
 const mib = (n) => `${(n / 1048576).toFixed(1)} MiB`;
 
-/** showBudget shows /api/cluster's budget, if the page has the line and the broker a budget. */
+/**
+ * showBudget shows /api/cluster's budget, if the page has the line and the broker a budget.
+ * @param {import('../types/wire.js').BudgetStatus|undefined} b
+ */
 export function showBudget(b) {
   const line = document.getElementById('cluster-budget');
   if (!line || !b || !(b.maxBytes > 0)) return;
@@ -17,7 +20,10 @@ export function showBudget(b) {
   line.hidden = false;
 }
 
-/** watchBudget shows the budget now and every few seconds while the page is visible. */
+/**
+ * watchBudget shows the budget now and every few seconds while the page is visible.
+ * @param {number} [every] ms between polls
+ */
 export function watchBudget(every = 5000) {
   if (!document.getElementById('cluster-budget')) return;
   const refresh = () => api('GET', '/api/cluster').then((c) => showBudget(c.budget), () => {});

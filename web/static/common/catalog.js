@@ -93,24 +93,40 @@ function finalSound(s) {
   return wordSound(word.toLowerCase());
 }
 
-/** endsInConsonant: does a Korean reader say s with a final consonant (받침)? */
+/**
+ * endsInConsonant: does a Korean reader say s with a final consonant (받침)?
+ * @param {string} s
+ */
 export function endsInConsonant(s) {
   return finalSound(s) !== VOWEL;
 }
 
-/** endsInRieul: does a Korean reader say s ending in ㄹ (as Go's endsInRieul)? */
+/**
+ * endsInRieul: does a Korean reader say s ending in ㄹ (as Go's endsInRieul)?
+ * @param {string} s
+ */
 export function endsInRieul(s) {
   return finalSound(s) === RIEUL;
 }
 
 /** particle is the form of a Korean particle after v, as Go's catalog.Particle:
  * 으로/로 takes 로 after ㄹ as well as after a vowel. */
+/**
+ * @param {any} v
+ * @param {string} afterConsonant
+ * @param {string} afterVowel
+ */
 export function particle(v, afterConsonant, afterVowel) {
   if (afterConsonant === '으로' && afterVowel === '로' && endsInRieul(v)) return afterVowel;
   return endsInConsonant(v) ? afterConsonant : afterVowel;
 }
 
-/** plural is one when the count n (as shown: "1", "1,000") is one, else other (Go's catalog.Plural). */
+/**
+ * plural is one when the count n (as shown: "1", "1,000") is one, else other (Go's catalog.Plural).
+ * @param {any} n
+ * @param {string} one
+ * @param {string} other
+ */
 export function plural(n, one, other) {
   return String(n).trim() === '1' ? one : other;
 }
@@ -119,6 +135,7 @@ export function plural(n, one, other) {
  * dateTime is a moment as every page writes it, in any language: the
  * viewer's local time as 2026-12-01 19:55:21 (the transactions page
  * writes the same shape in UTC).
+ * @param {number|string|Date} ms a time: milliseconds since the epoch, an ISO string or a Date
  */
 export function dateTime(ms) {
   const d = new Date(ms);
@@ -130,6 +147,9 @@ export function dateTime(ms) {
 /**
  * sentence is key's sentence in lang, else in English; undefined when the
  * catalogue ({lang: {key: sentence}}) has neither.
+ * @param {Record<string, Record<string, string>>} catalogue the sentences by language
+ * @param {string} lang
+ * @param {string} key
  */
 export function sentence(catalogue, lang, key) {
   return catalogue[lang]?.[key] ?? catalogue.en?.[key];
@@ -139,6 +159,11 @@ export function sentence(catalogue, lang, key) {
  * fill replaces the placeholders of s with args in lang: a value from
  * args (shown through resolve(name, value) when given), or the sentence
  * args[name + 'Key'] names. A placeholder without a value stays as it is.
+ * @param {Record<string, Record<string, string>>} catalogue the sentences by language
+ * @param {string} lang
+ * @param {string} s
+ * @param {Record<string, any>} [args]
+ * @param {(name: string, value: any) => any} [resolve]
  */
 export function fill(catalogue, lang, s, args, resolve) {
   return s.replace(PLACEHOLDER, (m, name, afterConsonant, afterVowel, one, other) => {
@@ -158,6 +183,10 @@ export function fill(catalogue, lang, s, args, resolve) {
  * words is v with each Latin word the catalogue holds as prefix + word in
  * lang replaced by that sentence (Go's catalog.Words): "0:aborted 1:ABORT"
  * reads "0:중단됨 1:ABORT" in Korean. A whole value the catalogue holds is one word.
+ * @param {Record<string, Record<string, string>>} catalogue the sentences by language
+ * @param {string} lang
+ * @param {string} prefix
+ * @param {any} v
  */
 export function words(catalogue, lang, prefix, v) {
   const s = String(v);
@@ -165,7 +194,15 @@ export function words(catalogue, lang, prefix, v) {
   return s.replace(/[A-Za-z]+/g, (w) => (sentence(catalogue, 'en', prefix + w) !== undefined ? sentence(catalogue, lang, prefix + w) : w));
 }
 
-/** render is key's sentence in lang with its placeholders filled; key itself when the catalogue lacks it. */
+/**
+ * render is key's sentence in lang with its placeholders filled; key itself when the catalogue lacks it.
+ * @param {Record<string, Record<string, string>>} catalogue the sentences by language
+ * @param {string} lang
+ * @param {string} key
+ * @param {Record<string, any>} [args]
+ * @param {(name: string, value: any) => any} [resolve]
+ * @returns {string}
+ */
 export function render(catalogue, lang, key, args, resolve) {
   return fill(catalogue, lang, sentence(catalogue, lang, key) ?? key, args, resolve);
 }

@@ -28,7 +28,10 @@ export const PALETTE = {
 /** COUNTS are the fields of a map bucket, in the order a strip stacks them. */
 export const COUNTS = ['plain', 'committed', 'commitMarkers', 'aborted', 'abortMarkers', 'open', 'gaps'];
 
-/** totals adds up buckets' counts. */
+/**
+ * totals adds up buckets' counts.
+ * @param {import('../types/wire.js').MapBucket[]} buckets
+ */
 export function totals(buckets) {
   const t = { plain: 0, committed: 0, aborted: 0, open: 0, commitMarkers: 0, abortMarkers: 0, gaps: 0,
     gapsCompacted: 0, gapsBeforeLogStart: 0, gapsUnknown: 0 };
@@ -36,7 +39,10 @@ export function totals(buckets) {
   return t;
 }
 
-/** patterns are the shapes of the classes that must not be told by colour. */
+/**
+ * patterns are the shapes of the classes that must not be told by colour.
+ * @param {CanvasRenderingContext2D} g
+ */
 export function patterns(g) {
   const make = (size, paint) => {
     const c = document.createElement('canvas');
@@ -113,8 +119,8 @@ const RARE_EXTENT = 4;
  * shorter than RARE_EXTENT. Horizontal strips stack from the bottom up;
  * vertical ones from the left.
  * @param {CanvasRenderingContext2D} g
- * @param {Array<object>} buckets map buckets ({from, to, plain, …})
- * @param {{pos: (offset: number) => number, thick: number, vertical?: boolean, pats: object}} opts
+ * @param {import('../types/wire.js').MapBucket[]} buckets map buckets ({from, to, plain, …})
+ * @param {{pos: (offset: number) => number, thick: number, vertical?: boolean, pats: Record<string, CanvasPattern|string>}} opts
  */
 export function drawBuckets(g, buckets, { pos, thick, vertical = false, pats }) {
   const order = fills(pats);
@@ -174,7 +180,10 @@ const MAX_BUCKETS = 1000;
 export const CHUNK_OFFSETS = 100_000;
 const MAX_CHUNKS = 20;
 
-/** bucketCount is how many buckets a strip h pixels long is cut into. */
+/**
+ * bucketCount is how many buckets a strip h pixels long is cut into.
+ * @param {number} h
+ */
 export function bucketCount(h) {
   return Math.max(MIN_BUCKETS, Math.min(MAX_BUCKETS, Math.round(h)));
 }
@@ -189,6 +198,9 @@ export function bucketCount(h) {
  * false, keep, from, size}: keep the first keep buckets and map from
  * there — from the bucket holding the LSO the tail was mapped with (open
  * records there resolve) or the last one (it grows).
+ * @param {import('../types/wire.js').Pointers} pointers
+ * @param {{base: number, size: number, lso: number, buckets: {to: number}[]}} mapped
+ * @param {number} n
  */
 export function planMap({ logStartOffset: start, lastStableOffset: lso, highWatermark: hw }, mapped, n) {
   const { base, size, buckets } = mapped;
@@ -204,7 +216,12 @@ export function planMap({ logStartOffset: start, lastStableOffset: lso, highWate
   return { fresh: false, keep, from, size };
 }
 
-/** chunkOffsets is how many offsets one map request covers, a whole number of buckets of size. */
+/**
+ * chunkOffsets is how many offsets one map request covers, a whole number of buckets of size.
+ * @param {number} size
+ * @param {number} from
+ * @param {number} hw
+ */
 export function chunkOffsets(size, from, hw) {
   return Math.max(1, Math.ceil(CHUNK_OFFSETS / size), Math.ceil((hw - from) / size / MAX_CHUNKS)) * size;
 }
@@ -212,6 +229,9 @@ export function chunkOffsets(size, from, hw) {
 /**
  * sizeCanvas fits a canvas's backing store to its CSS box at the screen's
  * pixel ratio and returns its context, scaled to CSS pixels.
+ * @param {HTMLCanvasElement} c
+ * @param {number} w
+ * @param {number} h
  */
 export function sizeCanvas(c, w, h) {
   const dpr = window.devicePixelRatio || 1;

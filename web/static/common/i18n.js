@@ -1,7 +1,9 @@
 // i18n.js: the dashboard's language. The server renders the page in English
-// with data-i18n keys; this module loads the UI catalogue (../i18n/en.json
-// and ../i18n/ko.json, versioned and cached like every static file) before
-// the page's modules run (top-level await). t() looks a key up in the current language; setLanguage()
+// with data-i18n keys; setupI18n(), awaited by each page's entry module
+// before it draws anything, loads the UI catalogue (../i18n/en.json and
+// ../i18n/ko.json, versioned and cached like every static file). Nothing
+// is fetched at import, so a module that shows sentences can be imported
+// by a node test, which gives the catalogue with useCatalogue(). t() looks a key up in the current language; setLanguage()
 // re-renders every element carrying data-i18n (its text) or data-i18n-attr
 // ("aria-label:key;placeholder:key2"), with {placeholders} filled from
 // data-i18n-args (JSON), sets <html lang>, remembers the choice in
@@ -17,14 +19,40 @@ const LANG_KEY = 'offsetlab.lang';
 let lang = 'en';
 const listeners = [];
 
-const catalogue = Object.fromEntries(await Promise.all(LANGS.map(async (l) => {
-  try {
-    const res = await fetch(new URL(`../i18n/${l}.json`, import.meta.url));
-    return [l, res.ok ? await res.json() : {}];
-  } catch {
-    return [l, {}]; // the page stays in English, as the server rendered it
-  }
-})));
+/** @type {Record<string, Record<string, string>>} the sentences by language; empty until loaded */
+let catalogue = {};
+
+/**
+ * loadCatalogues fetches both languages' sentences. A language that does
+ * not load stays empty: the page stays in English, as the server rendered it.
+ * @param {(url: URL) => Promise<{ok: boolean, json: () => Promise<any>}>} get
+ */
+async function loadCatalogues(get) {
+  return Object.fromEntries(await Promise.all(LANGS.map(async (l) => {
+    try {
+      const res = await get(new URL(`../i18n/${l}.json`, import.meta.url));
+      return [l, res.ok ? await res.json() : {}];
+    } catch {
+      return [l, {}];
+    }
+  })));
+}
+
+/**
+ * useCatalogue sets the sentences by language ({en: {...}, ko: {...}}): a node test's catalogue.
+ * @param {Record<string, Record<string, string>>} c
+ */
+export function useCatalogue(c) {
+  catalogue = c;
+}
+
+/**
+ * useLanguage switches t() to l without touching a page: for node tests.
+ * @param {string} l
+ */
+export function useLanguage(l) {
+  lang = LANGS.includes(l) ? l : 'en';
+}
 
 function load() {
   return catalogue;
@@ -42,12 +70,21 @@ function store() {
 // producer id into the open partition's short alias (producers.js).
 const resolvers = {};
 
-/** resolveArg makes every sentence show the argument name through fn. */
+/**
+ * resolveArg makes every sentence show the argument name through fn.
+ * @param {string} name
+ * @param {(value: any) => any} fn
+ */
 export function resolveArg(name, fn) {
   resolvers[name] = fn;
 }
 
-/** t is the catalogue sentence key in the current language, placeholders filled. */
+/**
+ * t is the catalogue sentence key in the current language, placeholders filled.
+ * @param {string} key
+ * @param {Record<string, any>} [args] the placeholders' values
+ * @returns {string}
+ */
 export function t(key, args) {
   return render(load(), lang, key, args, resolve);
 }
@@ -57,12 +94,19 @@ function resolve(name, value) {
   return resolvers[name] ? resolvers[name](value) : value;
 }
 
-/** words is a structured value with its words in the current language (catalog.js's words). */
+/**
+ * words is a structured value with its words in the current language (catalog.js's words).
+ * @param {string} prefix
+ * @param {any} v
+ */
 export function words(prefix, v) {
   return catalogWords(load(), lang, prefix, v);
 }
 
-/** has reports whether the catalogue knows key. */
+/**
+ * has reports whether the catalogue knows key.
+ * @param {string} key
+ */
 export function has(key) {
   return !!load().en?.[key];
 }
@@ -75,6 +119,11 @@ export function language() {
 /**
  * tr sets node's text to the translation of key and marks it, so a later
  * language switch re-renders it. Returns the node.
+ * @template {HTMLElement} N
+ * @param {N} node
+ * @param {string} key
+ * @param {Record<string, any>} [args] the placeholders' values
+ * @returns {N}
  */
 export function tr(node, key, args) {
   node.dataset.i18n = key;
@@ -84,7 +133,13 @@ export function tr(node, key, args) {
   return node;
 }
 
-/** plain sets node's text to a value that needs no translation (a name, a number) and unmarks it. */
+/**
+ * plain sets node's text to a value that needs no translation (a name, a number) and unmarks it.
+ * @template {HTMLElement} N
+ * @param {N} node
+ * @param {string} text
+ * @returns {N}
+ */
 export function plain(node, text) {
   delete node.dataset.i18n;
   delete node.dataset.i18nArgs;
@@ -92,7 +147,15 @@ export function plain(node, text) {
   return node;
 }
 
-/** trAttr sets an attribute to the translation of key and marks it. */
+/**
+ * trAttr sets an attribute to the translation of key and marks it.
+ * @template {HTMLElement} N
+ * @param {N} node
+ * @param {string} attr
+ * @param {string} key
+ * @param {Record<string, any>} [args] the placeholders' values
+ * @returns {N}
+ */
 export function trAttr(node, attr, key, args) {
   const specs = (node.dataset.i18nAttr || '').split(';').filter((s) => s && !s.startsWith(attr + ':'));
   specs.push(attr + ':' + key);
@@ -102,12 +165,21 @@ export function trAttr(node, attr, key, args) {
   return node;
 }
 
-/** span is a new element whose text is key, re-rendered on a switch. */
+/**
+ * span is a new element whose text is key, re-rendered on a switch.
+ * @param {string} key
+ * @param {Record<string, any>} [args] the placeholders' values
+ * @param {string} [tag]
+ * @returns {HTMLElement}
+ */
 export function span(key, args, tag = 'span') {
   return tr(document.createElement(tag), key, args);
 }
 
-/** apply re-renders every marked element under root. */
+/**
+ * apply re-renders every marked element under root.
+ * @param {ParentNode} [root]
+ */
 export function apply(root = document) {
   const args = (n) => {
     try {
@@ -125,12 +197,18 @@ export function apply(root = document) {
   }
 }
 
-/** onLanguage calls fn with the language after every switch. */
+/**
+ * onLanguage calls fn with the language after every switch.
+ * @param {(lang: string) => void} fn
+ */
 export function onLanguage(fn) {
   listeners.push(fn);
 }
 
-/** setLanguage switches the whole page and remembers the choice. */
+/**
+ * setLanguage switches the whole page and remembers the choice.
+ * @param {string} l
+ */
 export function setLanguage(l) {
   if (!LANGS.includes(l)) l = 'en';
   lang = l;
@@ -148,9 +226,14 @@ export function initialLanguage() {
   return navigator.language?.toLowerCase().startsWith('ko') ? 'ko' : 'en';
 }
 
-/** setupI18n wires every language switch on the page and applies the initial language. */
-export function setupI18n() {
-  load();
+/**
+ * setupI18n loads the catalogue, wires every language switch on the page
+ * and applies the initial language. Each page's entry module awaits it
+ * before it draws.
+ * @param {(url: URL) => Promise<{ok: boolean, json: () => Promise<any>}>} [get] how to fetch a catalogue file
+ */
+export async function setupI18n(get = (url) => fetch(url)) {
+  catalogue = await loadCatalogues(get);
   for (const b of document.querySelectorAll('.lang-switch button[data-lang]')) {
     if (!b.dataset.i18nWired) {
       b.dataset.i18nWired = 'true';

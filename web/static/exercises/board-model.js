@@ -17,6 +17,7 @@ const ACTIVITY = ['offsets', 'producerId', 'producerEpoch', 'epochs', 'sequences
  * attempted reports whether the broker shows anything of the student's
  * attempt: a check passed, or a check's evidence holds records, a marker,
  * a producer or a group commit of theirs.
+ * @param {import('../types/wire.js').ResultView} result
  */
 export function attempted(result) {
   return (result.checks || []).some((c) => c.ok || ACTIVITY.some((f) => {
@@ -31,8 +32,8 @@ export function attempted(result) {
  * looked at the student's log since the start, or the broker shows
  * nothing of their attempt; 'fail' (✗) when what the broker holds is
  * wrong.
- * @param {{checkedAt?: string|null, checks: Array}} result
- * @param {{ok: boolean, evidence?: object}} check
+ * @param {import('../types/wire.js').ResultView} result
+ * @param {import('../types/wire.js').CheckView} check
  */
 export function cellState(result, check) {
   if (check.ok) return 'ok';
@@ -40,13 +41,19 @@ export function cellState(result, check) {
   return 'fail';
 }
 
-/** rowState is a student's state: 'ok' when done, 'fail' when a check failed, else 'pending'. */
+/**
+ * rowState is a student's state: 'ok' when done, 'fail' when a check failed, else 'pending'.
+ * @param {import('../types/wire.js').ResultView} result
+ */
 export function rowState(result) {
   if (result.done) return 'ok';
   return (result.checks || []).some((c) => cellState(result, c) === 'fail') ? 'fail' : 'pending';
 }
 
-/** countDone is {done, total}: how many of the students finished. */
+/**
+ * countDone is {done, total}: how many of the students finished.
+ * @param {import('../types/wire.js').ResultView[]} students
+ */
 export function countDone(students) {
   return { done: students.filter((s) => s.done).length, total: students.length };
 }
@@ -71,7 +78,7 @@ export function listText(values) {
 /**
  * evidenceLines are the facts of a check's evidence, each a catalogue
  * sentence: {key, args}. Only the fields the check read are set.
- * @param {object} ev the check's evidence
+ * @param {import('../types/wire.js').Evidence} ev the check's evidence
  */
 export function evidenceLines(ev) {
   if (!ev) return [];
@@ -104,6 +111,8 @@ export function evidenceLines(ev) {
 /**
  * topicOf is a student's topic for an exercise, from the exercise's names
  * as the teacher's GET /api/exercises/{id} gives them ("student-<name>-commit").
+ * @param {Record<string, string>|null|undefined} names
+ * @param {string} student
  */
 export function topicOf(names, student) {
   return String(names?.topic || '<name>').split('<name>').join(student);

@@ -22,7 +22,7 @@ function stateNode(state, tag = 'span') {
   mark.setAttribute('aria-hidden', 'true');
   mark.textContent = MARKS[state];
   node.append(mark, ' ', span('board.cell.' + state, undefined));
-  node.lastChild.className = 'verdict-word';
+  /** @type {HTMLElement} */ (node.lastChild).className = 'verdict-word';
   return node;
 }
 
@@ -150,7 +150,7 @@ export function createBoard(els) {
     els.evidence.dataset.check = check ? at.check : '';
     if (!check) {
       els.evidenceBody.replaceChildren(span('board.evidenceHint', undefined, 'p'));
-      els.evidenceBody.firstChild.className = 'hint';
+      /** @type {HTMLElement} */ (els.evidenceBody.firstChild).className = 'hint';
       return;
     }
     const state = cellState(result, check);
@@ -190,7 +190,7 @@ export function createBoard(els) {
   }
 
   function cellAt(node) {
-    const b = node instanceof Element ? node.closest('button.board-cell') : null;
+    const b = node instanceof Element ? /** @type {HTMLElement|null} */ (node.closest('button.board-cell')) : null;
     return b ? { student: b.dataset.student, check: b.dataset.check } : null;
   }
   els.rows.addEventListener('mouseover', (ev) => {

@@ -13,7 +13,7 @@ import { watchBudget } from '../common/budget.js';
 import { countDone } from './board-model.js';
 import { createBoard } from './board-table.js';
 
-setupI18n();
+await setupI18n();
 watchBudget();
 
 const $ = (id) => document.getElementById(id);

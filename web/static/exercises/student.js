@@ -24,7 +24,7 @@ const pageStatus = $('page-status');
 // state is what the page shows, kept to redraw it in another language.
 const state = { me: null, view: null, result: undefined };
 
-setupI18n();
+await setupI18n();
 if (main.dataset.handsOn === 'true') {
   start().finally(() => {
     main.dataset.ready = 'true';

@@ -16,6 +16,7 @@ export const NAME_RULE = /^[A-Za-z][A-Za-z0-9]{1,15}$/;
  * nameProblem is why name cannot join, as a catalogue sentence
  * ({key, args}), or null when the API may be asked. The API checks
  * again (and alone knows whether the name is taken).
+ * @param {any} name
  */
 export function nameProblem(name) {
   const n = String(name ?? '').trim();
@@ -24,7 +25,11 @@ export function nameProblem(name) {
   return null;
 }
 
-/** textIn is a {en, ko} text of the API in lang, else in English. */
+/**
+ * textIn is a {en, ko} text of the API in lang, else in English.
+ * @param {Record<string, string>} text
+ * @param {string} lang
+ */
 export function textIn(text, lang) {
   if (!text) return '';
   return text[lang] || text.en || '';
@@ -33,6 +38,8 @@ export function textIn(text, lang) {
 /**
  * spans writes offsets as runs: [0, 1, 2, 5] is "0–2, 5". Long lists
  * keep their first runs and say how many more follow ("…").
+ * @param {Array<number|string>} offsets
+ * @param {number} [maxRuns]
  */
 export function spans(offsets, maxRuns = 6) {
   const runs = [];
@@ -51,6 +58,7 @@ export function spans(offsets, maxRuns = 6) {
  * evidenceSentences is a check's evidence (the API's "evidence" object)
  * as catalogue sentences, in the order a student reads them: what was
  * looked at, who wrote it, the marker, what a consumer receives.
+ * @param {import('../types/wire.js').Evidence|undefined} ev
  */
 export function evidenceSentences(ev) {
   if (!ev) return [];
@@ -92,6 +100,8 @@ export const STATES = {
  * students[0], or undefined before the first grading): one row per
  * check, in the exercise's order, with its state, its evidence and its
  * hint ({code, args, text}) when it fails.
+ * @param {{key: string, title: any}[]|undefined} checks
+ * @param {import('../types/wire.js').ResultView|undefined} result
  */
 export function checklistRows(checks, result) {
   const byKey = new Map((result?.checks ?? []).map((c) => [c.key, c]));
@@ -111,6 +121,8 @@ export function checklistRows(checks, result) {
 /**
  * checklistSummary is the sentence above the checklist: waiting for the
  * first grading, every check passing, or how many pass.
+ * @param {{state: string}[]} rows
+ * @param {import('../types/wire.js').ResultView|undefined} result
  */
 export function checklistSummary(rows, result) {
   if (!result?.checkedAt || rows.every((r) => r.state === 'pending')) return { key: 'student.checks.waiting' };
@@ -119,7 +131,10 @@ export function checklistSummary(rows, result) {
   return { key: 'student.checks.todo', args: { passed: String(passed), total: String(rows.length) } };
 }
 
-/** logPath is the page of the student's partition, not following the teacher's stage. */
+/**
+ * logPath is the page of the student's partition, not following the teacher's stage.
+ * @param {string} topic
+ */
 export function logPath(topic) {
   return `/topics/${encodeURIComponent(topic)}/partitions/0?follow=off`;
 }

@@ -8,7 +8,10 @@
 // number it will get if it writes next, so "Begun — producer P4" and the cells its Send writes
 // agree; once the server's table names it, that name stands.
 
-/** shortId keeps a producer id readable: the last four digits of a long one. */
+/**
+ * shortId keeps a producer id readable: the last four digits of a long one.
+ * @param {number|string} id
+ */
 export function shortId(id) {
   const s = String(id);
   return s.length > 6 ? '…' + s.slice(-4) : s;

@@ -5,7 +5,7 @@
 // view (show()), and shows the banner when the broker — or the Offset Lab
 // server itself — does not answer.
 
-import { api, errorText, partitionPath } from '../common/api.js';
+import { api, apiPartition, errorText, partitionPath } from '../common/api.js';
 import { LogView } from './logview.js';
 import { Stream } from './stream.js';
 import { Timeline } from './timeline.js';
@@ -21,10 +21,11 @@ import { setupSave } from './save.js';
 import { HeatStrip } from './partmap.js';
 import { setupExplore } from './explore.js';
 import { reportEpoch, setProducers } from './producers.js';
-import { plain, setupI18n, t, tr } from '../common/i18n.js';
+import { has, plain, setupI18n, span, t, tr } from '../common/i18n.js';
+import { UnreadableNotice } from './unreadable.js';
 import { showBudget } from '../common/budget.js';
 
-setupI18n();
+await setupI18n();
 
 const $ = (id) => document.getElementById(id);
 const main = $('app');
@@ -71,6 +72,7 @@ if ($('cluster-budget')) api('GET', '/api/cluster').then((c) => showBudget(c.bud
 
 async function pollCluster() {
   try {
+    /** @type {import('../types/wire.js').ClusterStatus} */
     const c = await api('GET', '/api/cluster');
     showBudget(c.budget);
     reach.server = true;
@@ -149,7 +151,13 @@ function heard(e) {
 }
 
 const streamStatus = $('stream-status');
+const unreadable = new UnreadableNotice(
+  { box: $('problem'), frame: $('log-frame'), status: streamStatus },
+  { span, tr, has, text: (s) => plain(document.createElement('span'), s) },
+);
 const stream = new Stream(onMessage, (s, why, delay) => {
+  if (s === 'idle' && unreadable.reason === 'refused') return; // it says why it stopped
+  if (s === 'open' && unreadable.reason === 'problem') return; // live, but it says the partition cannot be read
   const shown = s === 'idle' && !state.hasTopic ? 'none' : s;
   streamStatus.dataset.state = shown;
   const secs = delay ? Math.max(1, Math.round(delay / 1000)) : 0;
@@ -161,12 +169,19 @@ const stream = new Stream(onMessage, (s, why, delay) => {
   }
 });
 
+/**
+ * onMessage takes in one message of the live stream. Its switch covers
+ * every message type the server sends (MessageType, generated from
+ * internal/live): a type without a case fails the page's type check.
+ * @param {import('../types/wire.js').Message} m
+ */
 function onMessage(m) {
   if (m.type !== 'event' && (m.topic !== state.topic || m.partition !== state.partition)) return;
   switch (m.type) {
     case 'snapshot':
       setProducers(m.topic, m.partition, m.producers);
       view.applySnapshot(m);
+      unreadable.problem(m.problem, { empty: view.cache.pages.size === 0 });
       heat.setPointers(m.pointers);
       timeline.setPointers(m.pointers);
       labelPicked(m.pointers);
@@ -210,14 +225,37 @@ function onMessage(m) {
       setBanner();
       pollCluster();
       break;
+    case 'problem':
+      unreadable.problem(m.problem, { empty: view.cache.pages.size === 0 });
+      break;
+    default: {
+      /** @type {never} */
+      const unhandled = m.type;
+      console.warn('live stream: no case for message type', unhandled);
+    }
   }
 }
 
-/** checkTopic stops reconnecting to a partition that does not exist. */
+/**
+ * checkTopic stops reconnecting to a partition that does not exist or
+ * that this user may not read: a refused websocket tells the browser no
+ * status, so the API says why.
+ */
 async function checkTopic() {
   const { topic, partition } = state;
+  try {
+    // The log's answer names the right a reader needs (READ on the topic).
+    await api('GET', `${apiPartition(topic, partition)}/log?limit=1`);
+  } catch (err) {
+    if (err.status === 403 && topic === state.topic && partition === state.partition) {
+      stream.close();
+      unreadable.refused(err);
+      return;
+    }
+  }
   let t0 = null;
   try {
+    /** @type {import('../types/wire.js').TopicDetail} */
     const info = await api('GET', `/api/topics/${encodeURIComponent(topic)}`);
     if (partition >= info.partitions.length) {
       t0 = { topic, count: info.partitions.length, partition };
@@ -265,6 +303,7 @@ async function navigate(topic, partition, opts = {}) {
   document.title = `${topic}-${partition} · Offset Lab`;
   plain($('log-name'), `${topic}-${partition}`);
   $('problem').hidden = true;
+  unreadable.clear();
   document.querySelector('.empty')?.remove();
   $('log-frame').hidden = false;
   $('log-foot').hidden = false;
@@ -333,6 +372,7 @@ async function refreshTopics() {
   if (refreshing) return refreshing;
   refreshing = (async () => {
     try {
+      /** @type {{topics: import('../types/wire.js').TopicInfo[]}} */
       const { topics } = await api('GET', '/api/topics');
       const options = [];
       for (const tp of topics) {
@@ -405,6 +445,12 @@ $('goto-form').addEventListener('submit', (ev) => {
 
 // ---- boot ---------------------------------------------------------------------
 
+/**
+ * @typedef {typeof app} App the page as its panels are given it: which
+ *   partition is on show (current), navigate() and show(), the topic
+ *   picker's refresh, the API failure handler, the dock, the log view, the
+ *   story and the heat strip
+ */
 const app = { current, navigate, show, refreshTopics, apiFailed, dock, view, timeline, heat };
 const replay = setupReplay(app);
 const explore = setupExplore(app);

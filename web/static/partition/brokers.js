@@ -13,8 +13,7 @@ const PLACEMENT_MS = 1000;
 
 /**
  * setupBrokers starts the panel when the page has it (teacher only).
- * @param {object} app
- * @param {() => {topic: string, partition: number, hasTopic: boolean}} app.current
+ * @param {import('./app.js').App} app
  */
 export function setupBrokers(app) {
   const panel = document.getElementById('brokers-panel');

@@ -10,6 +10,9 @@ export const PAGE = 200;
  * an offset's state only moves forward (open -> committed/aborted, not yet
  * visible -> visible to read_committed), so a stale answer never undoes a
  * newer one.
+ * @param {import('../types/wire.js').Entry|undefined} old
+ * @param {import('../types/wire.js').Entry} next
+ * @returns {import('../types/wire.js').Entry}
  */
 export function merge(old, next) {
   if (!old || old.kind !== next.kind) return next;
@@ -24,9 +27,12 @@ function same(a, b) {
 }
 
 export class EntryCache {
+  /**
+   * @param {number} [maxPages] how many pages of entries it keeps
+   */
   constructor(maxPages = 60) {
     this.maxPages = maxPages;
-    /** @type {Map<number, Map<number, object>>} page index -> offset -> entry, oldest use first */
+    /** @type {Map<number, Map<number, import('../types/wire.js').Entry>>} page index -> offset -> entry, oldest use first */
     this.pages = new Map();
     /** @type {Set<number>} pages whose entries may be out of date and are refetched when on screen */
     this.stale = new Set();

@@ -4,7 +4,13 @@
 // record repeats an earlier one. logview.js draws from it, details.js
 // explains with it.
 
-/** laneReason says why a consumer at an isolation level skips an offset, or '' when it receives it. */
+/**
+ * laneReason says why a consumer at an isolation level skips an offset, or '' when it receives it.
+ * @param {import('../types/wire.js').Entry|undefined} e
+ * @param {string} lane 'rc' (read_committed) or 'ru' (read_uncommitted)
+ * @param {import('../types/wire.js').Pointers|null} pointers
+ * @returns {string}
+ */
 export function laneReason(e, lane, pointers) {
   if (!e) return 'loading';
   if (e.kind === 'control') return 'marker';
@@ -24,6 +30,9 @@ export function laneReason(e, lane, pointers) {
  * copyOf says which earlier offset a record repeats: our producer's retry
  * after a lost ACK (narrated by the server), else a record with the same
  * key and value earlier in the window (the entry's duplicateOf).
+ * @param {import('../types/wire.js').Entry|undefined} e
+ * @param {Map<number, number>} retries a retried send's offset -> the one whose ACK was lost
+ * @returns {{kind: string, of: number}|null}
  */
 export function copyOf(e, retries) {
   if (!e || e.kind !== 'data') return null;

@@ -7,12 +7,18 @@ import { fmt } from '../common/api.js';
 import { t } from '../common/i18n.js';
 import { producerLabel } from './producers.js';
 
-/** reasonText is a lane reason (an English code kept in data-reason) in the chosen language. */
+/**
+ * reasonText is a lane reason (an English code kept in data-reason) in the chosen language.
+ * @param {string} reason
+ */
 export function reasonText(reason) {
   return t('lane.reason.' + reason.replace(/ /g, '_'));
 }
 
-/** valueText is what a cell shows as its value: a marker's name, a gap, a null, binary or the text. */
+/**
+ * valueText is what a cell shows as its value: a marker's name, a gap, a null, binary or the text.
+ * @param {import('../types/wire.js').Entry} e
+ */
 export function valueText(e) {
   if (e.kind === 'control') return e.marker ? e.marker : t('cell.controlRecord');
   if (e.kind === 'gap') return t('cell.noRecord');
@@ -21,7 +27,10 @@ export function valueText(e) {
   return e.value + (e.valueTruncated ? '…' : '');
 }
 
-/** copyText says in words what a copy repeats (the badge's tooltip and the cell's label). */
+/**
+ * copyText says in words what a copy repeats (the badge's tooltip and the cell's label).
+ * @param {{kind: string, of: number}} copy
+ */
 export function copyText(copy) {
   return t(copy.kind === 'retry' ? 'cell.retryOfText' : 'cell.sameAsText', { offset: fmt(copy.of) });
 }
@@ -35,7 +44,10 @@ function gapKey(e, i) {
   return (gapKeys[e.reason] || ['legend.gap', 'cell.describeGap'])[i];
 }
 
-/** tagText is the cell's kind in a word: marker, gap, committed, aborted, open or plain data. */
+/**
+ * tagText is the cell's kind in a word: marker, gap, committed, aborted, open or plain data.
+ * @param {import('../types/wire.js').Entry} e
+ */
 export function tagText(e) {
   if (e.kind === 'control') return t('cell.marker');
   if (e.kind === 'gap') return t(gapKey(e, 0));
@@ -47,14 +59,20 @@ export function tagText(e) {
   }
 }
 
-/** describeKind says what a cell is without its value (the details print the value once, below). */
+/**
+ * describeKind says what a cell is without its value (the details print the value once, below).
+ * @param {import('../types/wire.js').Entry} e
+ */
 export function describeKind(e) {
   if (e.kind === 'control') return t('cell.describeMarker', { marker: e.marker || 'control', producer: producerLabel(e.producerId), epoch: e.producerEpoch });
   if (e.kind === 'gap') return t(gapKey(e, 1));
   return t({ committed: 'legend.committedSr', aborted: 'legend.abortedSr', open: 'cell.describeOpen' }[e.txn] || 'cell.describeNoTxn');
 }
 
-/** describe is a cell's sentence for screen readers. */
+/**
+ * describe is a cell's sentence for screen readers.
+ * @param {import('../types/wire.js').Entry} e
+ */
 export function describe(e) {
   if (e.kind === 'control') return t('cell.describeMarker', { marker: e.marker || 'control', producer: producerLabel(e.producerId), epoch: e.producerEpoch });
   if (e.kind === 'gap') return t(gapKey(e, 1));
@@ -62,7 +80,10 @@ export function describe(e) {
   return t('cell.describe', { what, value: valueText(e) });
 }
 
-/** pointerTitle is a pointer's tooltip: what the log start, the LSO, the HW or a group's committed offset means. */
+/**
+ * pointerTitle is a pointer's tooltip: what the log start, the LSO, the HW or a group's committed offset means.
+ * @param {{id: string, value: number}} f a pointer flag: its id (logstart, lso, hw, group:NAME) and offset
+ */
 export function pointerTitle(f) {
   if (f.id === 'logstart') return t('pointer.titleLogStart', { value: f.value });
   if (f.id === 'lso') return t('pointer.titleLso', { value: f.value });

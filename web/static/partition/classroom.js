@@ -11,9 +11,7 @@ const POLL_MS = 1000;
 
 /**
  * setupClassroom starts polling /api/classroom when classroom mode is on.
- * @param {object} app
- * @param {() => {topic: string, partition: number, hasTopic: boolean}} app.current
- * @param {(topic: string, partition: number) => Promise<void>} app.navigate
+ * @param {import('./app.js').App} app
  */
 export function setupClassroom(app) {
   const main = document.getElementById('app');

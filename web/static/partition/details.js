@@ -9,8 +9,10 @@ import { onLanguage, t } from '../common/i18n.js';
 import { alias, reportedEpochs } from './producers.js';
 
 // The last details shown, redrawn in the new language after a switch.
+/** @type {Parameters<typeof showDetails>|null} the panel's last content, shown again in another language */
 let last = null;
 let copyText = null;
+/** @type {(offset: number) => void} */
 let jumpTo = () => {};
 onLanguage(() => {
   if (last) showDetails(...last);
@@ -47,7 +49,10 @@ function bytesOf(b64) {
   }
 }
 
-/** hexDump writes bytes as kafka-dump-log's readers expect: offset, 16 hex bytes, ASCII. */
+/**
+ * hexDump writes bytes as kafka-dump-log's readers expect: offset, 16 hex bytes, ASCII.
+ * @param {Uint8Array} bytes
+ */
 export function hexDump(bytes) {
   const lines = [];
   for (let i = 0; i < bytes.length; i += 16) {
@@ -59,7 +64,10 @@ export function hexDump(bytes) {
   return lines.join('\n');
 }
 
-/** pretty is a value as the panel prints it: JSON indented, other text as is. */
+/**
+ * pretty is a value as the panel prints it: JSON indented, other text as is.
+ * @param {string} value
+ */
 export function pretty(value) {
   const s = value.trim();
   if ((s.startsWith('{') && s.endsWith('}')) || (s.startsWith('[') && s.endsWith(']'))) {
@@ -80,6 +88,8 @@ const JSON_TOKEN = /("(?:\\.|[^"\\])*")(\s*:)?|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?
  * highlight fills pre with JSON text, its keys, strings, numbers and
  * literals in spans of their own (.j-key, .j-str, .j-num, .j-lit): the same
  * text, told apart by colour and, for keys and literals, weight.
+ * @param {HTMLElement} pre
+ * @param {string} json
  */
 export function highlight(pre, json) {
   let at = 0;
@@ -195,8 +205,9 @@ async function copy(button) {
 
 /**
  * showDetails fills the panel. offset null clears it.
- * @param {object|undefined} entry
- * @param {object|null} pointers
+ * @param {number|null} offset
+ * @param {import('../types/wire.js').Entry|undefined} entry
+ * @param {import('../types/wire.js').Pointers|null} pointers
  * @param {boolean} transient true while hovering (not selected)
  * @param {{kind: string, of: number}|null} copyOf the earlier offset this record repeats
  * @param {{from: number, to: number}|null} epochRise a marker's epoch above its records'

@@ -47,7 +47,10 @@ function showError(node, err) {
   else plain(node, '');
 }
 
-/** localInput writes ms as a datetime-local value in the browser's time zone. */
+/**
+ * localInput writes ms as a datetime-local value in the browser's time zone.
+ * @param {number} ms
+ */
 export function localInput(ms) {
   const d = new Date(ms);
   const p = (n, w = 2) => String(n).padStart(w, '0');
@@ -67,6 +70,9 @@ function zoneText() {
  * a jump): starting one aborts the one before.
  */
 class Task {
+  /**
+   * @param {HTMLButtonElement} stopButton shown while the task runs
+   */
   constructor(stopButton) {
     this.ctrl = null;
     this.stopButton = stopButton;
@@ -93,8 +99,17 @@ class Task {
 }
 
 /**
+ * @typedef {object} ExploreTab the Explore tab's shared state
+ * @property {import('./app.js').App} app
+ * @property {import('./logview.js').LogView} view
+ * @property {() => string} path the open partition's API prefix
+ * @property {() => import('../types/wire.js').Pointers|null} pointers the live pointers (kept aside while replaying)
+ * @property {(err: any) => void} failed tells the page of an unreachable broker or server
+ */
+
+/**
  * setupExplore wires the Explore tab.
- * @param {object} app the page: current(), view (the LogView), heat (the HeatStrip), dock, apiFailed
+ * @param {import('./app.js').App} app the page: current(), view (the LogView), heat (the HeatStrip), dock, apiFailed
  */
 export function setupExplore(app) {
   const view = app.view;
@@ -123,7 +138,7 @@ export function setupExplore(app) {
 
 /**
  * setupJumps wires the jumps to the next or previous offset of a kind (…/jump), going on past each scan's byte budget.
- * @param {object} tab the Explore tab's shared state (see setupExplore)
+ * @param {ExploreTab} tab the Explore tab's shared state (see setupExplore)
  * @returns {{reset: () => void}} forgets what it found
  */
 function setupJumps({ app, view, path, pointers, failed }) {
@@ -186,7 +201,7 @@ function setupJumps({ app, view, path, pointers, failed }) {
 
 /**
  * setupSeek wires going to an offset or a time (…/offset), the time in the viewer's zone.
- * @param {object} tab the Explore tab's shared state (see setupExplore)
+ * @param {ExploreTab} tab the Explore tab's shared state (see setupExplore)
  * @returns {{reset: () => void}} forgets what it found
  */
 function setupSeek({ app, view, path, pointers, failed }) {
@@ -247,7 +262,7 @@ function setupSeek({ app, view, path, pointers, failed }) {
 
 /**
  * setupSearch wires the search of keys, values, headers or a JSON path (…/search) with its progress, Stop and More.
- * @param {object} tab the Explore tab's shared state (see setupExplore)
+ * @param {ExploreTab} tab the Explore tab's shared state (see setupExplore)
  * @returns {{reset: () => void}} forgets what it found
  */
 function setupSearch({ app, view, path, pointers, failed }) {
@@ -407,7 +422,7 @@ function setupSearch({ app, view, path, pointers, failed }) {
 
 /**
  * setupDownload wires the download of offsets as JSON Lines (…/log, at most the panel's data-max offsets).
- * @param {object} tab the Explore tab's shared state (see setupExplore)
+ * @param {ExploreTab} tab the Explore tab's shared state (see setupExplore)
  * @returns {{reset: () => void}} forgets what it found
  */
 function setupDownload({ app, view, path, pointers, failed }) {
@@ -467,7 +482,7 @@ function setupDownload({ app, view, path, pointers, failed }) {
     a.download = name;
     a.hidden = true;
     a.dataset.testid = 'download-link';
-    a.dataset.lines = lines.length;
+    a.dataset.lines = String(lines.length);
     document.querySelector('[data-testid="download-link"]')?.remove();
     dlPanel.append(a);
     a.click();

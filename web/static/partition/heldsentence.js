@@ -4,7 +4,10 @@
 // records waiting behind it. Pure: no DOM, no catalogue (lsohold.js shows
 // them; web/static/test/heldsentence.test.js pins them).
 
-/** durationArgs are the arguments that say ms as "2 min 10 s" (duration.s, .ms, .hm fill {duration}). */
+/**
+ * durationArgs are the arguments that say ms as "2 min 10 s" (duration.s, .ms, .hm fill {duration}).
+ * @param {number} ms
+ */
 export function durationArgs(ms) {
   const s = Math.max(0, Math.floor(ms / 1000));
   if (s < 60) return { durationKey: 'duration.s', s };
@@ -16,8 +19,11 @@ export function durationArgs(ms) {
  * heldSentence is lso.heldWaiting's arguments for hold (an …/lso answer),
  * elapsedMs after it was read; fmt writes a number. Placeholders are
  * filled by Key arguments (whoKey, ageKey, waitingKey) or left empty.
+ * @param {import('../types/wire.js').LSOHold} hold
+ * @param {number} elapsedMs
+ * @param {(n: number) => string} [fmt]
  */
-export function heldSentence(hold, elapsedMs, fmt = String) {
+export function heldSentence(hold, elapsedMs, fmt = (/** @type {number} */ n) => String(n)) {
   const h = hold.holder;
   const args = { lso: fmt(hold.lastStableOffset), hw: fmt(hold.highWatermark), who: '', age: '' };
   if (h) {
@@ -41,6 +47,7 @@ export function heldSentence(hold, elapsedMs, fmt = String) {
  * coordinator when a transactional id has it Ongoing (POST
  * /api/transactions/{id}/terminate), else as kafka-transactions.sh abort
  * does at its start offset; null when nothing holds the LSO.
+ * @param {import('../types/wire.js').LSOHold|null} hold
  */
 export function abortOf(hold) {
   const h = hold && hold.held ? hold.holder : null;

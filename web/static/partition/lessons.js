@@ -173,10 +173,7 @@ function namesList(run) {
 
 /**
  * setupLessons wires the lessons panel.
- * @param {object} app
- * @param {() => {topic: string, partition: number, hasTopic: boolean}} app.current
- * @param {(topic: string, partition: number, offsets?: number[]) => Promise<void>} app.show
- * @param {{show: (name: string) => void}} app.dock
+ * @param {import('./app.js').App} app
  */
 export function setupLessons(app) {
   const panel = $('lessons-panel');
@@ -318,7 +315,7 @@ export function setupLessons(app) {
      * a presenter's key asked.
      */
     async function next() {
-      const before = document.activeElement;
+      const before = /** @type {HTMLElement|null} */ (document.activeElement);
       app.dock.show('lesson', { remember: false });
       const st = await call('POST', `/api/lessons/runs/${run.id}/next`);
       if (st) await openStep(st);

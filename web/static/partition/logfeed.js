@@ -13,6 +13,7 @@ import { copyOf } from './cells.js';
 const maxEpochLookBack = 1000;
 
 /** logFeed takes in the live stream, the actions' offsets and the replay. */
+/** @satisfies {ThisType<import('./logview.js').LogView>} */
 export const logFeed = {
   applySnapshot(msg) {
     if (this.replaying) {

@@ -5,44 +5,71 @@
 // scrollY on; the minimap spreads the same slots over its height. A
 // geometry g is {start, hw, cols, rowH, viewH, scrollY} (a LogView is one).
 
-/** slotCount is how many slots the log has: its offsets and the next one's. */
+/** @typedef {{start: number, hw: number, cols: number, rowH: number, viewH: number, scrollY: number}} Geometry */
+
+/**
+ * slotCount is how many slots the log has: its offsets and the next one's.
+ * @param {Geometry} g
+ */
 export function slotCount(g) {
   return Math.max(1, g.hw - g.start + 1);
 }
 
-/** rowCount is how many rows the slots take. */
+/**
+ * rowCount is how many rows the slots take.
+ * @param {Geometry} g
+ */
 export function rowCount(g) {
   return g.cols ? Math.ceil(slotCount(g) / g.cols) : 0;
 }
 
-/** fullRows is how many whole rows fit in the view. */
+/**
+ * fullRows is how many whole rows fit in the view.
+ * @param {Geometry} g
+ */
 export function fullRows(g) {
   return Math.max(1, Math.floor(g.viewH / g.rowH));
 }
 
-/** maxScroll lets the last row end the view with whole rows above it: no row is cut at the top when following. */
+/**
+ * maxScroll lets the last row end the view with whole rows above it: no row is cut at the top when following.
+ * @param {Geometry} g
+ */
 export function maxScroll(g) {
   return Math.max(0, (rowCount(g) - fullRows(g)) * g.rowH);
 }
 
-/** rowOf is the row holding offset. */
+/**
+ * rowOf is the row holding offset.
+ * @param {Geometry} g
+ * @param {number} offset
+ */
 export function rowOf(g, offset) {
   return Math.floor((offset - g.start) / g.cols);
 }
 
-/** visibleRowRange is the first and last row on screen, [r0, r1] (r1 < r0 when there are none). */
+/**
+ * visibleRowRange is the first and last row on screen, [r0, r1] (r1 < r0 when there are none).
+ * @param {Geometry} g
+ */
 export function visibleRowRange(g) {
   const r0 = Math.max(0, Math.floor(g.scrollY / g.rowH));
   const r1 = Math.min(rowCount(g) - 1, Math.floor((g.scrollY + g.viewH - 1) / g.rowH));
   return [r0, r1];
 }
 
-/** firstVisibleOffset is the offset of the first slot on screen. */
+/**
+ * firstVisibleOffset is the offset of the first slot on screen.
+ * @param {Geometry} g
+ */
 export function firstVisibleOffset(g) {
   return g.start + Math.floor(g.scrollY / g.rowH) * g.cols;
 }
 
-/** lastVisibleOffset is the last written offset on screen, null when none. */
+/**
+ * lastVisibleOffset is the last written offset on screen, null when none.
+ * @param {Geometry} g
+ */
 export function lastVisibleOffset(g) {
   const first = firstVisibleOffset(g);
   const r1 = Math.floor((g.scrollY + g.viewH - 1) / g.rowH);
@@ -50,12 +77,21 @@ export function lastVisibleOffset(g) {
   return last >= first ? last : null;
 }
 
-/** columnCount is how many slots of at least slotMin pixels fit beside the gutter. */
+/**
+ * columnCount is how many slots of at least slotMin pixels fit beside the gutter.
+ * @param {number} width
+ * @param {number} gutter
+ * @param {number} slotMin
+ */
 export function columnCount(width, gutter, slotMin) {
   return Math.max(1, Math.floor((width - gutter) / slotMin));
 }
 
-/** clampScroll keeps a scroll position within the log. */
+/**
+ * clampScroll keeps a scroll position within the log.
+ * @param {Geometry} g
+ * @param {number} y
+ */
 export function clampScroll(g, y) {
   return Math.max(0, Math.min(maxScroll(g), y));
 }
@@ -64,6 +100,9 @@ export function clampScroll(g, y) {
  * scrollToShow is the scroll position that brings offset's row into view
  * (at the top with align 'top', else by the least movement); null when it
  * is in view already.
+ * @param {Geometry} g
+ * @param {number} offset
+ * @param {string} [align]
  */
 export function scrollToShow(g, offset, align) {
   const top = rowOf(g, offset) * g.rowH;
@@ -72,7 +111,11 @@ export function scrollToShow(g, offset, align) {
   return null;
 }
 
-/** rowInView says whether any of offset's row shows in the view. */
+/**
+ * rowInView says whether any of offset's row shows in the view.
+ * @param {Geometry} g
+ * @param {number} offset
+ */
 export function rowInView(g, offset) {
   const top = rowOf(g, offset) * g.rowH;
   return top + g.rowH > g.scrollY && top < g.scrollY + g.viewH;
@@ -84,6 +127,7 @@ export function rowInView(g, offset) {
  * single row and the next offset's slot starts a row of its own — then
  * the row of the last written offset, so that a short view (a page zoomed
  * to 150 %) shows cells rather than the empty slot alone.
+ * @param {Geometry} g
  */
 export function followScroll(g) {
   const end = maxScroll(g);
@@ -98,6 +142,9 @@ export function followScroll(g) {
  * top, moved as little as it takes to show the offset sel (the selected
  * one, null for none) whole — in the last whole row when it is below, at
  * the top when above or when a row is taller than the view.
+ * @param {Geometry} g
+ * @param {number} at
+ * @param {number|null} [sel]
  */
 export function anchoredScroll(g, at, sel) {
   let y = rowOf(g, at) * g.rowH;
@@ -109,7 +156,11 @@ export function anchoredScroll(g, at, sel) {
   return clampScroll(g, y);
 }
 
-/** centredScroll is the scroll position that puts offset's row in the middle of the view. */
+/**
+ * centredScroll is the scroll position that puts offset's row in the middle of the view.
+ * @param {Geometry} g
+ * @param {number} offset
+ */
 export function centredScroll(g, offset) {
   return rowOf(g, offset) * g.rowH - (g.viewH - g.rowH) / 2;
 }
@@ -119,6 +170,9 @@ export function centredScroll(g, offset) {
  * from the log start to the high watermark (the next offset to be written)
  * spread evenly over h pixels. The log view's thumb and pointer marks and
  * the heat strip use it alike, so they line up.
+ * @param {number} start
+ * @param {number} hw
+ * @param {number} h
  */
 export function minimapScale(start, hw, h) {
   const span = Math.max(1, hw - start + 1);
@@ -132,6 +186,9 @@ export function minimapScale(start, hw, h) {
  * minimapThumb is where the thumb sits on a minimap h pixels high: over
  * the rows on screen, at least 24 px, at the bottom while following the
  * end. null when the whole log fits the view (the thumb fills the minimap).
+ * @param {Geometry} g
+ * @param {number} h
+ * @param {boolean} follow
  */
 export function minimapThumb(g, h, follow) {
   if (!h || rowCount(g) * g.rowH <= g.viewH) return null;
@@ -146,6 +203,10 @@ export function minimapThumb(g, h, follow) {
 /**
  * pageRange is the cache pages (of size page) the rows r0…r1 show, and
  * for each the offsets of it on screen: [{page, from, to}].
+ * @param {Geometry} g
+ * @param {number} r0
+ * @param {number} r1
+ * @param {number} page
  */
 export function pageRange(g, r0, r1, page) {
   const first = Math.max(g.start, g.start + r0 * g.cols);

@@ -7,6 +7,7 @@
 import * as geometry from './loggeometry.js';
 
 /** logInput binds the viewport's, the minimap's and the follow button's events. */
+/** @satisfies {ThisType<import('./logview.js').LogView>} */
 export const logInput = {
   bind() {
     const vp = this.viewport;

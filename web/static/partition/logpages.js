@@ -15,6 +15,7 @@ const RETRY_MS = 2000;
 // answers as the server's byte budget takes: an answer that stopped early
 // says truncated, and next is where to read on.
 async function readWindow(url, from, limit, signal) {
+  /** @type {import('../types/wire.js').Log} */
   const log = await api('GET', `${url}?from=${from}&limit=${limit}`, undefined, signal);
   const end = from + limit;
   for (let last = log, at = from; last.truncated && last.next > at && last.next < end;) {
@@ -26,6 +27,7 @@ async function readWindow(url, from, limit, signal) {
 }
 
 /** logPages asks for the pages the visible rows need and puts what comes back in the cache. */
+/** @satisfies {ThisType<import('./logview.js').LogView>} */
 export const logPages = {
   requestPages(r0, r1) {
     const pages = geometry.pageRange(this, r0, r1, PAGE);

@@ -10,6 +10,7 @@
 import * as geometry from './loggeometry.js';
 
 /** logPlacement lays the view out, scrolls it and keeps its place. */
+/** @satisfies {ThisType<import('./logview.js').LogView>} */
 export const logPlacement = {
   /**
    * afterGrowth puts the view on its place after the log or its pointers

@@ -20,6 +20,7 @@ const el = (tag, cls, text) => {
 };
 
 /** logPointers draws the pointers, the counts and the minimap from the view's state. */
+/** @satisfies {ThisType<import('./logview.js').LogView>} */
 export const logPointers = {
   /** flagMap groups the pointers by the offset they point at. */
   flagMap() {

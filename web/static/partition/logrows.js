@@ -20,6 +20,7 @@ const el = (tag, cls, text) => {
 };
 
 /** logRows builds a row and writes an offset into a slot or a table row. */
+/** @satisfies {ThisType<import('./logview.js').LogView>} */
 export const logRows = {
   makeRow(cols) {
     if (this.table) return makeTableRow();

@@ -46,7 +46,8 @@ const TABLE_KEY = 'offsetlab.logTable';
 export class LogView {
   /**
    * @param {object} opts
-   * @param {(offset: number|null, entry: object|undefined) => void} opts.onDetails
+   * @param {(offset: number|null, entry: import('../types/wire.js').Entry|undefined, transient?: boolean) => void} opts.onDetails
+   * @param {(offset: number) => void} [opts.onPick] called when a click selects an offset
    * @param {(err: Error) => void} opts.onError
    * @param {() => void} opts.onView called when the scroll position or selection changes
    */

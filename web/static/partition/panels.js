@@ -54,12 +54,7 @@ const value = (id) => $(id).value.trim();
 
 /**
  * Panels wires every control panel to the API.
- * @param {object} app
- * @param {() => {topic: string, partition: number, hasTopic: boolean}} app.current
- * @param {(topic: string, partition: number) => Promise<void>} app.navigate
- * @param {(topic: string, partition: number, offsets?: number[]) => Promise<void>} app.show keeps an action's log and cells in view
- * @param {() => Promise<void>} app.refreshTopics
- * @param {(err: Error) => void} app.apiFailed
+ * @param {import('./app.js').App} app
  */
 export function setupPanels(app) {
   const coordinator = coordinatorPanel(app);
@@ -75,7 +70,7 @@ export function setupPanels(app) {
   return {
     /** onTopic keeps the fields that follow the partition on show in step. */
     onTopic(topic) {
-      for (const input of document.querySelectorAll('[data-follows-topic]')) input.value = topic;
+      for (const input of document.querySelectorAll('[data-follows-topic]')) /** @type {HTMLInputElement} */ (input).value = topic;
     },
   };
 }

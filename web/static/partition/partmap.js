@@ -158,6 +158,7 @@ export class HeatStrip {
         const hw = this.ptrs.highWatermark;
         const to = Math.min(hw, from + chunk);
         const n = Math.ceil((to - from) / this.size);
+        /** @type {import('../types/wire.js').PartitionMap} */
         const m = await patiently(() => api('GET', `${path}/map?from=${from}&to=${to}&buckets=${n}`, undefined, ctrl.signal), ctrl.signal);
         if (gen !== this.gen) return;
         for (const b of m.buckets) this.buckets.push(b);
@@ -278,10 +279,10 @@ export class HeatStrip {
     mm.dataset.heatMoment = this.past ? 'past' : 'live';
     mm.dataset.heatHw = String((this.past ? this.past.pointers : this.ptrs)?.highWatermark ?? '');
     mm.dataset.heat = this.state;
-    mm.dataset.heatFrom = this.base;
-    mm.dataset.heatTo = this.mappedTo;
-    mm.dataset.heatBuckets = this.buckets.length;
-    mm.dataset.heatMs = Math.round(this.tookMs);
+    mm.dataset.heatFrom = String(this.base);
+    mm.dataset.heatTo = String(this.mappedTo);
+    mm.dataset.heatBuckets = String(this.buckets.length);
+    mm.dataset.heatMs = String(Math.round(this.tookMs));
   }
 
   writeStatus() {

@@ -8,7 +8,10 @@
 // the recording began, they look as they look now), clipped to the
 // moment's range.
 
-/** countKey is the map bucket's count an entry adds to (heat.js's COUNTS). */
+/**
+ * countKey is the map bucket's count an entry adds to (heat.js's COUNTS).
+ * @param {import('../types/wire.js').Entry} e
+ */
 export function countKey(e) {
   if (e.kind === 'control') return e.marker === 'ABORT' ? 'abortMarkers' : 'commitMarkers';
   if (e.kind === 'gap') return 'gaps';
@@ -33,10 +36,10 @@ function emptyBucket(from, to) {
  * one recorded up) as they were, the older offsets from the live buckets
  * (a live bucket partly older counts in proportion). Offsets older than
  * the recording that the live map has not reached yet stay uncounted.
- * @param {Array<object>} live the live map's buckets ({from, to, plain, …}), contiguous from base
- * @param {{entries: Array<object>, pointers: object}} past the replayed moment (replay.js's stateAt)
+ * @param {import('../types/wire.js').MapBucket[]} live the live map's buckets ({from, to, plain, …}), contiguous from base
+ * @param {{entries: import('../types/wire.js').Entry[], pointers: import('../types/wire.js').Pointers}} past the replayed moment (replay.js's stateAt)
  * @param {{base: number, size: number}} grid the live map's bucket grid
- * @returns {Array<object>} buckets {from, to, plain, committed, …}
+ * @returns {import('../types/wire.js').MapBucket[]} buckets {from, to, plain, committed, …}
  */
 export function pastBuckets(live, past, grid) {
   const p = past.pointers;

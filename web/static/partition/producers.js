@@ -22,7 +22,11 @@ function changed() {
   for (const fn of listeners) fn();
 }
 
-/** resetProducers forgets the names when another partition opens. */
+/**
+ * resetProducers forgets the names when another partition opens.
+ * @param {string} t
+ * @param {number} p
+ */
 export function resetProducers(t, p) {
   if (t === topic && p === partition) return;
   topic = t;
@@ -30,23 +34,37 @@ export function resetProducers(t, p) {
   table.clear();
 }
 
-/** setProducers takes the server's table of names for the open partition (a snapshot's or a "producers" message's). */
+/**
+ * setProducers takes the server's table of names for the open partition (a snapshot's or a "producers" message's).
+ * @param {string} t
+ * @param {number} p
+ * @param {import('../types/wire.js').ProducerAlias[]|undefined} list
+ */
 export function setProducers(t, p, list) {
   if (t !== topic || p !== partition) return;
   if (table.set(list)) changed();
 }
 
-/** alias is a producer id's short name on the open partition, or '' when it has none (yet). */
+/**
+ * alias is a producer id's short name on the open partition, or '' when it has none (yet).
+ * @param {number|string} id
+ */
 export function alias(id) {
   return table.alias(id);
 }
 
-/** producerLabel is how a sentence names a producer: its alias, else a shortened id. */
+/**
+ * producerLabel is how a sentence names a producer: its alias, else a shortened id.
+ * @param {number|string} id
+ */
 export function producerLabel(id) {
   return table.label(id);
 }
 
-/** onProducers calls fn when a producer gets a name. */
+/**
+ * onProducers calls fn when a producer gets a name.
+ * @param {() => void} fn
+ */
 export function onProducers(fn) {
   listeners.push(fn);
 }
@@ -54,7 +72,11 @@ export function onProducers(fn) {
 // Every sentence names a producer by its alias ({producer}); {id} stays the full id.
 resolveArg('producer', producerLabel);
 
-/** reportEpoch remembers the epoch a producer of ours said it had, and that it is the one the page acted with last. */
+/**
+ * reportEpoch remembers the epoch a producer of ours said it had, and that it is the one the page acted with last.
+ * @param {number|string} id
+ * @param {number} epoch
+ */
 export function reportEpoch(id, epoch) {
   if (id === undefined || id === null || Number(id) < 0) return;
   const before = table.alias(id);
@@ -66,7 +88,10 @@ export function reportEpoch(id, epoch) {
   reported.get(k).add(epoch);
 }
 
-/** reportedEpochs lists the epochs our producers reported for id, ascending. */
+/**
+ * reportedEpochs lists the epochs our producers reported for id, ascending.
+ * @param {number|string} id
+ */
 export function reportedEpochs(id) {
   return [...(reported.get(String(id)) || [])].sort((a, b) => a - b);
 }

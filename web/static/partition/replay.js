@@ -14,6 +14,8 @@ import { onLanguage, t, tr } from '../common/i18n.js';
  * stateAt folds the recorded steps 0..k into the log as it was: entries by
  * offset, the pointers, the groups' offsets and the events told so far.
  * changed lists the offsets step k wrote or resolved.
+ * @param {import('../types/wire.js').Step[]} steps
+ * @param {number} k
  */
 export function stateAt(steps, k) {
   const entries = new Map();
@@ -40,7 +42,7 @@ export function stateAt(steps, k) {
 
 /**
  * setupReplay wires the scrubber.
- * @param {object} app the page (current, view, timeline)
+ * @param {import('./app.js').App} app the page (current, view, timeline)
  */
 export function setupReplay(app) {
   const box = document.getElementById('replay');

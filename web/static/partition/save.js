@@ -42,7 +42,7 @@ function escapeHTML(s) {
 
 /**
  * snapshot builds the take-home HTML of the view on show.
- * @param {object} app
+ * @param {import('./app.js').App} app
  * @returns {string}
  */
 export function snapshot(app) {
@@ -97,7 +97,7 @@ ${story.outerHTML}
 /**
  * setupSave wires the "Save this view" button: it downloads the snapshot
  * as offset-lab-<topic>-<partition>-<time>.html.
- * @param {object} app
+ * @param {import('./app.js').App} app
  */
 export function setupSave(app) {
   const button = document.getElementById('save-view');

@@ -29,6 +29,7 @@ const list = (offsets) => (offsets && offsets.length ? offsets.map(fmt).join(', 
 /**
  * answerOf is the step a run's stage answers for: the step just done, when
  * it read something; null otherwise, and while a step runs.
+ * @param {import('../types/wire.js').RunState|null|undefined} run
  */
 export function answerOf(run) {
   if (!run || !run.steps || run.status === 'running') return null;
@@ -42,6 +43,8 @@ export function answerOf(run) {
  * on the cell or on a consumer lane, with a label) and one callout at an
  * offset (its words). pointers are the view's, for an answer anchored at
  * one.
+ * @param {import('../types/wire.js').StepState|null} step
+ * @param {import('../types/wire.js').Pointers|null} pointers
  */
 export function plan(step, pointers) {
   const a = step.answer;
@@ -117,7 +120,7 @@ export function plan(step, pointers) {
  * setupStepStage draws the answers over app.view (a LogView). It follows
  * the run the lessons panel shows (its offsetlab:lesson-shown event) and
  * redraws after every render of the view (a scroll, a resize, new data).
- * @param {{view: object}} app
+ * @param {import('./app.js').App} app
  */
 export function setupStepStage(app) {
   const view = app.view;

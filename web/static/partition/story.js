@@ -10,21 +10,34 @@
 // reach the page); an event with neither at the log end this page has
 // heard of so far.
 
-/** place is an event's position in its partition's story: {pos, rank}. */
+/**
+ * place is an event's position in its partition's story: {pos, rank}.
+ * @param {import('../types/wire.js').Event} e
+ * @param {number|undefined} heardEnd the log end told so far
+ * @returns {{pos: number, rank: number}}
+ */
 export function place(e, heardEnd) {
   if (typeof e.offset === 'number') return { pos: e.offset, rank: 1 };
   if (typeof e.at === 'number') return { pos: e.at, rank: 0 };
   return { pos: heardEnd ?? -1, rank: 0 };
 }
 
-/** reach is the log end an event shows the page has reached, or null. */
+/**
+ * reach is the log end an event shows the page has reached, or null.
+ * @param {import('../types/wire.js').Event} e
+ * @returns {number|null}
+ */
 export function reach(e) {
   if (typeof e.offset === 'number') return e.offset + 1;
   if (typeof e.at === 'number') return e.at;
   return null;
 }
 
-/** compare orders two placed entries of one partition's story. */
+/**
+ * compare orders two placed entries of one partition's story.
+ * @param {{pos: number, rank: number, time: number, seq: number}} a
+ * @param {{pos: number, rank: number, time: number, seq: number}} b
+ */
 export function compare(a, b) {
   return a.pos - b.pos || a.rank - b.rank || a.time - b.time || a.seq - b.seq;
 }
@@ -39,10 +52,11 @@ export function compare(a, b) {
  *
  * @param {object} s
  * @param {{logStartOffset: number, highWatermark: number}|null} s.pointers the log when the page opened it
- * @param {{state: string, totals: object, firstWrite?: string, lastWrite?: string, from: number, to: number}|null} s.map
+ * @param {{state: string, totals: Record<string, number>, firstWrite?: string, lastWrite?: string, from: number, to: number}|null} s.map
  * @param {'teacher'|'student'|'readOnly'} s.audience
  * @param {(n: number) => string} s.fmt a count as the page writes it
  * @param {(iso: string) => string} s.when a timestamp as the page writes it
+ * @returns {{key: string, args?: Record<string, string>, parts?: {key: string, args: Record<string, string>}[]}}
  */
 export function emptyStory({ pointers, map, audience, fmt, when }) {
   const offsets = pointers ? pointers.highWatermark - pointers.logStartOffset : 0;

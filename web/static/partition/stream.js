@@ -2,23 +2,57 @@
 // pointers, groups, events, broker status), reconnecting with backoff.
 // The server may send a fresh snapshot at any time (a lagging viewer) and
 // closes with 1008 when a viewer keeps lagging; both are handled by the
-// caller resetting on every snapshot.
+// caller resetting on every snapshot. The socket and the timers come from
+// a StreamEnv (the browser's by default), so a node test drives a Stream
+// with fakes.
 
 import { parseJSON } from '../common/api.js';
 
 const MIN_DELAY = 500;
 const MAX_DELAY = 10000;
 
+/**
+ * @typedef {object} SocketLike the little of a WebSocket a Stream uses
+ * @property {((ev: {data: any}) => void)|null} onmessage
+ * @property {((ev: {code: number}) => void)|null} onclose
+ * @property {(code?: number) => void} close
+ */
+
+/**
+ * @typedef {object} StreamEnv what a Stream needs of its surroundings
+ * @property {(path: string) => SocketLike} open a websocket to path on this server
+ * @property {(fn: () => void, ms: number) => any} setTimeout
+ * @property {(timer: any) => void} clearTimeout
+ * @property {() => number} random jitter in [0, 1)
+ */
+
+/** browserEnv is the page's own: a WebSocket to this host (wss under https) and window's timers. */
+export function browserEnv() {
+  return {
+    open(path) {
+      const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+      return new WebSocket(`${scheme}://${location.host}${path}`);
+    },
+    setTimeout: (fn, ms) => window.setTimeout(fn, ms),
+    clearTimeout: (timer) => window.clearTimeout(timer),
+    random: Math.random,
+  };
+}
+
 export class Stream {
   /**
-   * @param {(msg: object) => void} onMessage
-   * @param {(state: string, detail?: string) => void} onState
+   * @param {(msg: import('../types/wire.js').Message) => void} onMessage
+   * @param {(state: string, detail?: string, delay?: number) => void} onState the stream's state; while reconnecting, why and in how many ms
+   * @param {StreamEnv} [env] the socket and timers (the browser's)
    */
-  constructor(onMessage, onState) {
+  constructor(onMessage, onState, env = browserEnv()) {
     this.onMessage = onMessage;
     this.onState = onState;
+    this.env = env;
     this.gen = 0;
+    /** @type {SocketLike|null} */
     this.ws = null;
+    /** @type {any} the pending reconnect's timer */
     this.timer = 0;
     this.attempt = 0;
   }
@@ -33,11 +67,10 @@ export class Stream {
   }
 
   connect(gen) {
-    const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
-    const url = `${scheme}://${location.host}/ws/topics/${encodeURIComponent(this.topic)}/partitions/${this.partition}`;
+    const path = `/ws/topics/${encodeURIComponent(this.topic)}/partitions/${this.partition}`;
     let ws;
     try {
-      ws = new WebSocket(url);
+      ws = this.env.open(path);
     } catch (err) {
       this.retry(gen, String(err));
       return;
@@ -66,10 +99,10 @@ export class Stream {
   }
 
   retry(gen, why) {
-    const delay = Math.min(MAX_DELAY, MIN_DELAY * 2 ** this.attempt) * (0.8 + Math.random() * 0.4);
+    const delay = Math.min(MAX_DELAY, MIN_DELAY * 2 ** this.attempt) * (0.8 + this.env.random() * 0.4);
     this.attempt++;
     this.onState('reconnecting', why, delay);
-    this.timer = setTimeout(() => {
+    this.timer = this.env.setTimeout(() => {
       if (gen === this.gen) this.connect(gen);
     }, delay);
   }
@@ -77,7 +110,7 @@ export class Stream {
   /** close stops the stream and any pending reconnect. */
   close() {
     this.gen++;
-    clearTimeout(this.timer);
+    this.env.clearTimeout(this.timer);
     if (this.ws) {
       this.ws.onclose = null;
       this.ws.onmessage = null;

@@ -69,7 +69,10 @@ export function makeTableRow() {
 /** pad2 writes a number in two digits (three for milliseconds). */
 const pad = (n, w = 2) => String(n).padStart(w, '0');
 
-/** timeText is a timestamp as the table shows it: local HH:MM:SS.mmm (the date and UTC in its title). */
+/**
+ * timeText is a timestamp as the table shows it: local HH:MM:SS.mmm (the date and UTC in its title).
+ * @param {number|string} ms a time: milliseconds since the epoch or an ISO string (a record's timestamp)
+ */
 export function timeText(ms) {
   if (!ms && ms !== 0) return '';
   const d = new Date(ms);
@@ -107,12 +110,14 @@ function setText(node, text, title) {
  * fillTableRow writes offset into row.
  * @param {HTMLElement} row
  * @param {number} offset
- * @param {object} ctx {e, kind, flags, copy, selected, marked, lane(which) -> {reason, text, label}, label}
+ * @param {{e: import('../types/wire.js').Entry|undefined, kind: string, label: string, selected: boolean, marked: boolean,
+ *   flags: {id: string, kind: string, short: string, title: string}[], copy: {badge: string, text: string}|null,
+ *   lane: (which: string) => {reason: string, text: string, label: string}}} ctx what the row shows
  */
 export function fillTableRow(row, offset, ctx) {
   const { e, kind } = ctx;
-  const [off, ptr, time, key, val, hdr, out, rc, ru] = row.children;
-  row.dataset.offset = offset;
+  const [off, ptr, time, key, val, hdr, out, rc, ru] = /** @type {HTMLElement[]} */ ([...row.children]);
+  row.dataset.offset = String(offset);
   row.dataset.kind = kind;
   row.dataset.txn = e ? e.txn : 'none';
   if (e && e.marker) row.dataset.marker = e.marker;
@@ -165,9 +170,9 @@ export function fillTableRow(row, offset, ctx) {
   tr(out, oKey);
   out.dataset.outcome = oClass;
 
-  for (const [cell, which] of [[rc, 'rc'], [ru, 'ru']]) {
+  for (const [cell, which] of /** @type {[HTMLElement, string][]} */ ([[rc, 'rc'], [ru, 'ru']])) {
     const l = ctx.lane(which);
-    cell.dataset.offset = offset;
+    cell.dataset.offset = String(offset);
     cell.dataset.received = String(l.reason === '');
     cell.dataset.reason = l.reason;
     setText(cell, l.reason === 'next' || l.reason === 'loading' ? '' : l.reason === '' ? '✓' : '✗', l.text);

@@ -34,6 +34,9 @@ const LABELS = {
  * without a key the catalogue knows shows its English text. With local
  * true (the event is about the open partition) a producer is named by its
  * short alias (P1, P2 …).
+ * @param {import('../types/wire.js').Event} e
+ * @param {boolean} [local]
+ * @returns {string}
  */
 export function narration(e, local) {
   if (!e.key || !has(e.key)) return e.text;
@@ -46,7 +49,11 @@ export function narration(e, local) {
   return t(e.key, args);
 }
 
-/** offsetsOf lists the offsets an event is about: its own, and those its arguments name ("2, 4"). */
+/**
+ * offsetsOf lists the offsets an event is about: its own, and those its arguments name ("2, 4").
+ * @param {import('../types/wire.js').Event} e
+ * @returns {number[]}
+ */
 export function offsetsOf(e) {
   const out = [];
   const add = (v) => {
@@ -70,6 +77,11 @@ function when(iso) {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
 }
 
+/**
+ * @typedef {{e: import('../types/wire.js').Event, id: string, pos: number, rank: number, time: number, seq: number, li: HTMLElement|null}} StoryItem
+ *   an event kept, with its place in its partition's story
+ */
+
 export class Timeline {
   /**
    * @param {HTMLOListElement} list
@@ -83,9 +95,9 @@ export class Timeline {
     this.scopeButton = document.getElementById('story-scope');
     this.cluster = false;
     this.seq = 0;
-    /** @type {Map<string, object>} every event kept, by identity */
+    /** @type {Map<string, StoryItem>} every event kept, by identity */
     this.byKey = new Map();
-    /** @type {object[]} the entries on show, in order */
+    /** @type {StoryItem[]} the entries on show, in order */
     this.shown = [];
     this.past = null; // while replaying: the events recorded up to the step on show
     this.picked = null;
@@ -395,7 +407,7 @@ export class Timeline {
       trAttr(jump, 'title', 'timeline.jump', { offset: offsets.join(', ') });
       head.append(jump);
       li.addEventListener('click', (ev) => {
-        if (ev.target.closest('a')) return;
+        if (/** @type {Element} */ (ev.target).closest('a')) return;
         this.pick(it, offsets);
       });
     }

@@ -12,7 +12,7 @@ import { apply, setupI18n, tr } from '../common/i18n.js';
 import { watchBudget } from '../common/budget.js';
 import { setupStrips } from './strips.js';
 
-setupI18n();
+await setupI18n();
 watchBudget();
 
 const $ = (id) => document.getElementById(id);
@@ -85,10 +85,7 @@ if (deleteDialog) {
   let topic = '';
   const open = confirmDialog(deleteDialog, error, async () => {
     if (input.value !== topic) {
-      const err = new Error('mismatch');
-      err.code = 'deleteDialog.mismatch';
-      err.args = { topic };
-      throw err;
+      throw Object.assign(new Error('mismatch'), { code: 'deleteDialog.mismatch', args: { topic } });
     }
     await api('DELETE', `/api/topics/${encodeURIComponent(topic)}?confirm=${encodeURIComponent(input.value)}`);
     flash('topicsPage.deleted', { topic });

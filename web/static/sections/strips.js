@@ -27,7 +27,11 @@ const PX_PER_BUCKET = 3;
 const MAX_BUCKETS = 2000;
 const STRIP_HEIGHT = 44;
 
-/** setupStrips follows the strips under root (the topic page's list). */
+/**
+ * setupStrips follows the strips under root (the topic page's list).
+ * @param {HTMLElement} root
+ * @param {{live: HTMLElement, error: HTMLElement}} els where the strips say they follow live, and why they cannot
+ */
 export function setupStrips(root, { live, error }) {
   const topic = root.dataset.topic;
   const strips = new Map();
@@ -65,6 +69,7 @@ export function setupStrips(root, { live, error }) {
   async function recountOpen() {
     state.recountWanted = false;
     state.recountAt = Date.now();
+    /** @type {import('../types/wire.js').TopicDetail} */
     const d = await api('GET', `/api/topics/${encodeURIComponent(topic)}`);
     for (const p of d.partitions || []) strips.get(p.partition)?.setOpen(p.openTransactions);
   }
@@ -118,6 +123,11 @@ export function setupStrips(root, { live, error }) {
 
 /** Strip is one partition's strip: its pointers, map and canvas. */
 class Strip {
+  /**
+   * @param {string} topic
+   * @param {HTMLElement} li
+   * @param {{from: number, to: number}} axis the offsets every strip of the topic spreads over
+   */
   constructor(topic, li, axis) {
     this.topic = topic;
     this.li = li;
@@ -150,9 +160,9 @@ class Strip {
 
   writePointers() {
     const { logStartOffset, lastStableOffset, highWatermark } = this.ptrs;
-    this.li.dataset.logStart = logStartOffset;
-    this.li.dataset.lso = lastStableOffset;
-    this.li.dataset.hw = highWatermark;
+    this.li.dataset.logStart = String(logStartOffset);
+    this.li.dataset.lso = String(lastStableOffset);
+    this.li.dataset.hw = String(highWatermark);
     this.li.querySelector('[data-testid="strip-logstart"]').textContent = fmt(logStartOffset);
     this.li.querySelector('[data-testid="strip-lso"]').textContent = fmt(lastStableOffset);
     this.li.querySelector('[data-testid="strip-hw"]').textContent = fmt(highWatermark);
@@ -185,6 +195,7 @@ class Strip {
   async refresh() {
     const n = this.wanted();
     const began = performance.now();
+    /** @type {import('../types/wire.js').PartitionMap} */
     const m = await api('GET', `${apiPartition(this.topic, this.partition)}/map?buckets=${n}`);
     const took = performance.now() - began;
     this.nextAt = Date.now() + Math.min(30000, took * 4);
@@ -212,8 +223,8 @@ class Strip {
     if (!this.map) return;
     const t = this.totals();
     const records = t.plain + t.committed + t.aborted + t.open;
-    for (const [k, v] of Object.entries(t)) this.li.dataset[k] = v;
-    this.li.dataset.records = records;
+    for (const [k, v] of Object.entries(t)) this.li.dataset[k] = String(v);
+    this.li.dataset.records = String(records);
     this.li.dataset.mapped = 'true';
     const parts = [];
     if (this.map.to <= this.map.from) {

@@ -1,3 +1,4 @@
+// @ts-check
 // aliases.test.js: the producers' short names (P1, P2 …) come from the
 // server's table alone — the same on every page and after a reload,
 // whatever order the page heard of the producers in — and a producer of

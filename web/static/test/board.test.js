@@ -1,3 +1,4 @@
+// @ts-check
 // board.test.js: the teacher's scoreboard decides each cell from the
 // results API alone — passed, failed, or nothing to judge yet — and
 // writes a check's evidence as catalogue sentences.
@@ -19,12 +20,15 @@ test('cellState: passed, failed, or waiting', () => {
     { name: 'nothing received of an aborted attempt', result: { ...graded, checks: [aborted, noneReceived] }, check: noneReceived, want: 'fail' },
     { name: 'one check passed, another not', result: { ...graded, checks: [{ ok: true, evidence: {} }, nothing] }, check: nothing, want: 'fail' },
   ];
-  for (const tt of tests) assert.equal(cellState(tt.result, tt.check), tt.want, tt.name);
+  for (const tt of tests) assert.equal(cellState(/** @type {any} */ (tt.result), /** @type {any} */ (tt.check)), tt.want, tt.name);
 });
 
 test('rowState and countDone', () => {
+  /** @type {any} */
   const done = { ...graded, done: true, checks: [{ ok: true }] };
+  /** @type {any} */
   const wrong = { ...graded, done: false, checks: [{ ok: true }, { ok: false, evidence: { marker: { offset: 3, type: 'ABORT' } } }] };
+  /** @type {any} */
   const idle = { checkedAt: null, done: false, checks: [{ ok: false }] };
   assert.deepEqual([done, wrong, idle].map(rowState), ['ok', 'fail', 'pending']);
   assert.deepEqual(countDone([done, wrong, idle]), { done: 1, total: 3 });

@@ -1,3 +1,4 @@
+// @ts-check
 // cache.test.js: the log view's entry cache — an offset's state only moves
 // forward whatever order the page fetches and the live stream arrive in,
 // and memory follows the pages in use.
@@ -5,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EntryCache, PAGE, merge } from '../partition/cache.js';
 
+/** @type {(...args: any[]) => any} a partial entry: only what the rule reads */
 const data = (offset, txn, extra = {}) => ({ offset, kind: 'data', txn, readCommitted: txn !== 'open' && txn !== 'aborted', readUncommitted: true, ...extra });
 
 test('merge keeps the newer state of an offset', () => {

@@ -1,3 +1,4 @@
+// @ts-check
 // catalog.test.js: the page fills sentences as Go's internal/catalog
 // does, case for case — both read internal/catalog/testdata/render_cases.json.
 import { test } from 'node:test';

@@ -1,3 +1,4 @@
+// @ts-check
 // cells.test.js: which consumer lane receives an offset, and why not —
 // the offset model the page teaches — and which records repeat others.
 import { test } from 'node:test';
@@ -6,9 +7,11 @@ import { copyOf, laneReason } from '../partition/cells.js';
 
 // A partition: log start 0, an open transaction holds the LSO at 5, HW 8.
 const pointers = { logStartOffset: 0, lastStableOffset: 5, highWatermark: 8 };
+/** @type {(...args: any[]) => any} a partial entry: only what the rule reads */
 const data = (offset, txn, readCommitted, readUncommitted = true) => ({ offset, kind: 'data', txn, readCommitted, readUncommitted });
 
 test('each lane receives what a consumer at its isolation level would, and says why not', () => {
+  /** @type {any[]} */
   const tests = [
     { name: 'not loaded yet', e: undefined, rc: 'loading', ru: 'loading' },
     { name: 'a COMMIT marker: no consumer receives a marker', e: { offset: 2, kind: 'control', marker: 'COMMIT' }, rc: 'marker', ru: 'marker' },
@@ -27,9 +30,9 @@ test('each lane receives what a consumer at its isolation level would, and says 
 
 test('a record repeats our retry first, else an earlier record with its key and value', () => {
   const retries = new Map([[7, 3], [9, 9]]);
-  assert.deepEqual(copyOf({ offset: 7, kind: 'data', duplicateOf: 1 }, retries), { kind: 'retry', of: 3 });
-  assert.deepEqual(copyOf({ offset: 5, kind: 'data', duplicateOf: 1 }, retries), { kind: 'same', of: 1 });
-  assert.equal(copyOf({ offset: 9, kind: 'data' }, retries), null, 'the retry itself is no copy');
-  assert.equal(copyOf({ offset: 2, kind: 'control', duplicateOf: 1 }, retries), null, 'a marker repeats nothing');
+  assert.deepEqual(copyOf(/** @type {any} */ ({ offset: 7, kind: 'data', duplicateOf: 1 }), retries), { kind: 'retry', of: 3 });
+  assert.deepEqual(copyOf(/** @type {any} */ ({ offset: 5, kind: 'data', duplicateOf: 1 }), retries), { kind: 'same', of: 1 });
+  assert.equal(copyOf(/** @type {any} */ ({ offset: 9, kind: 'data' }), retries), null, 'the retry itself is no copy');
+  assert.equal(copyOf(/** @type {any} */ ({ offset: 2, kind: 'control', duplicateOf: 1 }), retries), null, 'a marker repeats nothing');
   assert.equal(copyOf(undefined, retries), null);
 });

@@ -1,3 +1,4 @@
+// @ts-check
 // heat.test.js: how a partition map's buckets become a heat strip — each
 // bucket spans its offsets along the strip, its classes share the strip
 // across in proportion to their counts, and a rare class (aborted, open,
@@ -36,7 +37,7 @@ test('totals keeps the gaps by reason, which add up to the gaps', () => {
 
 test('a horizontal strip stacks a bucket\'s classes from the bottom up, in proportion', () => {
   const g = recorder();
-  drawBuckets(g, [bucket(0, 10, { plain: 6, committed: 4 })], { pos: (o) => o * 2, thick: 20, pats });
+  drawBuckets(/** @type {any} */ (g), [bucket(0, 10, { plain: 6, committed: 4 })], { pos: (o) => o * 2, thick: 20, pats });
   assert.deepEqual(g.rects, [
     { fill: PALETTE.plain, x: 0, y: 8, w: 20, h: 12 },
     { fill: PALETTE.committed, x: 0, y: 0, w: 20, h: 8 },
@@ -45,7 +46,7 @@ test('a horizontal strip stacks a bucket\'s classes from the bottom up, in propo
 
 test('a vertical strip stacks from the left', () => {
   const g = recorder();
-  drawBuckets(g, [bucket(100, 110, { plain: 5, committed: 5 })], { pos: (o) => o - 100, thick: 10, vertical: true, pats });
+  drawBuckets(/** @type {any} */ (g), [bucket(100, 110, { plain: 5, committed: 5 })], { pos: (o) => o - 100, thick: 10, vertical: true, pats });
   assert.deepEqual(g.rects, [
     { fill: PALETTE.plain, x: 0, y: 0, w: 5, h: 10 },
     { fill: PALETTE.committed, x: 5, y: 0, w: 5, h: 10 },
@@ -55,7 +56,7 @@ test('a vertical strip stacks from the left', () => {
 test('three aborted records among many still take RARE_SHARE across and 4 px along', () => {
   const g = recorder();
   // 1,000,003 offsets in one bucket drawn 1 px long: the aborted ones are 3.
-  drawBuckets(g, [bucket(0, 1_000_003, { plain: 1_000_000, aborted: 3 })], { pos: (o) => o / 1_000_003, thick: 20, pats });
+  drawBuckets(/** @type {any} */ (g), [bucket(0, 1_000_003, { plain: 1_000_000, aborted: 3 })], { pos: (o) => o / 1_000_003, thick: 20, pats });
   const aborted = g.rects.filter((r) => r.fill === 'P-aborted');
   assert.equal(aborted.length, 2, 'drawn once, then again on top');
   const top = aborted[1];
@@ -67,7 +68,7 @@ test('three aborted records among many still take RARE_SHARE across and 4 px alo
 
 test('several rare classes in one bucket are scaled to fit the strip', () => {
   const g = recorder();
-  drawBuckets(g, [bucket(0, 4, { aborted: 1, open: 1, abortMarkers: 1, gaps: 1 })], { pos: (o) => o * 10, thick: 20, pats });
+  drawBuckets(/** @type {any} */ (g), [bucket(0, 4, { aborted: 1, open: 1, abortMarkers: 1, gaps: 1 })], { pos: (o) => o * 10, thick: 20, pats });
   const boosted = g.rects.slice(g.rects.length / 2);
   const across = boosted.reduce((sum, r) => sum + r.h, 0);
   assert.ok(near(across, 20), `the rare classes fill ${across} px of 20`);
@@ -75,7 +76,7 @@ test('several rare classes in one bucket are scaled to fit the strip', () => {
 
 test('empty buckets and buckets with nothing rare draw once', () => {
   const g = recorder();
-  drawBuckets(g, [bucket(5, 5, { plain: 1 }), bucket(5, 9, { plain: 4 })], { pos: (o) => o, thick: 10, pats });
+  drawBuckets(/** @type {any} */ (g), [bucket(5, 5, { plain: 1 }), bucket(5, 9, { plain: 4 })], { pos: (o) => o, thick: 10, pats });
   assert.equal(g.rects.length, 1);
 });
 

@@ -1,3 +1,4 @@
+// @ts-check
 // heldsentence.test.js: the words that name the transaction holding the
 // LSO, and which abort the banner offers.
 import { test } from 'node:test';
@@ -7,10 +8,14 @@ import { abortOf, durationArgs, heldSentence } from '../partition/heldsentence.j
 import { render } from '../common/catalog.js';
 
 const catalogue = {
-  en: JSON.parse(readFileSync(new URL('../../../internal/catalog/en.json', import.meta.url))),
-  ko: JSON.parse(readFileSync(new URL('../../../internal/catalog/ko.json', import.meta.url))),
+  en: JSON.parse(readFileSync(new URL('../../../internal/catalog/en.json', import.meta.url), 'utf8')),
+  ko: JSON.parse(readFileSync(new URL('../../../internal/catalog/ko.json', import.meta.url), 'utf8')),
 };
 
+/** english is a sentence ({key, args}) in English. */
+const english = (s) => render(catalogue, 'en', s.key, s.args);
+
+/** @type {any} an …/lso answer, as much of it as the sentence reads */
 const hold = {
   topic: 'refunds', partition: 0, lastStableOffset: 300, highWatermark: 351, held: true, waiting: 50, waitingComplete: true,
   holder: { transactionalId: 'refund-worker-7', producerId: 'P2', producerEpoch: 0, startOffset: 300, state: 'Ongoing', ageMs: 125_000, timeoutMs: 60_000 },
@@ -33,11 +38,11 @@ test('the banner names the transactional id, its age and timeout, and the record
 
 test('a hanging transaction is named by its producer; one record, or a count cut short, reads so', () => {
   const hanging = { ...hold, waiting: 1, holder: { ...hold.holder, transactionalId: '', state: '', timeoutMs: 0 } };
-  assert.match(render(catalogue, 'en', ...Object.values(heldSentence(hanging, 0))), /^An open transaction \(producer P2, epoch 0\), open for 2 min 5 s, holds the LSO at 300: read_committed consumers wait; 1 record waits behind it, theirs/);
+  assert.match(english(heldSentence(hanging, 0)), /^An open transaction \(producer P2, epoch 0\), open for 2 min 5 s, holds the LSO at 300: read_committed consumers wait; 1 record waits behind it, theirs/);
   const none = { ...hold, waiting: 0 };
-  assert.match(render(catalogue, 'en', ...Object.values(heldSentence(none, 0))), /holds the LSO at 300: read_committed consumers wait; no other record waits behind it\. read_uncommitted/);
+  assert.match(english(heldSentence(none, 0)), /holds the LSO at 300: read_committed consumers wait; no other record waits behind it\. read_uncommitted/);
   const cut = { ...hold, waitingComplete: false, holder: null };
-  assert.match(render(catalogue, 'en', ...Object.values(heldSentence(cut, 0))), /^An open transaction holds the LSO at 300: read_committed consumers wait; at least 50 records wait behind it, theirs/);
+  assert.match(english(heldSentence(cut, 0)), /^An open transaction holds the LSO at 300: read_committed consumers wait; at least 50 records wait behind it, theirs/);
 });
 
 test('the abort goes through the coordinator when an id has it Ongoing, else to the partition leader', () => {

@@ -1,3 +1,4 @@
+// @ts-check
 // loggeometry.test.js: the log view's grid arithmetic — rows of slots from
 // the log start to the high watermark, what is on screen, where a scroll
 // brings an offset, and the minimap's scale and thumb.

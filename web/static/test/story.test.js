@@ -1,3 +1,4 @@
+// @ts-check
 // story.test.js: where an event sits in a partition's story, and what an
 // empty story says.
 import { test } from 'node:test';
@@ -21,9 +22,9 @@ test("a lesson's check told after its step's ABORT sits after it, whichever reac
 });
 
 test('an event with neither offset nor at sits at the log end the page heard of', () => {
-  assert.deepEqual(place({}, 7), { pos: 7, rank: 0 });
-  assert.deepEqual(place({}, undefined), { pos: -1, rank: 0 });
-  assert.deepEqual(place({ offset: 2, at: 9 }, 7), { pos: 2, rank: 1 });
+  assert.deepEqual(place(/** @type {any} */ ({}), 7), { pos: 7, rank: 0 });
+  assert.deepEqual(place(/** @type {any} */ ({}), undefined), { pos: -1, rank: 0 });
+  assert.deepEqual(place(/** @type {any} */ ({ offset: 2, at: 9 }), 7), { pos: 2, rank: 1 });
 });
 
 const fmt = (n) => n.toLocaleString('en-US');
@@ -44,7 +45,7 @@ test('an empty story says who waits for what, or sums up the offsets already the
     { name: 'written before: mapped on past what was there', s: { pointers: full, audience: 'student', map: { ...done, to: 50252 } }, key: 'timeline.beforeUncounted' },
   ];
   for (const tt of tests) {
-    const got = emptyStory({ map: null, fmt, when, ...tt.s });
+    const got = emptyStory(/** @type {any} */ ({ map: null, fmt, when, ...tt.s }));
     assert.equal(got.key, tt.key, tt.name);
   }
   const got = emptyStory({ pointers: full, map: done, audience: 'student', fmt, when });

@@ -1,3 +1,4 @@
+// @ts-check
 // studentview.test.js: what the student's exercise page shows — which
 // names may join, the checklist's rows and their evidence, the sentence
 // above them — from the API's answers, with no page.
@@ -76,6 +77,7 @@ const checks = [
 
 test('checklistRows: pending before grading, then ok or failing with the hint', () => {
   assert.deepEqual(checklistRows(checks, undefined).map((r) => r.state), ['pending', 'pending']);
+  /** @type {any} */
   const result = {
     checkedAt: '2026-12-02T00:00:00Z', done: false,
     checks: [
