@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/offsetlab/offsetlab/internal/catalog"
+	"github.com/offsetlab/offsetlab/internal/cluster"
 )
 
 // This file keeps the class on disk, as Kafka keeps its coordinators'
@@ -133,7 +134,7 @@ func (r classRecord) valid() error {
 			return fmt.Errorf("names the student %q twice", s.Name)
 		case s.Token == "":
 			return fmt.Errorf("has no cookie token for %q", s.Name)
-		case s.Prefix != "" && !strings.HasPrefix(s.Prefix, "student-"):
+		case s.Prefix != "" && !cluster.InStudentNamespace(s.Prefix):
 			return fmt.Errorf("gives %q the prefix %q, outside the students' namespace", s.Name, s.Prefix)
 		}
 		seen[key] = true
