@@ -68,6 +68,19 @@ func TestHandsOnSecureCluster(t *testing.T) {
 	if !ann.Kafka.Managed || ann.Kafka.SASLMechanism != "SCRAM-SHA-512" || ann.Kafka.SecurityProtocol != "SASL_SSL" {
 		t.Fatalf("a managed student on the secure cluster: %+v", ann.Kafka)
 	}
+	// The dashboard set ann's quotas (AlterClientQuotas on her user).
+	annUser := ann.Kafka.Username
+	quotas, err := kafka.Admin().DescribeClientQuotas(ctx, true, []kadm.DescribeClientQuotaComponent{{Type: "user", MatchName: &annUser}})
+	want := map[string]float64{"producer_byte_rate": cluster.StudentProduceBytesPerSecond, "consumer_byte_rate": cluster.StudentFetchBytesPerSecond, "controller_mutation_rate": cluster.StudentMutationsPerSecond}
+	got := map[string]float64{}
+	for _, q := range quotas {
+		for _, v := range q.Values {
+			got[v.Key] = v.Value
+		}
+	}
+	if err != nil || !ann.Kafka.Quotas || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("ann's quotas: %v %v (quotas %v), want %v", got, err, ann.Kafka.Quotas, want)
+	}
 	student := func(s exercises.Student, opts ...kgo.Opt) *kgo.Client {
 		base := []kgo.Opt{kgo.SeedBrokers(kafka.Brokers()...), kgo.DialTLSConfig(adminCfg.TLSConfig()),
 			kgo.SASL(scram.Auth{User: s.Kafka.Username, Pass: s.Kafka.Password}.AsSha512Mechanism())}
@@ -133,7 +146,7 @@ func TestHandsOnSecureCluster(t *testing.T) {
 	if err != nil {
 		t.Fatalf("join on a dashboard that may not make users: %v", err)
 	}
-	if carol.Kafka.Managed || carol.Kafka.Password != "" || carol.Kafka.Topic != cluster.StudentPrefix(carol.Name) {
+	if carol.Kafka.Managed || carol.Kafka.Quotas || carol.Kafka.Password != "" || carol.Kafka.Topic != cluster.StudentPrefix(carol.Name) {
 		t.Errorf("an unmanaged student: %+v", carol.Kafka)
 	}
 }

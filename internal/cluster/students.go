@@ -178,6 +178,49 @@ func (c *Cluster) AddStudent(ctx context.Context, s Student) error {
 	return nil
 }
 
+// Each classroom student's Kafka quotas on a real cluster, set with
+// AlterClientQuotas on their user: what one student may produce and
+// fetch per second, and the partitions they may create or delete per
+// second (Kafka's controller mutation quota, answered
+// THROTTLING_QUOTA_EXCEEDED with a throttle time). The embedded broker
+// holds students to its own shares instead (TopicLimits, DataBudget).
+const (
+	StudentProduceBytesPerSecond = 1 << 20
+	StudentFetchBytesPerSecond   = 4 << 20
+	StudentMutationsPerSecond    = 5
+)
+
+// SetStudentQuotas sets a student's quotas (above) on a real cluster,
+// with AlterClientQuotas. ok is false when the dashboard's user may not
+// (the quotas are then the cluster owner's) or on the embedded broker.
+func (c *Cluster) SetStudentQuotas(ctx context.Context, user string) (bool, error) {
+	if c.mode == Embedded {
+		return false, nil
+	}
+	altered, err := c.admin.AlterClientQuotas(ctx, []kadm.AlterClientQuotaEntry{{
+		Entity: kadm.ClientQuotaEntity{{Type: "user", Name: &user}},
+		Ops: []kadm.AlterClientQuotaOp{
+			{Key: "producer_byte_rate", Value: StudentProduceBytesPerSecond},
+			{Key: "consumer_byte_rate", Value: StudentFetchBytesPerSecond},
+			{Key: "controller_mutation_rate", Value: StudentMutationsPerSecond},
+		},
+	}})
+	if err == nil {
+		for _, a := range altered {
+			if a.Err != nil {
+				err = a.Err
+			}
+		}
+	}
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, kerr.ClusterAuthorizationFailed) || errors.Is(err, kerr.UnsupportedVersion):
+		return false, nil
+	}
+	return false, fmt.Errorf("cluster: set the quotas of student %s: %w", user, err)
+}
+
 // RemoveStudent revokes a student: their SCRAM user (both mechanisms)
 // and every ACL of their principal, with AlterUserScramCredentials and
 // DeleteAcls; with deleteNames, also the topics and groups under prefix.

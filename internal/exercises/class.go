@@ -32,6 +32,7 @@ type Users interface {
 	RemoveStudent(ctx context.Context, user, prefix string, deleteNames bool) error
 	PrefixInUse(ctx context.Context, prefix string) (bool, error)
 	StudentShare(ctx context.Context, student string) (cluster.StudentShare, bool)
+	SetStudentQuotas(ctx context.Context, user string) (bool, error)
 }
 
 // ClassConfig says how students reach the brokers.
@@ -78,6 +79,11 @@ type Identity struct {
 	// Managed is true when the server created the user and the ACLs;
 	// false leaves them to the cluster's owner.
 	Managed bool `json:"managed"`
+	// Quotas is true when the server set the student's Kafka quotas on
+	// a real cluster (AlterClientQuotas: cluster.StudentProduceBytesPerSecond
+	// …); false leaves them to the cluster's owner (the embedded broker
+	// holds students to its own shares).
+	Quotas bool `json:"quotas"`
 }
 
 // Student is one student of the class.
@@ -248,6 +254,9 @@ func (c *Class) identify(ctx context.Context, name string) (Student, error) {
 		switch {
 		case err == nil:
 			id.Managed, id.Username, id.Password, id.SASLMechanism = true, name, password, c.cfg.mechanism()
+			if id.Quotas, err = c.cfg.Users.SetStudentQuotas(ctx, name); err != nil {
+				return Student{}, err
+			}
 		case errors.Is(err, cluster.ErrUnmanaged):
 		default:
 			return Student{}, err

@@ -58,6 +58,7 @@ type studentRecord struct {
 	Token     string    `json:"token"`
 	Prefix    string    `json:"prefix"`
 	Managed   bool      `json:"managed"`
+	Quotas    bool      `json:"quotas,omitempty"`
 	Username  string    `json:"username,omitempty"`
 	Password  string    `json:"password,omitempty"`
 	Mechanism string    `json:"mechanism,omitempty"`
@@ -194,7 +195,7 @@ func (c *Class) snapshot() (students []studentRecord, joined int) {
 	for _, s := range c.students {
 		students = append(students, studentRecord{
 			Name: s.Name, JoinedAt: s.JoinedAt, Seq: s.seq, Token: s.Token, Prefix: s.Kafka.Topic,
-			Managed: s.Kafka.Managed, Username: s.Kafka.Username, Password: s.Kafka.Password, Mechanism: s.Kafka.SASLMechanism,
+			Managed: s.Kafka.Managed, Quotas: s.Kafka.Quotas, Username: s.Kafka.Username, Password: s.Kafka.Password, Mechanism: s.Kafka.SASLMechanism,
 		})
 	}
 	slices.SortFunc(students, func(a, b studentRecord) int { return a.Seq - b.Seq })
@@ -211,7 +212,7 @@ func (c *Class) restore(students []studentRecord, joined int) {
 		if r.Prefix != "" {
 			id.Topic, id.TransactionalIDPrefix, id.GroupPrefix = r.Prefix, r.Prefix, r.Prefix
 		}
-		id.Managed, id.Username, id.Password, id.SASLMechanism = r.Managed, r.Username, r.Password, r.Mechanism
+		id.Managed, id.Quotas, id.Username, id.Password, id.SASLMechanism = r.Managed, r.Quotas, r.Username, r.Password, r.Mechanism
 		s := &Student{Name: r.Name, JoinedAt: r.JoinedAt, Kafka: id, Token: r.Token, seq: r.Seq}
 		c.students[strings.ToLower(r.Name)] = s
 		c.byToken[r.Token] = s
