@@ -18,6 +18,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
+	"github.com/offsetlab/offsetlab/internal/exercises"
 	"github.com/offsetlab/offsetlab/internal/lessons"
 )
 
@@ -254,5 +255,49 @@ func TestClassroomNamespaceEveryLesson(t *testing.T) {
 		if status != http.StatusForbidden || !strings.Contains(body, "student-") {
 			t.Errorf("the teacher's POST %s %s: %d %.300s, want 403 naming the students' namespace", tt.path, tt.body, status, body)
 		}
+	}
+}
+
+// TestClassroomNamespacePython: the same rule seen from confluent-kafka,
+// the Python client the exercises' starters use: a student called order,
+// who joined before lesson 2 ran, is refused the lesson's topic
+// (TOPIC_AUTHORIZATION_FAILED) and its transactional id
+// (TRANSACTIONAL_ID_AUTHORIZATION_FAILED).
+func TestClassroomNamespacePython(t *testing.T) {
+	pythonPath(t, "the namespace rule from confluent-kafka")
+	h := startHandsOn(t, embedded)
+	c := &classroom{app: &app{t: t, url: h.url}}
+	b := c.student()
+	status, body := b.post("/api/classroom/students", `{"name":"order"}`)
+	if status != http.StatusCreated {
+		t.Fatalf("join order: %d %s", status, body)
+	}
+	order := &joined{browser: b}
+	if err := json.Unmarshal([]byte(body), order); err != nil {
+		t.Fatal(err)
+	}
+	teacher := loginTeacher(t, h.url, h.srv.TeacherLoginURL())
+	var lesson2 lessons.Lesson
+	for _, l := range lessons.Builtin() {
+		if l.ID == "2" {
+			lesson2 = l
+		}
+	}
+	run := startedOrNamed(t, teacher, lesson2)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	topic, txn := run.Names["order-totals-tx"], run.Names["order-totals-app"]
+	if topic == "" || txn == "" {
+		t.Fatalf("lesson 2's names changed: %v", run.Names)
+	}
+	if _, err := h.kafka.CreateTopic(ctx, cluster.TopicSpec{Name: topic, Partitions: 1}); err != nil {
+		t.Fatal(err)
+	}
+	ex, _ := exercises.Find("commit")
+	if got := order.python(t, ex, "foreign-topic", topic)["error"]; got != "TOPIC_AUTHORIZATION_FAILED" {
+		t.Errorf("confluent-kafka as order writing %s: %v, want TOPIC_AUTHORIZATION_FAILED", topic, got)
+	}
+	if got := order.python(t, ex, "foreign-txn", txn)["error"]; got != "TRANSACTIONAL_ID_AUTHORIZATION_FAILED" {
+		t.Errorf("confluent-kafka as order initialising %s: %v, want TRANSACTIONAL_ID_AUTHORIZATION_FAILED", txn, got)
 	}
 }
