@@ -69,7 +69,7 @@ func TestClassroomStudentReadsFollowKafkaRights(t *testing.T) {
 	for _, p := range reads(bobTopic, bobGroup, bobTxn) {
 		expect(ann.browser, p, http.StatusForbidden)
 	}
-	for path, hidden := range map[string]string{"/api/topics": bobTopic, "/api/groups": bobGroup, "/api/transactions": bobTxn} {
+	for path, hidden := range map[string]string{"/api/topics": bobTopic, "/api/groups": bobGroup, "/api/transactions": bobTxn, "/topics": bobTopic, "/groups": bobGroup, "/transactions": bobTxn, "/transactions?topic=" + bobTopic: bobTxn} {
 		status, body, _ := ann.browser.get(path)
 		if status != http.StatusOK || strings.Contains(body, hidden) {
 			t.Errorf("GET %s as ann: %d, lists %s: %.300s", path, status, hidden, body)

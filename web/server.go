@@ -91,7 +91,8 @@ func New(deps Deps, log *slog.Logger, opts ...Option) *Server {
 	s.oneWrite = make(chan struct{}, 1)
 	s.api = api.New(api.DepsOf(deps.Lab, deps.Lessons, deps.Exercises), log, api.Options{Classroom: s.access.Classroom, JoinURL: s.joinURL})
 	s.pages = pages.New(deps, log, pages.Options{Classroom: s.access.Classroom, JoinURL: s.joinURL,
-		TeacherWatches: choice(s.api.TeacherWatches), TeacherWrote: choice(s.api.TeacherWrote)})
+		TeacherWatches: choice(s.api.TeacherWatches), TeacherWrote: choice(s.api.TeacherWrote),
+		ListsTopic: s.api.ListsTopic, MayReadOwn: s.api.MayReadOwn})
 	s.limits = s.limits.withDefaults()
 	s.joins = joinLimiter{burst: s.limits.JoinsPerClient, every: s.limits.JoinEvery}
 	s.reads = newReadLimiter(s.limits)

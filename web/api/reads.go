@@ -85,6 +85,12 @@ func (s *Server) RefuseRead(w http.ResponseWriter, r *http.Request, what, name s
 	s.writeError(w, r, problem.New(problem.Forbidden, "error.readNotYours", "whatKey", "read."+what, "name", name))
 }
 
+// ListsTopic reports whether the request's lists show topic: the
+// topics it may read, and the one holding the stage.
+func (s *Server) ListsTopic(r *http.Request, topic string) bool {
+	return s.MayReadTopic(r, topic, -1) || s.stagedIn(topic)
+}
+
 // stagedIn reports whether topic holds the stage (the list shows it,
 // though only the staged partition may be read).
 func (s *Server) stagedIn(topic string) bool {

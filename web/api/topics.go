@@ -38,7 +38,7 @@ func (s *Server) ListTopics(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !s.readsAll(r) {
-		topics = slices.DeleteFunc(topics, func(t cluster.TopicInfo) bool { return !s.MayReadTopic(r, t.Name, -1) && !s.stagedIn(t.Name) })
+		topics = slices.DeleteFunc(topics, func(t cluster.TopicInfo) bool { return !s.ListsTopic(r, t.Name) })
 	}
 	page, err := topicsPageOf(p, len(topics))
 	if err != nil {
