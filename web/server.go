@@ -156,6 +156,7 @@ func (s *Server) Handler() http.Handler {
 		r.Route("/topics/{topic}/partitions/{partition}", func(r chi.Router) {
 			r.With(s.scanOrRead).Get("/log", s.api.GetLog)
 			r.With(s.reads.limit).Get("/records", s.api.GetRecords)
+			r.With(s.reads.limit).Get("/share", s.api.GetSharePartition)
 			r.With(s.scans.limit).Get("/map", s.api.GetMap)
 			r.With(s.scans.limit).Get("/search", s.api.GetSearch)
 			r.With(s.scans.limit).Get("/jump", s.api.GetJump)
@@ -166,6 +167,10 @@ func (s *Server) Handler() http.Handler {
 			r.Post("/transactions/{start}/abort", s.api.AbortTransaction)
 		})
 		r.Post("/produce", s.api.Produce)
+		r.Get("/share/workers", s.api.ListShareWorkers)
+		r.Post("/share/workers", s.api.StartShareWorker)
+		r.Post("/share/workers/{name}/{action}", s.api.ShareWorkerAction)
+		r.Delete("/share/workers/{name}", s.api.StopShareWorker)
 		r.Post("/processor/runs", s.api.RunProcessor)
 		r.Get("/groups", s.api.ListGroups)
 		r.Get("/groups/{group}", s.api.GetGroup)

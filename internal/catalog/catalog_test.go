@@ -217,6 +217,7 @@ var latinInKorean = map[string]string{
 	"table.col.rc":           "a column head: read_committed, as the API and the lanes name it",
 	"table.col.ru":           "a column head: read_uncommitted, as the API and the lanes name it",
 	"lane.rcLabel":           "a lane's label: read_committed, as the table's column and the counts above the log name it",
+	"lane.share.label":       "a share lane's label: share group n, beside RC and RU",
 	"lane.ruLabel":           "a lane's label: read_uncommitted, as the table's column and the counts above the log name it",
 	"cell.sameAs":            "a symbol and an offset",
 	"cell.retryOf":           "a symbol and an offset",

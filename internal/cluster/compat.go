@@ -45,6 +45,12 @@ import (
 //     SASL at all ("SASL Handshake not supported by broker"), then uses
 //     version 1; a version-0 handshake itself is still refused by the
 //     port's guard.
+//   - ShareFetch v1+ sends a partition without records (an answer that
+//     only carries acknowledgements, say) with its records null; Kafka's
+//     schema allows null in version 0 only, and the Java share consumer
+//     (VerifiableShareConsumer, kafka-console-share-consumer) dies on it
+//     ("non-nullable field records was serialized as null"). Kafka sends
+//     empty records.
 
 // answerFix rewrites resp, kfake's answer to req, in place and reports
 // whether it changed anything.
@@ -59,6 +65,7 @@ var answerFixes = map[int16]answerFix{
 	int16(kmsg.ConsumerGroupDescribe):   fixConsumerGroupDescribe,
 	int16(kmsg.ListGroups):              fixListGroups,
 	int16(kmsg.ApiVersions):             fixApiVersions,
+	int16(kmsg.ShareFetch):              fixShareFetch,
 }
 
 // rewritesAnswer reports whether compat.go may rewrite the answer to req.
@@ -279,6 +286,24 @@ func fixApiVersions(_ kmsg.Request, kresp kmsg.Response) bool {
 		if k := &resp.ApiKeys[i]; k.ApiKey == int16(kmsg.SASLHandshake) && k.MinVersion == 1 {
 			k.MinVersion = 0
 			changed = true
+		}
+	}
+	return changed
+}
+
+// fixShareFetch sends empty records where kfake sends null ones, from
+// version 1 on (see the file's comment).
+func fixShareFetch(req kmsg.Request, kresp kmsg.Response) bool {
+	if req.GetVersion() < 1 {
+		return false
+	}
+	resp := kresp.(*kmsg.ShareFetchResponse)
+	changed := false
+	for i := range resp.Topics {
+		for j := range resp.Topics[i].Partitions {
+			if p := &resp.Topics[i].Partitions[j]; p.Records == nil {
+				p.Records, changed = []byte{}, true
+			}
 		}
 	}
 	return changed

@@ -177,3 +177,31 @@ func TestApiVersionsListsSaslHandshakeFromZero(t *testing.T) {
 		}
 	}
 }
+
+// TestShareFetchRecordsNeverNull: a ShareFetch v1+ answer for a partition
+// with nothing to deliver carries empty records, as Kafka's does (the Java
+// share consumer dies on null); v0, where Kafka allows null, is left alone.
+func TestShareFetchRecordsNeverNull(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		version int16
+		want    bool // records made empty
+	}{
+		{0, false},
+		{1, true},
+		{2, true},
+	}
+	for _, tt := range tests {
+		req := kmsg.NewPtrShareFetchRequest()
+		req.SetVersion(tt.version)
+		resp := kmsg.NewPtrShareFetchResponse()
+		rt := kmsg.NewShareFetchResponseTopic()
+		rt.Partitions = append(rt.Partitions, kmsg.NewShareFetchResponseTopicPartition(), kmsg.ShareFetchResponseTopicPartition{Records: []byte{1}})
+		resp.Topics = append(resp.Topics, rt)
+		changed := fixShareFetch(req, resp)
+		p := resp.Topics[0].Partitions
+		if changed != tt.want || (p[0].Records != nil) != tt.want || len(p[1].Records) != 1 {
+			t.Errorf("v%d: changed %v, records %v and %v", tt.version, changed, p[0].Records, p[1].Records)
+		}
+	}
+}

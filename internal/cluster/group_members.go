@@ -30,8 +30,9 @@ type GroupSummary struct {
 
 // ListGroups lists every group the cluster knows, sorted by name, with
 // its state, protocol type and member count. Cost: one ListGroups per
-// broker and one DescribeGroups (classic groups) or ConsumerGroupDescribe
-// (KIP-848 consumer groups) per coordinator.
+// broker and one DescribeGroups (classic groups), ConsumerGroupDescribe
+// (KIP-848 consumer groups) or ShareGroupDescribe (KIP-932 share groups)
+// per coordinator.
 func (c *Cluster) ListGroups(ctx context.Context) ([]GroupSummary, error) {
 	var listed kadm.ListedGroups
 	err := wait.Retry(ctx, func() (err error) {
@@ -42,12 +43,14 @@ func (c *Cluster) ListGroups(ctx context.Context) ([]GroupSummary, error) {
 		return nil, fmt.Errorf("cluster: list groups: %w", err)
 	}
 	out := []GroupSummary{}
-	var classic, consumer []string
+	var classic, consumer, share []string
 	for _, g := range listed.Sorted() {
 		out = append(out, GroupSummary{Group: g.Group, State: g.State, ProtocolType: g.ProtocolType, Type: g.GroupType, Coordinator: g.Coordinator, Members: -1})
 		switch g.GroupType {
 		case "consumer":
 			consumer = append(consumer, g.Group)
+		case "share":
+			share = append(share, g.Group)
 		case "", "classic":
 			classic = append(classic, g.Group)
 		}
@@ -64,6 +67,15 @@ func (c *Cluster) ListGroups(ctx context.Context) ([]GroupSummary, error) {
 	}
 	if len(consumer) > 0 {
 		if described, err := c.admin.DescribeConsumerGroups(ctx, consumer...); err == nil || len(described) > 0 {
+			for name, d := range described {
+				if d.Err == nil {
+					members[name] = len(d.Members)
+				}
+			}
+		}
+	}
+	if len(share) > 0 {
+		if described, err := c.admin.DescribeShareGroups(ctx, share...); err == nil || len(described) > 0 {
 			for name, d := range described {
 				if d.Err == nil {
 					members[name] = len(d.Members)
@@ -129,6 +141,11 @@ type GroupDetail struct {
 	MemberCount int           `json:"memberCount"`
 	Members     []GroupMember `json:"members"`
 	Offsets     []GroupOffset `json:"offsets"`
+	// ShareOffsets are a share group's start offsets and lags (a share
+	// group commits no offsets); ShareEpochs its group and assignment
+	// epochs. Both only for Type "share".
+	ShareOffsets []ShareGroupOffset `json:"shareOffsets,omitempty"`
+	ShareEpochs  *ShareEpochs       `json:"shareEpochs,omitempty"`
 }
 
 // RecordLagCounter counts what a read_committed consumer positioned at
@@ -176,8 +193,17 @@ func (c *Cluster) DescribeGroup(ctx context.Context, group string, lags RecordLa
 		// does not list: Kafka 4.3.1 answers GROUP_ID_NOT_FOUND, the
 		// embedded broker Stable with no members. A classic group
 		// without members is not found by ConsumerGroupDescribe.
+		// Else perhaps a share group (KIP-932), which commits no offsets.
 		if cg, ok := c.describeConsumerGroup(ctx, group); ok {
 			detail.State, detail.ProtocolType, detail.Protocol, detail.Type, detail.Members = cg.State, "consumer", cg.Protocol, "consumer", cg.Members
+		} else if len(info.Offsets) == 0 {
+			sg, ok, err := c.describeShareGroup(ctx, group)
+			if err != nil {
+				return GroupDetail{}, err
+			}
+			if ok {
+				return sg, nil
+			}
 		}
 	}
 	detail.MemberCount = len(detail.Members)

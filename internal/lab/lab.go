@@ -70,6 +70,7 @@ type Lab struct {
 	producer  *producer.Producer
 	processor *producer.Processor
 	processes *processes
+	workers   shareWorkers
 	brokers   Brokers
 	readOnly  bool
 	log       *slog.Logger
@@ -124,6 +125,7 @@ func (s feedSource) Writers(ctx context.Context, topic string, partition int32, 
 // stops the live hub.
 func (l *Lab) Close() {
 	l.processes.closeAll()
+	l.workers.closeAll()
 	l.hub.Close()
 }
 

@@ -30,6 +30,8 @@ type feed struct {
 	sizes        map[int64]int           // each tail entry's inspect.EncodedSize
 	tailCut      bool                    // the byte bound left older tail offsets out
 	groups       []cluster.PartitionGroupOffset
+	shares       []cluster.SharePartition // the share lanes of the tail (share.go)
+	sharesJSON   string                   // as last sent, to tell a change
 	unreachable  bool
 	problem      *Event        // why the partition cannot be read, if it cannot
 	keepUntil    time.Time     // polled until then even without subscribers
@@ -57,7 +59,7 @@ func (f *feed) subscribe(recent []Event) *Subscription {
 	s := &Subscription{C: ch, ch: ch, feed: f}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	snap := Message{Type: TypeSnapshot, Topic: f.key.topic, Partition: f.key.partition, Events: recent, Groups: f.groups, Producers: f.aliases.snapshot()}
+	snap := Message{Type: TypeSnapshot, Topic: f.key.topic, Partition: f.key.partition, Events: recent, Groups: f.groups, Shares: f.shares, Producers: f.aliases.snapshot()}
 	if f.havePointers {
 		p := f.pointers
 		snap.Pointers = &p
@@ -258,6 +260,11 @@ func (f *feed) poll(ctx context.Context, withGroups bool) {
 			f.mu.Unlock()
 		}
 	}
+	var shares []cluster.SharePartition
+	sharesChanged := false
+	if withGroups {
+		shares, sharesChanged = f.pollShares(pollCtx, ptrs.HighWatermark-int64(cfg.TailEntries))
+	}
 	// The first poll shows the log as it is; only later changes are news.
 	var events []Event
 	if had {
@@ -301,6 +308,10 @@ func (f *feed) poll(ctx context.Context, withGroups bool) {
 	}
 	if groupsChanged {
 		f.changedLocked(had, Message{Type: TypeGroups, Topic: f.key.topic, Partition: f.key.partition, Groups: groups})
+	}
+	if sharesChanged {
+		f.shares = shares
+		f.publishLocked(encode(Message{Type: TypeShare, Topic: f.key.topic, Partition: f.key.partition, Shares: shares}))
 	}
 	f.recordPendingLocked()
 	f.mu.Unlock()

@@ -21,6 +21,9 @@ const (
 	// TypeGroups reports the consumer groups' committed offsets on the
 	// partition.
 	TypeGroups = "groups"
+	// TypeShare reports the share groups' delivery state on the
+	// partition's tail (KIP-932), whole, whenever it changed.
+	TypeShare = "share"
 	// TypeEvent is one narrated event.
 	TypeEvent = "event"
 	// TypeBroker reports the broker becoming unreachable or reachable.
@@ -42,10 +45,13 @@ type Message struct {
 	Pointers  *inspect.Pointers              `json:"pointers,omitempty"`
 	Entries   []inspect.Entry                `json:"entries,omitempty"`
 	Groups    []cluster.PartitionGroupOffset `json:"groups,omitempty"`
-	Event     *Event                         `json:"event,omitempty"`
-	Events    []Event                        `json:"events,omitempty"`
-	Reachable *bool                          `json:"reachable,omitempty"`
-	Producers []ProducerAlias                `json:"producers,omitempty"`
+	// Shares are the share lanes (TypeShare, and in a snapshot): per
+	// share group with state on the partition, the tail's offsets.
+	Shares    []cluster.SharePartition `json:"shares,omitempty"`
+	Event     *Event                   `json:"event,omitempty"`
+	Events    []Event                  `json:"events,omitempty"`
+	Reachable *bool                    `json:"reachable,omitempty"`
+	Producers []ProducerAlias          `json:"producers,omitempty"`
 	// Error is why the broker does not answer (TypeBroker), in English;
 	// ErrorCode and ErrorArgs name its catalogue sentence.
 	Error     string            `json:"error,omitempty"`

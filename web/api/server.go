@@ -28,6 +28,8 @@ type Deps struct {
 	Partitions   PartitionsLab
 	Producers    ProducersLab
 	Groups       GroupsLab
+	Shares       SharesLab
+	ShareWorkers ShareWorkersLab
 	Transactions TransactionsLab
 	Produce      ProduceLab
 	Processor    ProcessorLab
@@ -48,6 +50,8 @@ type Lab interface {
 	PartitionsLab
 	ProducersLab
 	GroupsLab
+	SharesLab
+	ShareWorkersLab
 	TransactionsLab
 	ProduceLab
 	ProcessorLab
@@ -59,7 +63,7 @@ type Lab interface {
 // it does in the server; lessons and exercises may be nil.
 func DepsOf(l Lab, lessons httpx.Lessons, exercises httpx.Exercises) Deps {
 	return Deps{
-		Cluster: l, Topics: l, Partitions: l, Producers: l, Groups: l, Transactions: l,
+		Cluster: l, Topics: l, Partitions: l, Producers: l, Groups: l, Shares: l, ShareWorkers: l, Transactions: l,
 		Produce: l, Processor: l, Brokers: l, Stage: l,
 		Lessons: lessons, Exercises: exercises,
 	}

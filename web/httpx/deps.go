@@ -50,6 +50,13 @@ type Lab interface {
 	OffsetForTime(ctx context.Context, topic string, partition int32, ms int64) (inspect.TimestampOffset, error)
 	Groups(ctx context.Context) ([]cluster.GroupSummary, error)
 	GroupDetail(ctx context.Context, name string) (cluster.GroupDetail, error)
+	SharePartition(ctx context.Context, topic string, partition int32, group string, from int64, limit int) (cluster.SharePartition, error)
+	ShareWorkers() []lab.ShareWorkerState
+	StartShareWorker(ctx context.Context, req lab.ShareWorkerRequest) (lab.ShareWorkerState, error)
+	PollShareWorker(ctx context.Context, name string) (lab.ShareWorkerState, error)
+	AckShareRecord(ctx context.Context, name string, partition int32, offset int64, ack lab.ShareAck) (lab.ShareWorkerState, error)
+	CrashShareWorker(name string) (lab.ShareWorkerState, error)
+	StopShareWorker(name string) error
 	Transactions(ctx context.Context, states ...string) ([]cluster.TransactionSummary, error)
 	Producers(ctx context.Context, topic string, partition int32) (cluster.PartitionProducers, error)
 	AbortTransaction(ctx context.Context, topic string, partition int32, startOffset int64) (cluster.AbortedTransaction, error)

@@ -14,6 +14,7 @@ import { setupDock } from './dock.js';
 import { setupPanels } from './panels.js';
 import { setupLessons } from './lessons.js';
 import { setupStepStage } from './stepstage.js';
+import { ShareLanes } from './sharelane.js';
 import { setupClassroom } from './classroom.js';
 import { setupBrokers } from './brokers.js';
 import { setupReplay } from './replay.js';
@@ -114,6 +115,7 @@ const view = new LogView({
   onError: apiFailed,
   onView: saveViewSoon,
 });
+const shareLanes = new ShareLanes(view);
 setupDetails((offset) => {
   view.follow = false;
   view.updateFollow();
@@ -181,6 +183,7 @@ function onMessage(m) {
     case 'snapshot':
       setProducers(m.topic, m.partition, m.producers);
       view.applySnapshot(m);
+      shareLanes.set(m.shares);
       unreadable.problem(m.problem, { empty: view.cache.pages.size === 0 });
       heat.setPointers(m.pointers);
       timeline.setPointers(m.pointers);
@@ -208,6 +211,9 @@ function onMessage(m) {
       break;
     case 'producers':
       setProducers(m.topic, m.partition, m.producers);
+      break;
+    case 'share':
+      shareLanes.set(m.shares);
       break;
     case 'event':
       if (m.event) {

@@ -4,6 +4,7 @@
 import { api, fmt, showErrorText } from '../common/api.js';
 import { has, onLanguage, plain, span, t, tr } from '../common/i18n.js';
 import { reportEpoch } from './producers.js';
+import { setupShareAct } from './shareact.js';
 
 const $ = (id) => document.getElementById(id);
 const enc = encodeURIComponent;
@@ -67,6 +68,7 @@ export function setupPanels(app) {
   if ($('txn-form')) transactionPanel(app, coordinator);
   if ($('producer-form')) producerPanel(app);
   if ($('create-form')) topicsPanel(app);
+  if ($('share-form')) setupShareAct(app);
   return {
     /** onTopic keeps the fields that follow the partition on show in step. */
     onTopic(topic) {

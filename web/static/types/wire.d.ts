@@ -7,6 +7,7 @@ export type MessageType =
   | "entries"
   | "pointers"
   | "groups"
+  | "share"
   | "event"
   | "broker"
   | "problem"
@@ -30,6 +31,7 @@ export interface Message {
   pointers?: Pointers;
   entries?: Entry[];
   groups?: PartitionGroupOffset[];
+  shares?: SharePartition[];
   event?: Event;
   events?: Event[];
   reachable?: boolean;
@@ -199,6 +201,21 @@ export interface PartitionGroupOffset {
   committed: number;
 }
 
+/** SharePartition (Go cluster.SharePartition) */
+export interface SharePartition {
+  group: string;
+  topic: string;
+  partition: number;
+  startOffset: number;
+  endOffset: number;
+  highWatermark: number;
+  source: string;
+  deliveryCountLimit: number;
+  lockMillis?: number;
+  records: ShareRecord[] | null;
+  truncated?: boolean;
+}
+
 /** Event (Go live.Event) */
 export interface Event {
   time: string;
@@ -329,6 +346,7 @@ export interface Step {
   pointers?: Pointers;
   entries?: Entry[];
   groups?: PartitionGroupOffset[];
+  shares?: SharePartition[];
   event?: Event;
   events?: Event[];
   reachable?: boolean;
@@ -384,6 +402,17 @@ export interface Header {
   value: string;
   valueEncoding?: string;
   valueTruncated?: boolean;
+}
+
+/** ShareRecord (Go cluster.ShareRecord) */
+export interface ShareRecord {
+  offset: number;
+  state: string;
+  deliveryCount: number;
+  member?: string;
+  worker?: string;
+  lockExpiresAt?: string;
+  why?: string;
 }
 
 /** ConfigSynonym (Go cluster.ConfigSynonym) */

@@ -1,0 +1,111 @@
+package cluster
+
+import (
+	"time"
+)
+
+// ShareRecord is one offset of a share-partition (KIP-932): its delivery
+// state, how many times it was delivered, and who holds it.
+type ShareRecord struct {
+	Offset int64 `json:"offset"`
+	// State is "available", "acquired", "acknowledged" or "archived";
+	// on real Kafka also "inFlight": available or acquired by a consumer
+	// the dashboard does not run (Kafka keeps acquisition locks in the
+	// leader's memory and tells no one).
+	State         string `json:"state"`
+	DeliveryCount int32  `json:"deliveryCount"`
+	// Member is the member id holding an acquired record.
+	Member string `json:"member,omitempty"`
+	// Worker names the dashboard's own share consumer holding it
+	// (internal/lab's workers), which the lab knows on both brokers.
+	Worker string `json:"worker,omitempty"`
+	// LockExpiresAt is when an acquired record's lock expires.
+	LockExpiresAt *time.Time `json:"lockExpiresAt,omitempty"`
+	// Why says why an archived record was archived, as its delivery
+	// count tells: "deliveryLimit" (delivered as often as the group
+	// allows), "rejected" (fewer deliveries: a consumer rejected it) or
+	// "notDelivered" (never delivered: an aborted transaction's record
+	// under read_committed, or a gap).
+	Why string `json:"why,omitempty"`
+}
+
+// SharePartition is one share group's delivery state on one partition:
+// the share-partition start offset (SPSO), end offset (SPEO) and a window
+// of offsets.
+type SharePartition struct {
+	Group     string `json:"group"`
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	// StartOffset is the SPSO: every offset below it is acknowledged
+	// or archived. -1 when the group has not read the partition.
+	StartOffset int64 `json:"startOffset"`
+	// EndOffset is the SPEO: one past the highest offset delivered.
+	// On real Kafka it is what the state topic shows (offsets
+	// delivered and not yet settled are not written there), so it may
+	// lag the broker's own.
+	EndOffset     int64 `json:"endOffset"`
+	HighWatermark int64 `json:"highWatermark"`
+	// Source says where the states come from: "broker" (the embedded
+	// broker's own, exact) or "stateTopic" (Kafka's __share_group_state,
+	// replayed, with the group's start offset and members).
+	Source             string `json:"source"`
+	DeliveryCountLimit int32  `json:"deliveryCountLimit"`
+	// LockMillis is how long an acquisition lock lasts (embedded).
+	LockMillis int64 `json:"lockMillis,omitempty"`
+	// Records are the offsets of the window from max(from, StartOffset)
+	// to min(from+limit, HighWatermark).
+	Records []ShareRecord `json:"records"`
+	// Truncated says the state topic was read only up to its budget.
+	Truncated bool `json:"truncated,omitempty"`
+}
+
+// ArchivedWhy is ShareRecord.Why for an archived record delivered count
+// times under a delivery limit of limit.
+func ArchivedWhy(count, limit int32) string {
+	switch {
+	case count == 0:
+		return "notDelivered"
+	case limit > 0 && count >= limit:
+		return "deliveryLimit"
+	}
+	return "rejected"
+}
+
+// EmbeddedSharePartition is the embedded broker's exact state of group on
+// topic/partition for the offsets [from, from+limit); ok is false when
+// the cluster is not embedded or the group has no state there. It copies
+// at most limit offsets, however many are in flight.
+func (c *Cluster) EmbeddedSharePartition(group, topic string, partition int32, from int64, limit int) (SharePartition, bool) {
+	if c.fake == nil {
+		return SharePartition{}, false
+	}
+	s, ok := c.fake.SharePartitionState(group, topic, partition, from, limit)
+	if !ok {
+		return SharePartition{}, false
+	}
+	out := SharePartition{
+		Group: group, Topic: topic, Partition: partition,
+		StartOffset: s.StartOffset, EndOffset: s.EndOffset, HighWatermark: s.HighWatermark,
+		Source: "broker", DeliveryCountLimit: s.DeliveryCountLimit, LockMillis: s.LockDuration.Milliseconds(),
+		Records: []ShareRecord{},
+	}
+	tracked := s.Records
+	for o := max(from, s.StartOffset); o < from+int64(limit) && o < s.HighWatermark; o++ {
+		r := ShareRecord{Offset: o, State: "available"}
+		if len(tracked) > 0 && tracked[0].Offset == o {
+			t := tracked[0]
+			tracked = tracked[1:]
+			r.State, r.DeliveryCount = t.State, t.DeliveryCount
+			switch t.State {
+			case "acquired":
+				r.Member = t.Member
+				at := t.AcquiredAt.Add(s.LockDuration)
+				r.LockExpiresAt = &at
+			case "archived":
+				r.Why = ArchivedWhy(t.DeliveryCount, s.DeliveryCountLimit)
+			}
+		}
+		out.Records = append(out.Records, r)
+	}
+	return out, true
+}
