@@ -190,11 +190,16 @@ func limitFlags(fs *flag.FlagSet, env func(key, def string) string, c *config) e
 	num(&c.teacherWatched, "teacher-watched", "OFFSETLAB_TEACHER_WATCHED", live.DefaultTeacherFeeds, "partitions watched live (of the server's 64) kept for the teacher, which students cannot take")
 	num(&c.topicLimits.MaxTopics, "embedded-max-topics", "OFFSETLAB_EMBEDDED_MAX_TOPICS", cluster.DefaultMaxTopics, "embedded broker: topics it holds at most; past it CreateTopics and auto-creation are refused POLICY_VIOLATION")
 	num(&c.topicLimits.MaxPartitions, "embedded-max-partitions", "OFFSETLAB_EMBEDDED_MAX_PARTITIONS", cluster.DefaultMaxPartitions, "embedded broker: partitions, over all topics, it holds at most (refused as --embedded-max-topics is)")
+	num(&c.topicLimits.StudentMaxTopics, "embedded-student-max-topics", "OFFSETLAB_EMBEDDED_STUDENT_MAX_TOPICS", cluster.DefaultStudentMaxTopics, "embedded broker: topics one classroom student may hold in their namespace (refused POLICY_VIOLATION past it; students together hold at most three quarters of --embedded-max-topics)")
+	num(&c.topicLimits.StudentMaxPartitions, "embedded-student-max-partitions", "OFFSETLAB_EMBEDDED_STUDENT_MAX_PARTITIONS", cluster.DefaultStudentMaxPartitions, "embedded broker: partitions one classroom student may hold (as --embedded-student-max-topics)")
 	num(&l.Reads, "max-reads", "OFFSETLAB_MAX_READS", web.DefaultReads, "log and records reads running at once (more wait up to 5 s, then 503)")
 	num(&l.ReadsPerClient, "max-reads-per-client", "OFFSETLAB_MAX_READS_PER_CLIENT", web.DefaultReadsPerClient, "log and records reads one client address may run at once (more get 429)")
 	num(&l.Scans, "max-scans", "OFFSETLAB_MAX_SCANS", web.DefaultScans(), "searches, maps, jumps, seeks and download reads running at once, in a line apart from log reads (default: half the cores)")
 	num(&l.ScansPerClient, "max-scans-per-client", "OFFSETLAB_MAX_SCANS_PER_CLIENT", web.DefaultScansPerClient, "of those, how many one client address may run at once (more get 429)")
 	dur(&l.IdleTimeout, "http-idle-timeout", "OFFSETLAB_HTTP_IDLE_TIMEOUT", web.DefaultIdleTimeout, "close keep-alive connections idle this long")
+	num(&l.JoinsPerClient, "max-joins-per-client", "OFFSETLAB_MAX_JOINS_PER_CLIENT", web.DefaultJoinsPerClient, "classroom: students one client address may join in a burst (then one more every --join-every; more get 429)")
+	dur(&l.JoinEvery, "join-every", "OFFSETLAB_JOIN_EVERY", web.DefaultJoinEvery, "classroom: past the burst, one more join per client address this often")
+	num(&l.LongPollsPerClient, "max-long-polls-per-client", "OFFSETLAB_MAX_LONG_POLLS_PER_CLIENT", web.DefaultLongPollsPerClient, "classroom: long polls of the results one client address may hold open (more get 429)")
 	dur(&l.ResponseTimeout, "http-response-timeout", "OFFSETLAB_HTTP_RESPONSE_TIMEOUT", web.DefaultResponseTimeout, "cut a log or records answer a client has not read within this")
 	if len(bad) > 0 {
 		return fmt.Errorf("invalid settings in the environment: %s", strings.Join(bad, "; "))
@@ -211,6 +216,7 @@ func kafkaPortFlags(fs *flag.FlagSet, env func(key, def string) string) func() (
 	idleTimeout := fs.String("kafka-idle-timeout", env("OFFSETLAB_KAFKA_IDLE_TIMEOUT", d.IdleTimeout.String()), "embedded broker: close Kafka connections idle this long, Kafka's connections.max.idle.ms [OFFSETLAB_KAFKA_IDLE_TIMEOUT]")
 	maxConns := fs.String("kafka-max-connections", env("OFFSETLAB_KAFKA_MAX_CONNECTIONS", strconv.Itoa(d.MaxConnections)), "embedded broker: open Kafka connections at most [OFFSETLAB_KAFKA_MAX_CONNECTIONS]")
 	maxPerIP := fs.String("kafka-max-connections-per-ip", env("OFFSETLAB_KAFKA_MAX_CONNECTIONS_PER_IP", strconv.Itoa(d.MaxConnectionsPerIP)), "embedded broker: open Kafka connections from one other machine at most [OFFSETLAB_KAFKA_MAX_CONNECTIONS_PER_IP]")
+	authDelay := fs.String("kafka-failed-authentication-delay", env("OFFSETLAB_KAFKA_FAILED_AUTHENTICATION_DELAY", d.FailedAuthenticationDelay.String()), "embedded broker: hold the answer to a failed SASL login this long, Kafka's connection.failed.authentication.delay.ms; an address that keeps failing waits longer [OFFSETLAB_KAFKA_FAILED_AUTHENTICATION_DELAY]")
 	return func() (cluster.PortLimits, error) {
 		var l cluster.PortLimits
 		var errs []error
@@ -237,6 +243,7 @@ func kafkaPortFlags(fs *flag.FlagSet, env func(key, def string) string) func() (
 		l.IdleTimeout = duration("kafka-idle-timeout", *idleTimeout)
 		l.MaxConnections = int(positive("kafka-max-connections", *maxConns))
 		l.MaxConnectionsPerIP = int(positive("kafka-max-connections-per-ip", *maxPerIP))
+		l.FailedAuthenticationDelay = duration("kafka-failed-authentication-delay", *authDelay)
 		return l, errors.Join(errs...)
 	}
 }
@@ -350,14 +357,27 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if err != nil {
 		return err
 	}
+	if err := runner.KeepRunIn(filepath.Join(filepath.Dir(lessonTopicsRecord(cfg.dataDir, cfg.brokers)), "run.json")); err != nil {
+		return err
+	}
 	defer runner.Close() // before the lab: it ends its processes through it
 
+	classFile := classRecord(cfg.brokers)
+	if _, err := cluster.PrivateDataDir(cfg.dataDir, classFile); err != nil {
+		return err
+	}
 	class := exercises.NewClass(classConfig(kafka, cfg, readOnly))
-	grader := exercises.NewGrader(l, class, exercises.GraderConfig{})
+	grader, err := exercises.OpenGrader(l, class, exercises.GraderConfig{StateFile: filepath.Join(cfg.dataDir, classFile)})
+	if err != nil {
+		return err
+	}
+	if n := len(class.Students()); n > 0 {
+		log.Info("class restored", "students", n, "exercise", grader.Current(), "file", filepath.Join(cfg.dataDir, classFile))
+	}
 	gradeCtx, stopGrading := context.WithCancel(ctx)
 	graded := make(chan struct{})
 	go func() { grader.Run(gradeCtx); close(graded) }()
-	defer func() { stopGrading(); <-graded }()
+	defer func() { stopGrading(); <-graded; grader.Close() }()
 
 	srv := web.New(web.Deps{Lab: l, Lessons: runner, Exercises: grader}, log, web.WithAccess(web.Access{
 		Classroom: cfg.classroom, ListenAddr: ln.Addr().String(), AllowedHosts: cfg.allowedHosts, JoinURL: joinURL,
@@ -457,6 +477,13 @@ func startLocalKafka(ctx context.Context, cfg config, log *slog.Logger) (*localk
 		return nil, fmt.Errorf("--local-kafka %s: %w", cfg.localKafka, err)
 	}
 	return local, nil
+}
+
+// classRecord is where the class of this cluster is kept, relative to
+// the data directory: one file per cluster, as for the history, so that
+// students made on one cluster never log in to another.
+func classRecord(brokers string) string {
+	return filepath.Join("classroom", clusterDirName(brokers), "class.json")
 }
 
 // historyDir is where the partitions' histories of this cluster are kept:

@@ -14,9 +14,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -167,9 +167,13 @@ func StartEmbedded(cfg EmbeddedConfig) (*Cluster, error) {
 		auth = cfg.Students.clientOpts()
 	}
 	if cfg.DataDir != "" {
-		if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+		fixed, err := PrivateDataDir(cfg.DataDir)
+		if err != nil {
 			closeListener(cfg.Listener)
-			return nil, fmt.Errorf("cluster: create data dir %s: %w", cfg.DataDir, err)
+			return nil, err
+		}
+		if len(fixed) > 0 && cfg.Logger != nil {
+			cfg.Logger.Warn("data dir: made private what an older run left readable by others", "paths", fixed)
 		}
 		opts = append(opts, kfake.DataDir(cfg.DataDir))
 	}
@@ -196,6 +200,19 @@ func StartEmbedded(cfg EmbeddedConfig) (*Cluster, error) {
 		}
 		return nil, fmt.Errorf("cluster: start embedded broker: %w", err)
 	}
+	// The students' topic shares count with the dashboard's own client,
+	// which exists only once the broker serves: until then they let
+	// requests through (the broker's caps still hold).
+	var counter atomic.Pointer[Cluster]
+	guard.shares = &studentShares{limits: topicLimits, partitions: func(ctx context.Context) (map[string]int, error) {
+		if c := counter.Load(); c != nil {
+			return c.topicPartitions(ctx)
+		}
+		return nil, errors.New("cluster: not serving yet")
+	}}
+	if cfg.Students != nil {
+		guard.producerIDs, guard.superuser = newUserRates(producerIDBurst, producerIDEvery), cfg.Students.Admin
+	}
 	guard.start(api)
 	c, err := newCluster(&Cluster{mode: Embedded, brokers: fake.ListenAddrs(), auth: auth, security: cfg.Students.security()})
 	if err != nil {
@@ -203,6 +220,7 @@ func StartEmbedded(cfg EmbeddedConfig) (*Cluster, error) {
 		return nil, err
 	}
 	c.fake, c.port, c.budget, c.dataDir, c.topics = fake, guard, budget, cfg.DataDir, topicLimits
+	counter.Store(c)
 	if unclean {
 		log := cfg.Logger
 		if log == nil {

@@ -177,6 +177,23 @@ func (l *Lab) writable() error {
 	return nil
 }
 
+// writes is writable plus the classroom's namespace rule: the lab never
+// makes or writes a topic, group or transactional id whose name starts
+// with cluster.StudentNamespace, which the students' ACLs cover, so no
+// student ever owns a name a lesson or the teacher uses, whenever they
+// joined.
+func (l *Lab) writes(names ...string) error {
+	if err := l.writable(); err != nil {
+		return err
+	}
+	for _, n := range names {
+		if cluster.InStudentNamespace(n) {
+			return problem.New(problem.Forbidden, "error.studentNamespace", "name", n)
+		}
+	}
+	return nil
+}
+
 // Narrate tells the timeline msg about topic's partition (topic "" for
 // the whole cluster). Use cases narrate their outcomes themselves; callers
 // narrate only what is theirs to say (a lesson's step). An event about a

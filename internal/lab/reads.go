@@ -96,7 +96,7 @@ func (l *Lab) Topic(ctx context.Context, name string) (cluster.TopicInfo, error)
 // CreateTopic creates a topic after checking its name and configurations
 // as Kafka would (see cluster.CreateTopic).
 func (l *Lab) CreateTopic(ctx context.Context, spec cluster.TopicSpec) (cluster.TopicInfo, error) {
-	if err := l.writable(); err != nil {
+	if err := l.writes(spec.Name); err != nil {
 		return cluster.TopicInfo{}, err
 	}
 	t, err := l.cluster.CreateTopic(ctx, spec)

@@ -130,11 +130,15 @@ func (rn *run) over() bool {
 
 // reset gives the run fresh names and pending steps. The caller holds
 // stepMu (or owns the run alone).
-func (rn *run) reset() {
+func (rn *run) reset() { rn.resetWith(randomHex(3)) }
+
+// resetWith is reset with the names' suffix given (a run read back from
+// its file keeps its names).
+func (rn *run) resetWith(suffix string) {
 	rn.memory.reset()
 	rn.mu.Lock()
 	defer rn.mu.Unlock()
-	rn.suffix = randomHex(3)
+	rn.suffix = suffix
 	rn.names = map[string]string{}
 	for _, name := range lessonNames(rn.lesson) {
 		rn.names[name] = name + "-" + rn.suffix

@@ -93,7 +93,13 @@ func New(deps Deps, log *slog.Logger, opts Options) *Server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Server{deps: deps, log: log, access: opts, faults: newFaultLimiter(faultRate, faultBurst)}
+	s := &Server{deps: deps, log: log, access: opts, faults: newFaultLimiter(faultRate, faultBurst)}
+	if deps.Exercises != nil {
+		if st, ok := deps.Exercises.Stage(); ok { // the stage of before a restart
+			s.class.teacherAt.Store(&partitionRef{Topic: st.Topic, Partition: st.Partition})
+		}
+	}
+	return s
 }
 
 // writeError answers with err's status and sentence, logging a broker's

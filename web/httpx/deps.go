@@ -98,6 +98,10 @@ type Exercises interface {
 	Reset(ctx context.Context, id string) (map[string]int64, error)
 	Results(id string) ([]exercises.Result, int64, error)
 	Wait(ctx context.Context, after int64) int64
+	Remove(ctx context.Context, name string, deleteNames bool) error
+	Stage() (exercises.Stage, bool)
+	SetStage(exercises.Stage)
+	Flush(ctx context.Context) error
 }
 
 // Deps are the services the web layer drives: the API and the pages

@@ -2,6 +2,7 @@ package pages
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/offsetlab/offsetlab/internal/catalog"
@@ -150,6 +151,9 @@ func (s *Server) Groups(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		s.renderPage(w, r, s.failPage(r, &v.layoutView, err, catalog.Message{}), groupsPage(v))
 		return
+	}
+	if s.access.MayReadOwn != nil {
+		groups = slices.DeleteFunc(slices.Clone(groups), func(g cluster.GroupSummary) bool { return !s.access.MayReadOwn(r, g.Group) })
 	}
 	v.Groups = groups
 	s.renderPage(w, r, http.StatusOK, groupsPage(v))

@@ -168,9 +168,18 @@ func (s *Server) Transactions(w http.ResponseWriter, r *http.Request) {
 		s.renderPage(w, r, s.failPage(r, &v.layoutView, err, catalog.Message{}), transactionsPage(v))
 		return
 	}
+	if s.access.MayReadOwn != nil {
+		txns = slices.DeleteFunc(slices.Clone(txns), func(t cluster.TransactionSummary) bool { return !s.access.MayReadOwn(r, t.TransactionalID) })
+	}
 	v.Transactions = txns
+	if v.Topic != "" && s.access.ListsTopic != nil && !s.access.ListsTopic(r, v.Topic) {
+		v.Topic = "" // another student's: their producers are not this reader's to see
+	}
 	if topics, err := s.deps.Lab.Topics(ctx); err == nil {
 		for _, t := range topics {
+			if s.access.ListsTopic != nil && !s.access.ListsTopic(r, t.Name) {
+				continue
+			}
 			if !t.Internal && !strings.HasPrefix(t.Name, "__") {
 				v.Topics = append(v.Topics, t.Name)
 			}

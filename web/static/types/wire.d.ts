@@ -257,6 +257,7 @@ export interface BudgetStatus {
   usedBytes: number;
   maxBytes: number;
   clientMaxBytes: number;
+  studentMaxBytes: number;
   segmentBytes: number;
   batches: number;
   full: boolean;
