@@ -46,6 +46,12 @@ type partitionView struct {
 
 	// Lessons are the lessons panel's picker entries.
 	Lessons []lessons.Summary
+
+	// FollowInspect is true off the lab (a real cluster, no lesson
+	// running): the Inspect tab names the transaction and the group of the
+	// partition on show instead of the lab's order-totals-app and
+	// totals-tx.
+	FollowInspect bool
 }
 
 // topicOption is one entry of the topic picker: a topic's partition.
@@ -152,6 +158,7 @@ func (s *Server) baseView(r *http.Request) partitionView {
 	if s.deps.Lessons != nil {
 		v.Lessons = s.deps.Lessons.List()
 	}
+	v.FollowInspect = v.Mode != "embedded" && s.lessonFocus() == nil
 	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 	defer cancel()
 	topics, err := s.deps.Lab.Topics(ctx)

@@ -2,6 +2,7 @@ package pages
 
 import (
 	"log/slog"
+	"net/http"
 
 	"github.com/offsetlab/offsetlab/internal/catalog"
 	"github.com/offsetlab/offsetlab/web/httpx"
@@ -22,6 +23,11 @@ type Options struct {
 	// teacher chose: the partition the teacher's page watches, and the
 	// one the teacher last wrote to or created; each nil when none.
 	TeacherWatches, TeacherWrote func() *Choice
+	// ListsTopic and MayReadOwn, when set, say what a classroom
+	// student's lists show: the topics, and the groups and
+	// transactional ids, they may read (web/api/reads.go).
+	ListsTopic func(r *http.Request, topic string) bool
+	MayReadOwn func(r *http.Request, name string) bool
 }
 
 // Choice names a partition the teacher chose (see Options).

@@ -130,7 +130,7 @@ export function evidenceLines(ev) {
 
 /**
  * topicOf is a student's topic for an exercise, from the exercise's names
- * as the teacher's GET /api/exercises/{id} gives them ("<name>-commit").
+ * as the teacher's GET /api/exercises/{id} gives them ("student-<name>-commit").
  * @param {Record<string, string>|null|undefined} names
  * @param {string} student
  */

@@ -78,7 +78,14 @@ export function createBoard(els) {
     badge.className = 'on-stage';
     badge.dataset.testid = 'on-stage';
     badge.hidden = true;
-    head.append(link, badge);
+    const remove = document.createElement('button');
+    remove.type = 'button';
+    remove.className = 'remove-student';
+    remove.dataset.testid = 'remove-student';
+    remove.dataset.student = name;
+    remove.append(span('board.remove'));
+    trAttr(remove, 'aria-label', 'board.removeLabel', { student: name });
+    head.append(link, badge, remove);
     row.append(head);
     const cells = new Map();
     for (const c of exercise.checks) {
@@ -232,6 +239,14 @@ export function createBoard(els) {
     update(results) {
       if (!exercise) return;
       students = results;
+      const present = new Set(results.map((res) => res.name));
+      for (const [name, r] of rows) {
+        if (present.has(name)) continue; // a removed student leaves the board
+        r.tr.remove();
+        rows.delete(name);
+        if (selected?.student === name) selected = null;
+        if (pointed?.student === name) pointed = null;
+      }
       let before = null;
       for (let i = results.length - 1; i >= 0; i--) {
         const res = results[i];

@@ -76,5 +76,5 @@ test('evidenceLines names a producer as the partition page does, its id shortene
 });
 
 test('topicOf fills the exercise names in for a student', () => {
-  assert.equal(topicOf({ topic: '<name>-commit' }, 'ada'), 'ada-commit');
+  assert.equal(topicOf({ topic: 'student-<name>-commit' }, 'ada'), 'student-ada-commit');
 });
