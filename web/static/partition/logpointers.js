@@ -1,9 +1,9 @@
 // logpointers.js: what the log says around its cells: the pointer summary
 // above it (log start, LSO, HW, the groups' committed offsets) with the
 // sentence on why the LSO is held (PointerSummary, handed its elements and
-// what it shows), the pointer flags' lines, and the minimap's thumb and
-// pointer marks (mixed into LogView, logview.js: `this` is the view). The
-// lanes' counts are lanecounts.js's.
+// what it shows), the pointer flags' lines (mixed into LogView, logview.js:
+// `this` is the view), and the minimap's thumb and pointer marks (Minimap,
+// handed its elements). The lanes' counts are lanecounts.js's.
 
 import { fmt } from '../common/api.js';
 import { t } from '../common/i18n.js';
@@ -100,7 +100,71 @@ export class PointerSummary {
   }
 }
 
-/** logPointers lays out the pointer flags and draws the minimap from the view's state. */
+/**
+ * Minimap is the strip beside the log: its thumb over the offsets on
+ * screen and the pointer marks, on loggeometry.js's minimapScale (the heat
+ * strip's), so that the thumb sits on the part of the strip shown.
+ */
+export class Minimap {
+  /**
+   * @param {HTMLElement} el the strip (a slider)
+   * @param {HTMLElement} thumb the thumb in it
+   */
+  constructor(el, thumb) {
+    this.el = el;
+    this.thumb = thumb;
+    /** @type {HTMLElement[]} the pointer marks, made as needed */
+    this.marks = [];
+    /** the strip's height when last measured (0 before) */
+    this.h = 0;
+  }
+
+  /** measure takes the strip's height again (the view was laid out). */
+  measure() {
+    this.h = this.el.clientHeight;
+  }
+
+  /**
+   * draw places the thumb and the marks.
+   * @param {any} g the view's geometry (loggeometry.js: start, hw, cols, rowH, viewH, scrollY)
+   * @param {object} s
+   * @param {import('../types/wire.js').Pointers|null} s.pointers
+   * @param {boolean} s.follow whether the view follows the end
+   * @param {number} s.first the first offset on screen
+   * @param {{id: string, label: string, value: number}[]} s.flags the pointers to mark (none without pointers)
+   */
+  draw(g, s) {
+    const H = this.h || 0;
+    const mm = this.el;
+    const first = s.first;
+    const thumb = s.pointers && g.cols ? geometry.minimapThumb(g, H, s.follow) : null;
+    this.thumb.style.height = `${thumb ? thumb.height : H}px`;
+    this.thumb.style.transform = `translateY(${thumb ? thumb.top : 0}px)`;
+    mm.setAttribute('aria-valuemin', String(g.start));
+    mm.setAttribute('aria-valuemax', String(g.hw));
+    mm.setAttribute('aria-valuenow', String(first));
+    mm.setAttribute('aria-valuetext', s.pointers ? t('log.minimapValue', { first, start: g.start, hw: g.hw }) : t('log.minimapEmpty'));
+    // Pointer marks: where LSO, HW and the groups sit in the whole log.
+    const marks = s.flags;
+    while (this.marks.length < marks.length) {
+      const m = el('div', 'mm-mark');
+      mm.append(m);
+      this.marks.push(m);
+    }
+    const sc = s.pointers ? geometry.minimapScale(g.start, g.hw, H) : null;
+    this.marks.forEach((m, i) => {
+      const f = marks[i];
+      m.hidden = !f || !sc;
+      if (!f || !sc) return;
+      const y = sc.y(f.value + 0.5);
+      m.style.transform = `translateY(${Math.max(0, Math.min(H - 3, y - 1.5))}px)`;
+      m.dataset.kind = f.id.startsWith('group:') ? 'group' : f.id;
+      m.title = `${f.label} ${f.value}`;
+    });
+  }
+}
+
+/** logPointers lays out the pointer flags from the view's state. */
 /** @satisfies {ThisType<import('./logview.js').LogView>} */
 export const logPointers = {
   /** flagMap groups the pointers by the offset they point at. */
@@ -145,40 +209,5 @@ export const logPointers = {
       this.viewport.style.setProperty('--flag-lines', String(out.lines));
       this.layout(true);
     }
-  },
-
-  /**
-   * updateMinimap places the thumb over the offsets on screen and the
-   * pointer marks on the minimap's scale (loggeometry.js's minimapScale, the
-   * heat strip's), so that the thumb sits on the part of the strip shown.
-   */
-  updateMinimap() {
-    const H = this.minimapH || 0;
-    const mm = this.minimap;
-    const first = this.firstVisibleOffset() ?? 0;
-    const thumb = this.pointers && this.cols ? geometry.minimapThumb(this, H, this.follow) : null;
-    this.thumb.style.height = `${thumb ? thumb.height : H}px`;
-    this.thumb.style.transform = `translateY(${thumb ? thumb.top : 0}px)`;
-    mm.setAttribute('aria-valuemin', String(this.start));
-    mm.setAttribute('aria-valuemax', String(this.hw));
-    mm.setAttribute('aria-valuenow', String(first));
-    mm.setAttribute('aria-valuetext', this.pointers ? t('log.minimapValue', { first, start: this.start, hw: this.hw }) : t('log.minimapEmpty'));
-    // Pointer marks: where LSO, HW and the groups sit in the whole log.
-    const marks = this.pointers ? [...this.flagMap().values()].flat() : [];
-    while (this.marks.length < marks.length) {
-      const m = el('div', 'mm-mark');
-      mm.append(m);
-      this.marks.push(m);
-    }
-    const s = this.pointers ? geometry.minimapScale(this.start, this.hw, H) : null;
-    this.marks.forEach((m, i) => {
-      const f = marks[i];
-      m.hidden = !f || !s;
-      if (!f || !s) return;
-      const y = s.y(f.value + 0.5);
-      m.style.transform = `translateY(${Math.max(0, Math.min(H - 3, y - 1.5))}px)`;
-      m.dataset.kind = f.id.startsWith('group:') ? 'group' : f.id;
-      m.title = `${f.label} ${f.value}`;
-    });
   },
 };

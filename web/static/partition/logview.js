@@ -21,10 +21,11 @@
 // The view is one class whose methods live in modules by their job, each
 // mixed into LogView.prototype below: logfeed.js (what the view is told),
 // logplace.js (layout, scrolling and the anchor), logrows.js (the rows'
-// DOM), logpointers.js (pointer flags, minimap), loginput.js
+// DOM), logpointers.js (pointer flags), loginput.js
 // (wheel, touch, keys, pointer); the cells' words are celltext.js's. Pages
-// are loaded by a PageLoader (logpages.js), the pointer summary is a
-// PointerSummary (logpointers.js) and the lanes' counts LaneCounts
+// are loaded by a PageLoader (logpages.js), the pointer summary and the
+// minimap are a PointerSummary and a Minimap (logpointers.js) and the
+// lanes' counts LaneCounts
 // (lanecounts.js), each handed only what it reads. This file holds the state, the draw loop, the table toggle, the
 // tab stop and the selection.
 
@@ -38,7 +39,7 @@ import { HeldBanner } from './lsohold.js';
 import { logFeed } from './logfeed.js';
 import { logPlacement } from './logplace.js';
 import { logRows } from './logrows.js';
-import { logPointers, PointerSummary } from './logpointers.js';
+import { logPointers, Minimap, PointerSummary } from './logpointers.js';
 import { LaneCounts } from './lanecounts.js';
 import { PageLoader, readWindow } from './logpages.js';
 import { logInput } from './loginput.js';
@@ -58,8 +59,7 @@ export class LogView {
   constructor(opts) {
     this.opts = opts;
     this.viewport = document.getElementById('log-viewport');
-    this.minimap = document.getElementById('minimap');
-    this.thumb = document.getElementById('minimap-thumb');
+    this.minimap = new Minimap(document.getElementById('minimap'), document.getElementById('minimap-thumb'));
     const why = document.getElementById('lso-why');
     const held = new HeldBanner(why, { canWrite: document.getElementById('app')?.dataset.canWrite === 'true' });
     this.pointerSummary = new PointerSummary(document.getElementById('pointer-summary'), why, held, (offset) => this.jumpTo(offset));
@@ -77,7 +77,6 @@ export class LogView {
     this.stash = null;
     this.wanted = null;
     this.rows = new Map();
-    this.marks = [];
     this.gen = 0;
     this.cols = 0;
     this.rowH = 240;
@@ -327,6 +326,16 @@ export class LogView {
       };
     }
     if (this.selected !== null) this.opts.onDetails(this.selected, this.cache.get(this.selected));
+  }
+
+  /** updateMinimap redraws the minimap's thumb and pointer marks. */
+  updateMinimap() {
+    this.minimap.draw(this, {
+      pointers: this.pointers,
+      follow: this.follow,
+      first: this.firstVisibleOffset() ?? 0,
+      flags: this.pointers ? [...this.flagMap().values()].flat() : [],
+    });
   }
 
   /** onRender calls f after every draw of the view: a layer over the cells (stepstage.js) follows them. */

@@ -18,8 +18,6 @@ declare module '../partition/logview.js' {
   interface LogView extends LogFeed, LogInput, LogPlacement, LogPointers, LogRows {
     /** the viewport's width when last measured (logplace.js), unset before */
     measuredW?: number;
-    /** the minimap's height when last measured (logplace.js), unset before */
-    minimapH?: number;
     /** where a row's cells start under its flags and batch brackets, and the flags' height (logplace.js) */
     cellTop?: number;
     flagsH?: number;
