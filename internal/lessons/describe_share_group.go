@@ -14,7 +14,7 @@ import (
 // start offset (SPSO) and lag on partition 0 of its topic. The share
 // coordinator writes acknowledgements a moment after a consumer sends
 // them, so the step reads until the start offset is the one the step
-// expects, or a few seconds pass.
+// expects (and its lag), or a few seconds pass.
 type DescribeShareGroup struct {
 	Group string
 	Topic string
@@ -41,11 +41,9 @@ const shareDescribeFor = 10 * time.Second
 func (a DescribeShareGroup) run(sc *stepContext) (*observation, error) {
 	group, topic := sc.name(a.Group), sc.name(a.Topic)
 	obs := newObservation(topic, 0)
-	want := ""
+	want := map[Fact]string{}
 	for _, e := range sc.expects {
-		if e.Fact == FactStartOffset {
-			want = e.Want
-		}
+		want[e.Fact] = e.Want
 	}
 	var o cluster.ShareGroupOffset
 	ctx, cancel := context.WithTimeout(sc, shareDescribeFor)
@@ -60,7 +58,7 @@ func (a DescribeShareGroup) run(sc *stepContext) (*observation, error) {
 				o = so
 			}
 		}
-		return want == "" || strconv.FormatInt(o.StartOffset, 10) == want, nil
+		return settled(want, FactStartOffset, o.StartOffset) && settled(want, FactLag, o.Lag), nil
 	})
 	if err != nil && ctx.Err() == nil {
 		return obs, err
@@ -71,4 +69,11 @@ func (a DescribeShareGroup) run(sc *stepContext) (*observation, error) {
 	obs.set(FactLag, strconv.FormatInt(o.Lag, 10))
 	obs.set(FactLogEnd, strconv.FormatInt(o.LogEnd, 10))
 	return obs, nil
+}
+
+// settled reports whether value is what want expects of fact, or want
+// expects nothing of it.
+func settled(want map[Fact]string, fact Fact, value int64) bool {
+	w, ok := want[fact]
+	return !ok || w == strconv.FormatInt(value, 10)
 }
