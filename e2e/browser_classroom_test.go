@@ -1,7 +1,9 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -142,5 +144,11 @@ func TestBrowserClassroom(t *testing.T) {
 	if len(writes) > 0 {
 		t.Fatalf("clicking the student's controls sent state-changing requests: %v", writes)
 	}
-	equal(t, "the log after the student clicked everything", c.log(totalsTx).shape(), []string{"0:committed", "1:COMMIT", "2:open"})
+	// The teacher reads it (a student reads only the stage, now the lesson's).
+	status, body, _ := c.teacher().get("/api/topics/" + totalsTx + "/partitions/0/log?from=0&limit=100")
+	var log partitionLog
+	if status != http.StatusOK || json.Unmarshal([]byte(body), &log) != nil {
+		t.Fatalf("the teacher reads %s: %d %s", totalsTx, status, body)
+	}
+	equal(t, "the log after the student clicked everything", log.shape(), []string{"0:committed", "1:COMMIT", "2:open"})
 }

@@ -253,6 +253,14 @@ func exerciseBoardScenario(t *testing.T, chromium, lang string, words boardWords
 		t.Errorf("thirty students: the board scrolls %v, its head at %.0f px in a box at %.0f px", sticky.Scrolls, sticky.Head, sticky.Box)
 	}
 	teacher.boardShot("exercise-board-30-en-1920x1080", 1920, 1080)
+
+	// The teacher removes the idle student, keeping their (absent)
+	// topics: the row leaves the board and the name is free again.
+	teacher.eval(`window.confirm = (q) => !q.includes('topics'); true`, nil)
+	teacher.do("remove the idle student", chromedp.Click(chromedp.CSS(fmt.Sprintf(`[data-testid="remove-student"][data-student=%q]`, idle))))
+	teacher.wait("the idle student off the board", fmt.Sprintf(`!document.querySelector('[data-testid="board-row"][data-student=%q]') &&
+		byTestID('board-status').dataset.i18n === 'board.removedKept'`, idle), 15*time.Second)
+	h.join("s00") // the name is free
 }
 
 // partitionRef is a partition as GET /api/classroom names it.

@@ -48,9 +48,9 @@ func TestBrowserStudentExercise(t *testing.T) {
 		badName, takenName, noExercise, passed, notYet, hint string
 	}{
 		{lang: "en", name: "ann" + h.suffix, badName: "cannot be a student's name", takenName: "already called",
-			noExercise: "No exercise yet", passed: "Passed", notYet: "Not yet"},
+			noExercise: "No exercise yet", passed: "Done", notYet: "Failed"},
 		{lang: "ko", name: "min" + h.suffix, abort: true, badName: "학생 이름으로 쓸 수 없어요", takenName: "이미",
-			noExercise: "아직 실습이 없어요", passed: "통과", notYet: "아직", hint: "ABORT 마커예요"},
+			noExercise: "아직 실습이 없어요", passed: "완료", notYet: "실패", hint: "ABORT 마커예요"},
 	}
 	pages := make([]*page, len(students))
 	for i, s := range students {
@@ -105,7 +105,7 @@ func TestBrowserStudentExercise(t *testing.T) {
 	en := pages[0]
 	want := map[string]string{
 		"bootstrap": strings.Join(h.kafka.Brokers(), ","), "securityProtocol": "SASL_PLAINTEXT", "saslMechanism": "SCRAM-SHA-256",
-		"topic": students[0].name + "-", "transactionalIdPrefix": students[0].name + "-", "groupPrefix": students[0].name + "-",
+		"topic": "student-" + students[0].name + "-", "transactionalIdPrefix": "student-" + students[0].name + "-", "groupPrefix": "student-" + students[0].name + "-",
 	}
 	for field, v := range want {
 		if got := en.text("identity-" + field); got != v {
@@ -130,10 +130,10 @@ func TestBrowserStudentExercise(t *testing.T) {
 		}
 		password := p.text("identity-password")
 		for client, parts := range map[string][]string{
-			"python": {password, s.name + "-commit", want["bootstrap"], `"transactional.id": "` + s.name + `-commit"`},
-			"java":   {password, s.name + "-commit", "sasl.mechanism=SCRAM-SHA-256"},
-			"kcat":   {password, "-t " + s.name + "-commit"},
-			"go":     {password, `kgo.TransactionalID("` + s.name + `-commit")`},
+			"python": {password, "student-" + s.name + "-commit", want["bootstrap"], `"transactional.id": "student-` + s.name + `-commit"`},
+			"java":   {password, "student-" + s.name + "-commit", "sasl.mechanism=SCRAM-SHA-256"},
+			"kcat":   {password, "-t " + "student-" + s.name + "-commit"},
+			"go":     {password, `kgo.TransactionalID("student-` + s.name + `-commit")`},
 		} {
 			var code string
 			p.eval(fmt.Sprintf(`byTestID('starter-code-%s').textContent`, client), &code)
@@ -208,7 +208,7 @@ func TestBrowserStudentExercise(t *testing.T) {
 	en.wait("the log link", `byTestID('log-link').getAttribute('href') !== '/'`, 15*time.Second)
 	var href string
 	en.eval(`byTestID('log-link').getAttribute('href')`, &href)
-	if wantHref := "/topics/" + students[0].name + "-commit/partitions/0?follow=off"; href != wantHref {
+	if wantHref := "/topics/student-" + students[0].name + "-commit/partitions/0?follow=off"; href != wantHref {
 		t.Fatalf("the log link goes to %q, want %q", href, wantHref)
 	}
 	en.open(href)

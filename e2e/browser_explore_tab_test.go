@@ -203,7 +203,7 @@ func TestBrowserExploreLesson2(t *testing.T) {
 			p.fill("search-q", "O-2")
 			p.fill("search-path", "order.id")
 			p.click("search-submit")
-			p.wait("no JSON value", `byTestID('search-status').dataset.state === 'done' && byTestID('search-results').dataset.count === '0'`, 15*time.Second)
+			p.wait("no JSON value", `byTestID('search-status').dataset.state === 'done' && byTestID('search-results').dataset.count === '0' && byTestID('search-status').textContent.startsWith('No record of offsets')`, 15*time.Second)
 
 			// A range, both ends included: offsets 3 to 4 hold one total.
 			p.fill("search-path", "")

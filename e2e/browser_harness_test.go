@@ -370,7 +370,8 @@ func (p *page) screenshot(name string, width, height int64, mobile bool) {
 	}
 	p.do("resize to "+name, chromedp.EmulateViewport(width, height, emulate...))
 	// Let the log re-measure its columns and redraw after the resize.
-	p.wait("the log to redraw at "+name, `(() => { const v = byTestID('log-viewport'); return v && v.clientWidth <= `+fmt.Sprint(width)+` &&
+	// A page without a log (the Exercises page) has nothing to redraw.
+	p.wait("the log to redraw at "+name, `(() => { const v = byTestID('log-viewport'); if (!v) return true; return v.clientWidth <= `+fmt.Sprint(width)+` &&
 		(document.getElementById('log-frame').hidden || document.querySelectorAll('[data-testid="log-cell"], [data-testid="log-row"]').length > 0); })()`, 5*time.Second)
 	p.wait("animations to finish", `document.getAnimations().length === 0`, 5*time.Second)
 	p.do("settle", chromedp.Sleep(200*time.Millisecond)) // let a frame paint after the resize; only for pixels

@@ -240,7 +240,8 @@ func walkLesson(t *testing.T, a *app, mode stageMode, id string, teacher *page, 
 
 // assertStepOnStage fails unless step's words and the log of topic (when
 // the lesson has opened one) are on screen at 1280×720 without scrolling,
-// the words' text measures at least 16 px and the page does not scroll.
+// the words' text measures at least 16 px, no label of the log covers or
+// clips another and the page does not scroll.
 // One exception, which it returns true for: a step whose words the page
 // itself finds too long for the screen beside all of the log's cells
 // (stepplace.js marks the log panel data-arrangement="-1"); its title,
@@ -377,6 +378,14 @@ func (p *page) assertStepOnStageTry(when, lang string, step walkStep, topic stri
 	var problems []string
 	if len(off) > 0 {
 		problems = append(problems, fmt.Sprintf("not on screen without scrolling: %v", off))
+	}
+	if topic != "" {
+		// No label over another: flags, batches, the step's callout and its rings' labels.
+		var labels []string
+		p.eval(labelsJS, &labels)
+		if len(labels) > 0 {
+			problems = append(problems, fmt.Sprintf("labels covering or clipping each other: %v", labels))
+		}
 	}
 	if len(small) > 0 {
 		problems = append(problems, fmt.Sprintf("the step's words under 16 px: %v", small))

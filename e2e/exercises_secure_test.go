@@ -68,6 +68,19 @@ func TestHandsOnSecureCluster(t *testing.T) {
 	if !ann.Kafka.Managed || ann.Kafka.SASLMechanism != "SCRAM-SHA-512" || ann.Kafka.SecurityProtocol != "SASL_SSL" {
 		t.Fatalf("a managed student on the secure cluster: %+v", ann.Kafka)
 	}
+	// The dashboard set ann's quotas (AlterClientQuotas on her user).
+	annUser := ann.Kafka.Username
+	quotas, err := kafka.Admin().DescribeClientQuotas(ctx, true, []kadm.DescribeClientQuotaComponent{{Type: "user", MatchName: &annUser}})
+	want := map[string]float64{"producer_byte_rate": cluster.StudentProduceBytesPerSecond, "consumer_byte_rate": cluster.StudentFetchBytesPerSecond, "controller_mutation_rate": cluster.StudentMutationsPerSecond}
+	got := map[string]float64{}
+	for _, q := range quotas {
+		for _, v := range q.Values {
+			got[v.Key] = v.Value
+		}
+	}
+	if err != nil || !ann.Kafka.Quotas || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("ann's quotas: %v %v (quotas %v), want %v", got, err, ann.Kafka.Quotas, want)
+	}
 	student := func(s exercises.Student, opts ...kgo.Opt) *kgo.Client {
 		base := []kgo.Opt{kgo.SeedBrokers(kafka.Brokers()...), kgo.DialTLSConfig(adminCfg.TLSConfig()),
 			kgo.SASL(scram.Auth{User: s.Kafka.Username, Pass: s.Kafka.Password}.AsSha512Mechanism())}
@@ -113,13 +126,27 @@ func TestHandsOnSecureCluster(t *testing.T) {
 		t.Errorf("ann using bob's transactional id: %v, want TRANSACTIONAL_ID_AUTHORIZATION_FAILED", err)
 	}
 
+	// The namespace rule in the ACLs the dashboard made: names a lesson
+	// makes after ann joined, starting with ann's name, stay out of
+	// her reach (under ACLs on "<name>-" she owned them).
+	lessonTopic := ann.Name + "-totals-tx-1a2b"
+	if _, err := kafka.CreateTopic(ctx, cluster.TopicSpec{Name: lessonTopic, Partitions: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := kafka.Client().ProduceSync(ctx, &kgo.Record{Topic: lessonTopic, Value: []byte("lesson's")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range attackNames(ctx, student(ann), annNames.Topic, []string{lessonTopic}, []string{lessonTopic, ann.Name + "-totals-app-1a2b"}) {
+		t.Errorf("ann on a lesson's names: not refused: %s", f)
+	}
+
 	reader, _ := connectWith(t, filepath.Join(dir, "reader.properties"))
 	readerClass := exercises.NewClass(exercises.ClassConfig{Users: reader, Bootstrap: reader.Brokers(), SecurityProtocol: "SASL_SSL", Mechanism: "SCRAM-SHA-512"})
 	carol, err := readerClass.Join(ctx, "carol"+suffix)
 	if err != nil {
 		t.Fatalf("join on a dashboard that may not make users: %v", err)
 	}
-	if carol.Kafka.Managed || carol.Kafka.Password != "" || carol.Kafka.Topic != carol.Name+"-" {
+	if carol.Kafka.Managed || carol.Kafka.Quotas || carol.Kafka.Password != "" || carol.Kafka.Topic != cluster.StudentPrefix(carol.Name) {
 		t.Errorf("an unmanaged student: %+v", carol.Kafka)
 	}
 }

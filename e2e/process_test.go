@@ -74,7 +74,7 @@ func startServerProcess(t *testing.T, args ...string) *serverProcess {
 	// The flags decide; variables from the environment must not.
 	cmd.Env = append(os.Environ(), "OFFSETLAB_CLASSROOM=", "OFFSETLAB_ADDR=", "OFFSETLAB_BROKERS=", "OFFSETLAB_LOCAL_KAFKA=",
 		"OFFSETLAB_ALLOWED_HOSTS=", "OFFSETLAB_JOIN_URL=", "OFFSETLAB_KAFKA_ADDR=", "OFFSETLAB_DATA_DIR=",
-		"OFFSETLAB_COMMAND_CONFIG=", "OFFSETLAB_ALLOW_WRITES=")
+		"OFFSETLAB_COMMAND_CONFIG=", "OFFSETLAB_ALLOW_WRITES=", "OFFSETLAB_SCHEMA_REGISTRY=", "OFFSETLAB_SCHEMA_REGISTRY_ADDR=")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/twmb/franz-go/pkg/kfake"
+
 	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/internal/lab"
 	"github.com/offsetlab/offsetlab/internal/localkafka"
@@ -57,15 +59,41 @@ func call(t *testing.T, h http.Handler, method, path string) (int, map[string]an
 	return w.Code, v
 }
 
+// TestBrokersUnmanaged: a cluster the server does not run, and that is not
+// compose.triple.yaml's (this one never answers, so its id is unknown),
+// gets no docker compose command, only where to stop a broker.
 func TestBrokersUnmanaged(t *testing.T) {
 	h := New(Deps{Lab: externalLab(t, nil)}, nil).Handler()
 	code, v := call(t, h, "GET", "/api/brokers")
-	if code != 200 || v["managed"] != false || !strings.Contains(v["hint"].(string), "docker compose -f compose.triple.yaml stop kafka-2 kafka-3") {
+	if hint, _ := v["hint"].(string); code != 200 || v["managed"] != false || v["hintCode"] != "brokers.hint.external" || strings.Contains(hint, "docker compose") {
 		t.Fatalf("GET /api/brokers: %d %v", code, v)
 	}
 	code, v = call(t, h, "POST", "/api/brokers/2/stop")
-	if code != http.StatusConflict || v["error"] == "" || !strings.Contains(v["hint"].(string), "docker compose -f compose.triple.yaml stop kafka-2") {
+	if hint, _ := v["hint"].(string); code != http.StatusConflict || v["error"] == "" || hint == "" || strings.Contains(hint, "docker compose") {
 		t.Fatalf("POST stop unmanaged: %d %v", code, v)
+	}
+}
+
+// TestBrokersComposeTriple: compose.triple.yaml's cluster (known by its
+// CLUSTER_ID; here a kfake cluster with that id) gets the docker compose
+// command naming the services to stop.
+func TestBrokersComposeTriple(t *testing.T) {
+	fake, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.ClusterID("MkU3OEVBNTcwNTJENDM2Qk"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(fake.Close)
+	c, err := cluster.ConnectExternal(cluster.ExternalConfig{Brokers: fake.ListenAddrs()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	l := lab.New(lab.Config{Cluster: c})
+	t.Cleanup(l.Close)
+	h := New(Deps{Lab: l}, nil).Handler()
+	code, v := call(t, h, "GET", "/api/brokers")
+	if hint, _ := v["hint"].(string); code != 200 || !strings.Contains(hint, "docker compose -f compose.triple.yaml stop kafka-2 kafka-3") {
+		t.Fatalf("GET /api/brokers on compose.triple.yaml's cluster: %d %v", code, v)
 	}
 }
 

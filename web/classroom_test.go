@@ -14,6 +14,7 @@ import (
 
 	"rsc.io/qr"
 
+	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/internal/producer"
 	"github.com/offsetlab/offsetlab/web/httpx"
 )
@@ -130,8 +131,10 @@ type overlapLab struct {
 	*overlap
 }
 
-func (overlapLab) ReadOnly() bool    { return false }
-func (overlapLab) Brokers() []string { return []string{"127.0.0.1:9092"} }
+func (overlapLab) ReadOnly() bool             { return false }
+func (overlapLab) Security() cluster.Security { return cluster.Security{} }
+func (overlapLab) SchemaRegistry() string     { return "" }
+func (overlapLab) Brokers() []string          { return []string{"127.0.0.1:9092"} }
 
 func (l overlapLab) RunProcessor(context.Context, producer.RunConfig) (*producer.RunResult, error) {
 	defer l.enter()()

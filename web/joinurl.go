@@ -3,10 +3,35 @@ package web
 import (
 	"net"
 	"strings"
+
+	"github.com/offsetlab/offsetlab/internal/catalog"
+	"github.com/offsetlab/offsetlab/web/httpx"
 )
 
 // JoinURL is the address students open in classroom mode.
 func (s *Server) JoinURL() string { return s.joinURL }
+
+// JoinLoopback tells whether classroom mode's join URL is this computer's
+// loopback address, which no student can open, and the flag that fixes it.
+func (s *Server) JoinLoopback() (fix string, loopback bool) {
+	if !s.access.Classroom || !httpx.LoopbackURL(s.joinURL) {
+		return "", false
+	}
+	// A join URL other than the one --addr gives was chosen (--join-url):
+	// that is the flag to change.
+	return httpx.JoinFix(s.joinURL, s.joinURL != deriveJoinURL(s.access.ListenAddr)), true
+}
+
+// joinWarning is the teacher's pages' sentence for JoinLoopback; nil when
+// students can reach the join URL.
+func (s *Server) joinWarning() *catalog.Message {
+	fix, loopback := s.JoinLoopback()
+	if !loopback {
+		return nil
+	}
+	m := catalog.M("classroom.loopback", "url", s.joinURL, "flag", fix)
+	return &m
+}
 
 // localAddr is the listen address as this machine reaches it: loopback
 // when the server listens on every interface.

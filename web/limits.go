@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/time/rate"
+
 	"github.com/offsetlab/offsetlab/internal/live"
 	"github.com/offsetlab/offsetlab/internal/problem"
 	"github.com/offsetlab/offsetlab/web/httpx"
@@ -48,6 +50,17 @@ type Limits struct {
 	// (a client that stopped reading), so its memory returns.
 	IdleTimeout     time.Duration
 	ResponseTimeout time.Duration
+	// JoinsPerClient is how many students one client address may join
+	// in a burst; past it, one more every JoinEvery (a class behind one
+	// school address still joins in a few minutes, a script cannot fill
+	// the class in seconds). Over it: 429 with Retry-After.
+	JoinsPerClient int
+	JoinEvery      time.Duration
+	// LongPollsPerClient is how many long polls of the results
+	// (…/results?after=) one client address may hold open; one more
+	// gets 429 with Retry-After at once. Each holds a goroutine and a
+	// connection for up to 25 s.
+	LongPollsPerClient int
 }
 
 // Default limits. A read holds at most the inspector's answer budget (8 MiB
@@ -65,6 +78,10 @@ const (
 	DefaultTeacherViewers   = 50
 	DefaultIdleTimeout      = 60 * time.Second
 	DefaultResponseTimeout  = 20 * time.Second
+
+	DefaultJoinsPerClient     = 40
+	DefaultJoinEvery          = 2 * time.Second
+	DefaultLongPollsPerClient = 16
 )
 
 // DefaultScans is half the cores Go may use (at least one): scans are
@@ -105,6 +122,15 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.ResponseTimeout <= 0 {
 		l.ResponseTimeout = DefaultResponseTimeout
+	}
+	if l.JoinsPerClient <= 0 {
+		l.JoinsPerClient = DefaultJoinsPerClient
+	}
+	if l.JoinEvery <= 0 {
+		l.JoinEvery = DefaultJoinEvery
+	}
+	if l.LongPollsPerClient <= 0 {
+		l.LongPollsPerClient = DefaultLongPollsPerClient
 	}
 	return l
 }
@@ -177,6 +203,13 @@ func (p *perClient) take(client string, max, total int) (ok, clientFull bool) {
 	return true, false
 }
 
+// heldBy is what client holds.
+func (p *perClient) heldBy(client string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.by[client]
+}
+
 func (p *perClient) give(client string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -209,6 +242,29 @@ func newReadLimiter(l Limits) *readLimiter {
 func newScanLimiter(l Limits) *readLimiter {
 	return &readLimiter{limits: l, perClient: l.ScansPerClient, slots: make(chan struct{}, l.Scans),
 		busyKey: "error.scansBusy", perClientKey: "error.scansPerClient"}
+}
+
+// lender lends a running scan of client more turns, one a partition it
+// searches beside the one its request holds: a turn is lent only when one
+// is free now (never waited for) and the client has one left, so a
+// topic-wide scan runs as many partitions at once as the scan limits
+// allow and no more.
+func (rl *readLimiter) lender(client string) func() (func(), bool) {
+	return func() (func(), bool) {
+		if ok, _ := rl.clients.take(client, rl.perClient, 0); !ok {
+			return nil, false
+		}
+		select {
+		case rl.slots <- struct{}{}:
+			return func() {
+				<-rl.slots
+				rl.clients.give(client)
+			}, true
+		default:
+			rl.clients.give(client)
+			return nil, false
+		}
+	}
 }
 
 // scanOrRead sends a request that says it is part of a scan (the page's
@@ -336,4 +392,74 @@ func clearDeadlines(w http.ResponseWriter) {
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Time{})
 	_ = rc.SetWriteDeadline(time.Time{})
+}
+
+// maxJoinClients bounds the addresses joinLimiter remembers; past it the
+// ones whose bucket is full again are forgotten.
+const maxJoinClients = 4096
+
+// joinLimiter is Limits.JoinsPerClient: a token bucket per client address.
+type joinLimiter struct {
+	burst int
+	every time.Duration
+
+	mu sync.Mutex
+	by map[string]*rate.Limiter
+}
+
+// allow takes a join from client's bucket; it returns how long to wait
+// when the bucket is empty.
+func (j *joinLimiter) allow(client string, now time.Time) (bool, time.Duration) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.by == nil {
+		j.by = map[string]*rate.Limiter{}
+	}
+	if len(j.by) >= maxJoinClients {
+		for c, l := range j.by {
+			if l.TokensAt(now) >= float64(j.burst) {
+				delete(j.by, c)
+			}
+		}
+	}
+	lim := j.by[client]
+	if lim == nil {
+		lim = rate.NewLimiter(rate.Every(j.every), j.burst)
+		j.by[client] = lim
+	}
+	if lim.AllowN(now, 1) {
+		return true, 0
+	}
+	return false, j.every
+}
+
+// limitJoins is the middleware of the join route (Limits.JoinsPerClient).
+func (s *Server) limitJoins(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if ok, wait := s.joins.allow(clientAddr(r), time.Now()); !ok {
+			w.Header().Set("Retry-After", strconv.Itoa(max(1, int(wait.Seconds()))))
+			httpx.Refuse(w, problem.TooFast, "error.joinsPerClient", "max", strconv.Itoa(s.limits.JoinsPerClient))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// limitLongPolls is the middleware of the results route: a long poll
+// (?after=) takes one of the client address's Limits.LongPollsPerClient.
+func (s *Server) limitLongPolls(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !r.URL.Query().Has("after") {
+			next.ServeHTTP(w, r)
+			return
+		}
+		client := clientAddr(r)
+		if ok, _ := s.polls.take(client, s.limits.LongPollsPerClient, 0); !ok {
+			w.Header().Set("Retry-After", "2")
+			httpx.Refuse(w, problem.TooFast, "error.longPollsPerClient", "max", strconv.Itoa(s.limits.LongPollsPerClient))
+			return
+		}
+		defer s.polls.give(client)
+		next.ServeHTTP(w, r)
+	})
 }

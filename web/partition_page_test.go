@@ -30,9 +30,11 @@ type pageLab struct {
 	lastWrite map[string]time.Time
 }
 
-func (c *pageLab) Mode() cluster.Mode { return cluster.Embedded }
-func (c *pageLab) Brokers() []string  { return []string{"127.0.0.1:9092"} }
-func (c *pageLab) ReadOnly() bool     { return false }
+func (c *pageLab) Mode() cluster.Mode         { return cluster.Embedded }
+func (c *pageLab) Brokers() []string          { return []string{"127.0.0.1:9092"} }
+func (c *pageLab) ReadOnly() bool             { return false }
+func (c *pageLab) Security() cluster.Security { return cluster.Security{} }
+func (c *pageLab) SchemaRegistry() string     { return "" }
 
 func (c *pageLab) Topics(context.Context) ([]cluster.TopicInfo, error) {
 	if c.down {

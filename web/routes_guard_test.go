@@ -24,9 +24,11 @@ type untouchableLab struct {
 	readOnly bool
 }
 
-func (l untouchableLab) ReadOnly() bool   { return l.readOnly }
-func (untouchableLab) Brokers() []string  { return []string{"127.0.0.1:9092"} }
-func (untouchableLab) Mode() cluster.Mode { return cluster.External }
+func (l untouchableLab) ReadOnly() bool             { return l.readOnly }
+func (l untouchableLab) Security() cluster.Security { return cluster.Security{} }
+func (l untouchableLab) SchemaRegistry() string     { return "" }
+func (untouchableLab) Brokers() []string            { return []string{"127.0.0.1:9092"} }
+func (untouchableLab) Mode() cluster.Mode           { return cluster.External }
 
 // untouchableLessons is a lesson runner that is never to be reached.
 type untouchableLessons struct{ httpx.Lessons }

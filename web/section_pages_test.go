@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/offsetlab/offsetlab/internal/catalog"
 	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/internal/inspect"
 	"github.com/offsetlab/offsetlab/internal/lab"
@@ -25,13 +26,35 @@ type sectionLab struct {
 	httpx.Lab // nil: the pages must not call anything else
 	down      bool
 	readOnly  bool
+	// security is the connection the pages print; denied makes the
+	// rights of the commands that end a transaction refused.
+	security cluster.Security
+	denied   bool
 }
 
 var errDown = problem.BrokerUnreachable(errors.New("dial tcp: connection refused"))
 
-func (l *sectionLab) Mode() cluster.Mode { return cluster.Embedded }
-func (l *sectionLab) Brokers() []string  { return []string{"127.0.0.1:9092"} }
-func (l *sectionLab) ReadOnly() bool     { return l.readOnly }
+func (l *sectionLab) Mode() cluster.Mode         { return cluster.Embedded }
+func (l *sectionLab) Brokers() []string          { return []string{"127.0.0.1:9092"} }
+func (l *sectionLab) ReadOnly() bool             { return l.readOnly }
+func (l *sectionLab) Security() cluster.Security { return l.security }
+func (l *sectionLab) SchemaRegistry() string     { return "" }
+
+func (l *sectionLab) AbortRight(context.Context) cluster.Right {
+	return l.right(cluster.Right{Operation: "ALTER", Resource: "cluster", Name: "kafka-cluster"}, "CLUSTER_AUTHORIZATION_FAILED")
+}
+
+func (l *sectionLab) TerminateRight(_ context.Context, id, _ string, _ int32) cluster.Right {
+	return l.right(cluster.Right{Operation: "WRITE", Resource: "transactional-id", Name: id}, "TRANSACTIONAL_ID_AUTHORIZATION_FAILED")
+}
+
+func (l *sectionLab) right(r cluster.Right, code string) cluster.Right {
+	r.Known = true
+	if l.denied {
+		r.Denied, r.Error = true, code
+	}
+	return r
+}
 
 func (l *sectionLab) AllTopics(ctx context.Context) ([]cluster.TopicInfo, error) {
 	if l.down {
@@ -85,6 +108,9 @@ func (l *sectionLab) TopicDetail(ctx context.Context, name string) (lab.TopicDet
 		{Name: "cleanup.policy", Value: &del, Source: "DEFAULT_CONFIG"},
 		{Name: "min.insync.replicas", Value: &two, Source: "DYNAMIC_TOPIC_CONFIG"},
 		{Name: "sasl.jaas.config", Source: "STATIC_BROKER_CONFIG", Sensitive: true},
+	}
+	if l.denied {
+		d.Configs, d.ConfigsUnread = nil, &lab.Unread{Code: "error.notAllowed", Args: catalog.Pairs("user", "reader", "operation", "DESCRIBE_CONFIGS", "resource", "topic", "name", name, "code", "TOPIC_AUTHORIZATION_FAILED")}
 	}
 	return d, nil
 }
@@ -179,8 +205,8 @@ func TestSectionPages(t *testing.T) {
 		{name: "topics with Kafka's own", path: "/topics?internal=true", status: http.StatusOK,
 			contains: []string{`data-topic="__consumer_offsets"`, `data-testid="internal-badge"`, `Hide Kafka&#39;s internal topics`},
 			lacks:    []string{`data-testid="delete-topic" data-topic="__consumer_offsets"`}},
-		{name: "a student's topics page deletes nothing", student: true, path: "/topics", status: http.StatusOK,
-			contains: []string{`data-topic="keys"`, `data-role="student"`}, lacks: []string{`data-testid="delete-topic"`, `delete-dialog`}},
+		{name: "a student's topics page deletes nothing and lists none of the teacher's", student: true, path: "/topics", status: http.StatusOK,
+			contains: []string{`data-role="student"`}, lacks: []string{`data-testid="delete-topic"`, `delete-dialog`, `data-topic="keys"`}},
 		{name: "a read-only cluster's topics page deletes nothing", lab: sectionLab{readOnly: true}, path: "/topics", status: http.StatusOK,
 			contains: []string{`data-testid="read-only"`}, lacks: []string{`data-testid="delete-topic"`, `delete-dialog`}},
 		{name: "a topic side by side, with its configs", path: "/topics/keys", status: http.StatusOK,
@@ -210,6 +236,15 @@ func TestSectionPages(t *testing.T) {
 				`<span class="word">kafka-transactions.sh</span> <span class="word">--bootstrap-server 127.0.0.1:9092</span> <span class="word">abort</span> <span class="word">--topic payments</span> <span class="word">--partition 0</span> <span class="word">--start-offset 0</span>`,
 				`data-testid="abort-txn"`, `data-testid="abort-dialog"`},
 			lacks: []string{`__consumer_offsets`}},
+		{name: "a secured cluster's commands carry its properties file and say which right the reader lacks",
+			lab: sectionLab{readOnly: true, denied: true, security: cluster.Security{Protocol: "SASL_SSL", User: "reader", CommandConfig: "/etc/kafka/reader.properties"}}, path: "/transactions", status: http.StatusOK,
+			contains: []string{`<span class="word">--bootstrap-server 127.0.0.1:9092</span> <span class="word">--command-config /etc/kafka/reader.properties</span> <span class="word">abort</span>`,
+				`data-testid="abort-right" data-denied="true">`, `Needs ALTER on cluster kafka-cluster, which user reader does not hold: as printed, the broker answers CLUSTER_AUTHORIZATION_FAILED.`,
+				`<span class="word">--command-config /etc/kafka/reader.properties</span> <span class="word">describe-producers</span>`,
+				`data-testid="describe-right" data-denied="false">`, `Needs READ on topic payments, which user reader holds.`}},
+		{name: "a topic page without DESCRIBE_CONFIGS draws the strips and says why the configurations are missing", lab: sectionLab{denied: true}, path: "/topics/keys", status: http.StatusOK,
+			contains: []string{`data-testid="strips"`, `data-testid="configs-problem"`, `user reader may not DESCRIBE_CONFIGS on topic keys`},
+			lacks:    []string{`data-testid="config-table"`, `id="problem"`}},
 		{name: "a student's transactions page aborts nothing", student: true, path: "/transactions", status: http.StatusOK,
 			contains: []string{`data-testid="abort-command"`}, lacks: []string{`data-testid="abort-txn"`, `abort-dialog`}},
 		{name: "a read-only cluster's transactions page aborts nothing", lab: sectionLab{readOnly: true}, path: "/transactions", status: http.StatusOK,

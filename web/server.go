@@ -68,6 +68,10 @@ type Server struct {
 	reads    *readLimiter
 	scans    *readLimiter
 	viewers  *viewerLimiter
+	joins    joinLimiter
+	polls    perClient // long polls of the results, per client address
+	// going closes live views when the server stops (CloseViewers).
+	going *goingAway
 }
 
 // New returns a Server over deps. log may be nil. Without options every
@@ -87,13 +91,17 @@ func New(deps Deps, log *slog.Logger, opts ...Option) *Server {
 	}
 	s.auth = newTeacherAuth()
 	s.oneWrite = make(chan struct{}, 1)
-	s.api = api.New(api.DepsOf(deps.Lab, deps.Lessons, deps.Exercises), log, api.Options{Classroom: s.access.Classroom, JoinURL: s.joinURL})
-	s.pages = pages.New(deps, log, pages.Options{Classroom: s.access.Classroom, JoinURL: s.joinURL,
-		TeacherWatches: choice(s.api.TeacherWatches), TeacherWrote: choice(s.api.TeacherWrote)})
+	s.api = api.New(api.DepsOf(deps.Lab, deps.Lessons, deps.Exercises), log, api.Options{Classroom: s.access.Classroom, JoinURL: s.joinURL,
+		ScanWorkers: func(r *http.Request) func() (func(), bool) { return s.scans.lender(clientAddr(r)) }})
+	s.pages = pages.New(deps, log, pages.Options{Classroom: s.access.Classroom, JoinURL: s.joinURL, JoinWarning: s.joinWarning(),
+		TeacherWatches: choice(s.api.TeacherWatches), TeacherWrote: choice(s.api.TeacherWrote),
+		ListsTopic: s.api.ListsTopic, MayReadOwn: s.api.MayReadOwn})
 	s.limits = s.limits.withDefaults()
+	s.joins = joinLimiter{burst: s.limits.JoinsPerClient, every: s.limits.JoinEvery}
 	s.reads = newReadLimiter(s.limits)
 	s.scans = newScanLimiter(s.limits)
 	s.viewers = &viewerLimiter{limits: s.limits}
+	s.going = newGoingAway()
 	return s
 }
 
@@ -111,7 +119,7 @@ func choice(f func() (string, int32, bool)) func() *pages.Choice {
 // Handler returns the router. Every route is registered here.
 func (s *Server) Handler() http.Handler {
 	r := chi.NewRouter()
-	r.Use(middleware.Recoverer, middleware.GetHead, securityHeaders, s.checkHost, s.identify,
+	r.Use(middleware.Recoverer, middleware.GetHead, securityHeaders, s.checkHost, s.identify, s.studentReads,
 		sameOriginWrites, limitBody, jsonBodies, s.guardWrites)
 
 	r.Get("/", s.pages.Home)
@@ -135,19 +143,22 @@ func (s *Server) Handler() http.Handler {
 		r.Get("/cluster", s.api.GetCluster)
 		r.Get("/classroom", s.api.GetClassroom)
 		r.Post("/classroom/stage", s.api.SetStage)
-		r.Post("/classroom/students", s.api.JoinClass)
+		r.With(s.limitJoins).Post("/classroom/students", s.api.JoinClass)
 		r.Get("/classroom/students", s.api.ListStudents)
 		r.Get("/classroom/students/me", s.api.GetMe)
+		r.Delete("/classroom/students/{name}", s.api.RemoveStudent)
 		r.Get("/exercises", s.api.ListExercises)
 		r.Get("/exercises/{exercise}", s.api.GetExercise)
 		r.Post("/exercises/{exercise}/{action}", s.api.ExerciseAction)
-		r.Get("/exercises/{exercise}/results", s.api.GetResults)
+		r.With(s.limitLongPolls).Get("/exercises/{exercise}/results", s.api.GetResults)
 		r.Get("/exercises/{exercise}/results.csv", s.api.GetResultsCSV)
 		r.Get("/events", s.api.GetEvents)
 		r.With(s.reads.limit).Get("/topics", s.api.ListTopics)
 		r.Post("/topics", s.api.CreateTopic)
 		r.Get("/topics/{topic}", s.api.GetTopic)
 		r.Delete("/topics/{topic}", s.api.DeleteTopic)
+		r.With(s.scans.limit).Get("/topics/{topic}/search", s.api.GetTopicSearch)
+		r.With(s.scans.limit).Get("/topics/{topic}/offsets", s.api.GetTopicOffsetsForTime)
 		r.Route("/topics/{topic}/partitions/{partition}", func(r chi.Router) {
 			r.With(s.scanOrRead).Get("/log", s.api.GetLog)
 			r.With(s.reads.limit).Get("/records", s.api.GetRecords)

@@ -20,6 +20,10 @@ func (classStub) Start(string) (exercises.Exercise, error)                { retu
 func (classStub) Reset(context.Context, string) (map[string]int64, error) { return nil, nil }
 func (classStub) Results(string) ([]exercises.Result, int64, error)       { return nil, 0, nil }
 func (classStub) Wait(context.Context, int64) int64                       { return 0 }
+func (classStub) Remove(context.Context, string, bool) error              { return nil }
+func (classStub) Stage() (exercises.Stage, bool)                          { return exercises.Stage{}, false }
+func (classStub) SetStage(exercises.Stage)                                {}
+func (classStub) Flush(context.Context) error                             { return nil }
 
 // TestStudentExercisePage: /exercise is the join form and the frame of
 // the student's exercise (its labels rendered, the starter code's four

@@ -24,6 +24,12 @@ func (s *Server) guardWrites(next http.Handler) http.Handler {
 			return
 		}
 		if httpx.RoleOf(r) != httpx.Teacher {
+			if c, err := r.Cookie(teacherCookie); err == nil && c.Value != "" {
+				// A teacher's page that outlived its session: the
+				// server restarted (sessions do not survive it).
+				httpx.Refuse(w, problem.Forbidden, "error.teacherSessionEnded")
+				return
+			}
 			httpx.Refuse(w, problem.Forbidden, "error.studentView")
 			return
 		}

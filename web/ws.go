@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/coder/websocket"
@@ -53,6 +54,17 @@ func (s *Server) watchPartition(w http.ResponseWriter, r *http.Request) {
 	defer s.api.Watching(r, topic, partition)()
 	conn.SetReadLimit(4 << 10)
 	ctx := conn.CloseRead(context.Background())
+	stop, left := s.going.join()
+	defer left()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 
 	for range maxResnapshots + 1 {
 		if sub == nil {
@@ -64,6 +76,12 @@ func (s *Server) watchPartition(w http.ResponseWriter, r *http.Request) {
 		lagged, err := pump(ctx, conn, sub)
 		sub.Close()
 		sub = nil
+		if isClosed(stop) {
+			// 1001: the page says the server went away and tries again,
+			// instead of seeing the connection drop.
+			conn.Close(websocket.StatusGoingAway, "the server is shutting down")
+			return
+		}
 		if err != nil || !lagged {
 			return
 		}
@@ -91,6 +109,78 @@ func pump(ctx context.Context, conn *websocket.Conn, sub *live.Subscription) (la
 			if err != nil {
 				return false, err
 			}
+		}
+	}
+}
+
+// goingAway tells the live views that the server stops, and counts the
+// views still open.
+type goingAway struct {
+	stop     chan struct{}
+	stopOnce sync.Once
+	mu       sync.Mutex
+	open     int
+	// gone is signalled (without blocking) whenever a view leaves.
+	gone chan struct{}
+}
+
+func newGoingAway() *goingAway {
+	return &goingAway{stop: make(chan struct{}), gone: make(chan struct{}, 1)}
+}
+
+// join counts one live view: stop closes when the server stops; the view
+// calls left once its connection is closed.
+func (g *goingAway) join() (stop <-chan struct{}, left func()) {
+	g.mu.Lock()
+	g.open++
+	g.mu.Unlock()
+	return g.stop, func() {
+		g.mu.Lock()
+		g.open--
+		g.mu.Unlock()
+		select {
+		case g.gone <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// views is how many live views are open.
+func (g *goingAway) views() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.open
+}
+
+// isClosed tells whether c is closed.
+func isClosed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
+
+// CloseViewers closes every live view with 1001 (going away) and waits
+// until each has finished its close handshake, or ctx ends: a viewer that
+// never answers the close (gone, or stalled) costs at most ctx, never the
+// websocket's own handshake timeouts. http.Server.Shutdown does not wait
+// for websockets (their connections are hijacked): call this beside it
+// when the server stops. Views that open afterwards close at once. It
+// returns how many views were still open when it gave up (0: all closed).
+func (s *Server) CloseViewers(ctx context.Context) int {
+	g := s.going
+	g.stopOnce.Do(func() { close(g.stop) })
+	for {
+		n := g.views()
+		if n == 0 {
+			return 0
+		}
+		select {
+		case <-g.gone:
+		case <-ctx.Done():
+			return g.views()
 		}
 	}
 }

@@ -17,6 +17,8 @@ func budgetFlags(fs *flag.FlagSet, env func(key, def string) string) func() (clu
 		"embedded broker: the data budget — segment bytes plus 103 bytes per stored batch (its index entries on disk and in memory); writes past it are refused with POLICY_VIOLATION, nothing is deleted; a size such as 256MiB or 2GiB, or none [OFFSETLAB_EMBEDDED_MAX_BYTES]")
 	clientMax := fs.String("embedded-client-max-bytes", env("OFFSETLAB_EMBEDDED_CLIENT_MAX_BYTES", ""),
 		"embedded broker: the share of the data budget one client host other than this one may use; empty is an eighth of --embedded-max-bytes [OFFSETLAB_EMBEDDED_CLIENT_MAX_BYTES]")
+	studentMax := fs.String("embedded-student-max-bytes", env("OFFSETLAB_EMBEDDED_STUDENT_MAX_BYTES", ""),
+		"embedded broker: the share of the data budget one classroom student may use, by Kafka identity (what is stored in their student-<name>- topics), whatever addresses they write from; empty is a sixteenth of --embedded-max-bytes [OFFSETLAB_EMBEDDED_STUDENT_MAX_BYTES]")
 	return func() (cluster.DataBudget, error) {
 		var b cluster.DataBudget
 		var errs []error
@@ -32,6 +34,13 @@ func budgetFlags(fs *flag.FlagSet, env func(key, def string) string) func() (clu
 				errs = append(errs, fmt.Errorf("--embedded-client-max-bytes %q: %w", *clientMax, err))
 			} else {
 				b.ClientMaxBytes = n
+			}
+		}
+		if strings.TrimSpace(*studentMax) != "" {
+			if n, err := parseSize(*studentMax); err != nil {
+				errs = append(errs, fmt.Errorf("--embedded-student-max-bytes %q: %w", *studentMax, err))
+			} else {
+				b.StudentMaxBytes = n
 			}
 		}
 		return b, errors.Join(errs...)

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/offsetlab/offsetlab/cmd/internal/download"
+	"github.com/offsetlab/offsetlab/cmd/internal/schemareg"
 	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/internal/exercises"
 	"github.com/offsetlab/offsetlab/internal/kafkaconfig"
@@ -72,6 +73,11 @@ type config struct {
 	topicLimits cluster.TopicLimits
 	kafkaLibs   string
 	java        string
+	// schemaRegistry is --schema-registry (a registry's URL, "" for the
+	// command config's schema.registry.url, else the embedded one beside
+	// the embedded broker); schemaRegistryAddr where the embedded one
+	// listens.
+	schemaRegistry, schemaRegistryAddr string
 }
 
 func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
@@ -101,6 +107,8 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	limits := kafkaPortFlags(fs, env)
 	budget := budgetFlags(fs, env)
 	commandConfig := fs.String("command-config", env("OFFSETLAB_COMMAND_CONFIG", ""), "Kafka client properties (as kafka-*.sh --command-config takes them, Java or librdkafka spellings): TLS, SASL, and bootstrap.servers standing in for --brokers [OFFSETLAB_COMMAND_CONFIG]")
+	fs.StringVar(&c.schemaRegistry, "schema-registry", env("OFFSETLAB_SCHEMA_REGISTRY", ""), "a Confluent-compatible Schema Registry's URL: values written through it (magic byte 0, schema id) are shown decoded; its basic auth comes from --command-config's basic.auth.user.info (or schema.registry.basic.auth.user.info), which may name the registry as schema.registry.url instead [OFFSETLAB_SCHEMA_REGISTRY]")
+	fs.StringVar(&c.schemaRegistryAddr, "schema-registry-addr", env("OFFSETLAB_SCHEMA_REGISTRY_ADDR", "127.0.0.1:8081"), "embedded broker: where its Schema Registry (Confluent's REST API, schemas kept under --data-dir) listens; a taken port falls back to a free one, named in the masthead [OFFSETLAB_SCHEMA_REGISTRY_ADDR]")
 	allowWrites, err := strconv.ParseBool(env("OFFSETLAB_ALLOW_WRITES", "false"))
 	if err != nil {
 		return config{}, fmt.Errorf("OFFSETLAB_ALLOW_WRITES=%q: use 1 or 0", getenv("OFFSETLAB_ALLOW_WRITES"))
@@ -182,11 +190,16 @@ func limitFlags(fs *flag.FlagSet, env func(key, def string) string, c *config) e
 	num(&c.teacherWatched, "teacher-watched", "OFFSETLAB_TEACHER_WATCHED", live.DefaultTeacherFeeds, "partitions watched live (of the server's 64) kept for the teacher, which students cannot take")
 	num(&c.topicLimits.MaxTopics, "embedded-max-topics", "OFFSETLAB_EMBEDDED_MAX_TOPICS", cluster.DefaultMaxTopics, "embedded broker: topics it holds at most; past it CreateTopics and auto-creation are refused POLICY_VIOLATION")
 	num(&c.topicLimits.MaxPartitions, "embedded-max-partitions", "OFFSETLAB_EMBEDDED_MAX_PARTITIONS", cluster.DefaultMaxPartitions, "embedded broker: partitions, over all topics, it holds at most (refused as --embedded-max-topics is)")
+	num(&c.topicLimits.StudentMaxTopics, "embedded-student-max-topics", "OFFSETLAB_EMBEDDED_STUDENT_MAX_TOPICS", cluster.DefaultStudentMaxTopics, "embedded broker: topics one classroom student may hold in their namespace (refused POLICY_VIOLATION past it; students together hold at most three quarters of --embedded-max-topics)")
+	num(&c.topicLimits.StudentMaxPartitions, "embedded-student-max-partitions", "OFFSETLAB_EMBEDDED_STUDENT_MAX_PARTITIONS", cluster.DefaultStudentMaxPartitions, "embedded broker: partitions one classroom student may hold (as --embedded-student-max-topics)")
 	num(&l.Reads, "max-reads", "OFFSETLAB_MAX_READS", web.DefaultReads, "log and records reads running at once (more wait up to 5 s, then 503)")
 	num(&l.ReadsPerClient, "max-reads-per-client", "OFFSETLAB_MAX_READS_PER_CLIENT", web.DefaultReadsPerClient, "log and records reads one client address may run at once (more get 429)")
 	num(&l.Scans, "max-scans", "OFFSETLAB_MAX_SCANS", web.DefaultScans(), "searches, maps, jumps, seeks and download reads running at once, in a line apart from log reads (default: half the cores)")
 	num(&l.ScansPerClient, "max-scans-per-client", "OFFSETLAB_MAX_SCANS_PER_CLIENT", web.DefaultScansPerClient, "of those, how many one client address may run at once (more get 429)")
 	dur(&l.IdleTimeout, "http-idle-timeout", "OFFSETLAB_HTTP_IDLE_TIMEOUT", web.DefaultIdleTimeout, "close keep-alive connections idle this long")
+	num(&l.JoinsPerClient, "max-joins-per-client", "OFFSETLAB_MAX_JOINS_PER_CLIENT", web.DefaultJoinsPerClient, "classroom: students one client address may join in a burst (then one more every --join-every; more get 429)")
+	dur(&l.JoinEvery, "join-every", "OFFSETLAB_JOIN_EVERY", web.DefaultJoinEvery, "classroom: past the burst, one more join per client address this often")
+	num(&l.LongPollsPerClient, "max-long-polls-per-client", "OFFSETLAB_MAX_LONG_POLLS_PER_CLIENT", web.DefaultLongPollsPerClient, "classroom: long polls of the results one client address may hold open (more get 429)")
 	dur(&l.ResponseTimeout, "http-response-timeout", "OFFSETLAB_HTTP_RESPONSE_TIMEOUT", web.DefaultResponseTimeout, "cut a log or records answer a client has not read within this")
 	if len(bad) > 0 {
 		return fmt.Errorf("invalid settings in the environment: %s", strings.Join(bad, "; "))
@@ -203,6 +216,7 @@ func kafkaPortFlags(fs *flag.FlagSet, env func(key, def string) string) func() (
 	idleTimeout := fs.String("kafka-idle-timeout", env("OFFSETLAB_KAFKA_IDLE_TIMEOUT", d.IdleTimeout.String()), "embedded broker: close Kafka connections idle this long, Kafka's connections.max.idle.ms [OFFSETLAB_KAFKA_IDLE_TIMEOUT]")
 	maxConns := fs.String("kafka-max-connections", env("OFFSETLAB_KAFKA_MAX_CONNECTIONS", strconv.Itoa(d.MaxConnections)), "embedded broker: open Kafka connections at most [OFFSETLAB_KAFKA_MAX_CONNECTIONS]")
 	maxPerIP := fs.String("kafka-max-connections-per-ip", env("OFFSETLAB_KAFKA_MAX_CONNECTIONS_PER_IP", strconv.Itoa(d.MaxConnectionsPerIP)), "embedded broker: open Kafka connections from one other machine at most [OFFSETLAB_KAFKA_MAX_CONNECTIONS_PER_IP]")
+	authDelay := fs.String("kafka-failed-authentication-delay", env("OFFSETLAB_KAFKA_FAILED_AUTHENTICATION_DELAY", d.FailedAuthenticationDelay.String()), "embedded broker: hold the answer to a failed SASL login this long, Kafka's connection.failed.authentication.delay.ms; an address that keeps failing waits longer [OFFSETLAB_KAFKA_FAILED_AUTHENTICATION_DELAY]")
 	return func() (cluster.PortLimits, error) {
 		var l cluster.PortLimits
 		var errs []error
@@ -229,6 +243,7 @@ func kafkaPortFlags(fs *flag.FlagSet, env func(key, def string) string) func() (
 		l.IdleTimeout = duration("kafka-idle-timeout", *idleTimeout)
 		l.MaxConnections = int(positive("kafka-max-connections", *maxConns))
 		l.MaxConnectionsPerIP = int(positive("kafka-max-connections-per-ip", *maxPerIP))
+		l.FailedAuthenticationDelay = duration("kafka-failed-authentication-delay", *authDelay)
 		return l, errors.Join(errs...)
 	}
 }
@@ -306,7 +321,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		if cc := cfg.commandConfig; cc != nil {
 			d := cc.Describe()
 			ext.Auth, ext.Dial = cc.AuthOpts(), cc.Dialer()
-			ext.Security = cluster.Security{Protocol: d.SecurityProtocol, Mechanism: d.SASLMechanism, User: d.User, ServerCAs: d.ServerCAs, ClientCert: d.ClientCertificate}
+			ext.Security = cluster.Security{Protocol: d.SecurityProtocol, Mechanism: d.SASLMechanism, User: d.User, ServerCAs: d.ServerCAs, ClientCert: d.ClientCertificate, CommandConfig: d.File}
+			if abs, err := filepath.Abs(d.File); err == nil {
+				ext.Security.CommandConfig = abs
+			}
 		}
 		kafka, err = cluster.ConnectExternal(ext)
 		if err != nil {
@@ -320,6 +338,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	// --allow-writes says otherwise: it may be someone's staging cluster.
 	readOnly := cfg.brokers != "" && local == nil && !cfg.allowWrites
 	labCfg := lab.Config{Cluster: kafka, Logger: log, ReadOnly: readOnly}
+	registry, closeRegistry, err := startSchemaRegistry(cfg, kafka.Mode() == cluster.Embedded, log)
+	if err != nil {
+		return err
+	}
+	defer closeRegistry()
+	if registry != nil {
+		labCfg.Values, labCfg.SchemaRegistry = registry, registry.URL()
+	}
 	labCfg.Live.HistoryDir = historyDir(cfg.dataDir, cfg.brokers)
 	labCfg.Live.MaxFeedsPerClient, labCfg.Live.TeacherFeeds = cfg.watchedPerClient, cfg.teacherWatched
 	if local != nil {
@@ -331,14 +357,27 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if err != nil {
 		return err
 	}
+	if err := runner.KeepRunIn(filepath.Join(filepath.Dir(lessonTopicsRecord(cfg.dataDir, cfg.brokers)), "run.json")); err != nil {
+		return err
+	}
 	defer runner.Close() // before the lab: it ends its processes through it
 
+	classFile := classRecord(cfg.brokers)
+	if _, err := cluster.PrivateDataDir(cfg.dataDir, classFile); err != nil {
+		return err
+	}
 	class := exercises.NewClass(classConfig(kafka, cfg, readOnly))
-	grader := exercises.NewGrader(l, class, exercises.GraderConfig{})
+	grader, err := exercises.OpenGrader(l, class, exercises.GraderConfig{StateFile: filepath.Join(cfg.dataDir, classFile)})
+	if err != nil {
+		return err
+	}
+	if n := len(class.Students()); n > 0 {
+		log.Info("class restored", "students", n, "exercise", grader.Current(), "file", filepath.Join(cfg.dataDir, classFile))
+	}
 	gradeCtx, stopGrading := context.WithCancel(ctx)
 	graded := make(chan struct{})
 	go func() { grader.Run(gradeCtx); close(graded) }()
-	defer func() { stopGrading(); <-graded }()
+	defer func() { stopGrading(); <-graded; grader.Close() }()
 
 	srv := web.New(web.Deps{Lab: l, Lessons: runner, Exercises: grader}, log, web.WithAccess(web.Access{
 		Classroom: cfg.classroom, ListenAddr: ln.Addr().String(), AllowedHosts: cfg.allowedHosts, JoinURL: joinURL,
@@ -348,6 +387,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if cfg.classroom {
 		log.Info("classroom mode: students open the join URL and get a read-only view", "joinURL", srv.JoinURL())
 		log.Warn("teacher login link: open it in the teacher's browser; it works once, do not project it", "loginURL", srv.TeacherLoginURL())
+		if fix, loopback := srv.JoinLoopback(); loopback {
+			log.Warn("classroom mode on a loopback address: students cannot open the join URL; start again with the flag named", "joinURL", srv.JoinURL(), "flag", fix)
+		}
 	}
 
 	errc := make(chan error, 1)
@@ -358,13 +400,28 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	case <-ctx.Done():
 	}
 	log.Info("shutting down")
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	// Within about two seconds: requests in flight finish meanwhile, and
+	// the live views (websockets, which Shutdown does not wait for) close
+	// with 1001 so that their pages say the server went away; a viewer
+	// that does not answer its close is not waited for past the bound.
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownWait)
 	defer cancel()
-	if err := httpServer.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	viewersDone := make(chan int, 1)
+	go func() { viewersDone <- srv.CloseViewers(shutdownCtx) }()
+	err = httpServer.Shutdown(shutdownCtx)
+	if left := <-viewersDone; left > 0 {
+		log.Info("live views closed without their answer", "views", left)
+	}
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("shutdown: %w", err)
 	}
+	log.Info("stopped")
 	return nil
 }
+
+// shutdownWait bounds a graceful stop (SIGTERM, Ctrl-C): requests in
+// flight and the live views' close handshakes.
+const shutdownWait = 2 * time.Second
 
 // advertisedHost is the host the embedded broker names to clients: the
 // join URL's when the Kafka port listens on every interface (students
@@ -422,6 +479,13 @@ func startLocalKafka(ctx context.Context, cfg config, log *slog.Logger) (*localk
 	return local, nil
 }
 
+// classRecord is where the class of this cluster is kept, relative to
+// the data directory: one file per cluster, as for the history, so that
+// students made on one cluster never log in to another.
+func classRecord(brokers string) string {
+	return filepath.Join("classroom", clusterDirName(brokers), "class.json")
+}
+
 // historyDir is where the partitions' histories of this cluster are kept:
 // under the data directory, one directory per cluster (the embedded one,
 // or the brokers given).
@@ -446,4 +510,38 @@ func clusterDirName(brokers string) string {
 	}
 	sum := sha256.Sum256([]byte(brokers))
 	return "cluster-" + hex.EncodeToString(sum[:6])
+}
+
+// startSchemaRegistry is the registry whose schemas decode the values:
+// --schema-registry, else the command config's schema.registry.url, else,
+// beside the embedded broker, the embedded registry it starts (closed by
+// the returned function); nil without one.
+func startSchemaRegistry(cfg config, embedded bool, log *slog.Logger) (*schemareg.Decoder, func(), error) {
+	regURL, auth := cfg.schemaRegistry, schemareg.Auth{}
+	if cc := cfg.commandConfig; cc != nil {
+		fileURL, user, password := cc.SchemaRegistry()
+		if regURL == "" {
+			regURL = fileURL
+		}
+		auth = schemareg.Auth{User: user, Password: password}
+	}
+	closeAll := func() {}
+	if regURL == "" && embedded {
+		reg, err := schemareg.StartEmbedded(cfg.schemaRegistryAddr, filepath.Join(cfg.dataDir, "schemas"))
+		if err != nil {
+			return nil, nil, fmt.Errorf("--schema-registry-addr: %w", err)
+		}
+		closeAll = func() { _ = reg.Close() }
+		regURL = reg.URL()
+		log.Info("embedded Schema Registry listening", "registry", regURL)
+	}
+	if regURL == "" {
+		return nil, closeAll, nil
+	}
+	dec, err := schemareg.New(regURL, auth)
+	if err != nil {
+		closeAll()
+		return nil, nil, fmt.Errorf("--schema-registry: %w", err)
+	}
+	return dec, closeAll, nil
 }

@@ -170,9 +170,9 @@ func TestParseKafkaPortFlags(t *testing.T) {
 		{"defaults", nil, nil, defaults},
 		{
 			"flags and environment",
-			[]string{"--kafka-max-request-bytes", "1048576", "--kafka-idle-timeout", "5s", "--kafka-max-connections-per-ip", "8"},
+			[]string{"--kafka-max-request-bytes", "1048576", "--kafka-idle-timeout", "5s", "--kafka-max-connections-per-ip", "8", "--kafka-failed-authentication-delay", "250ms"},
 			map[string]string{"OFFSETLAB_KAFKA_REQUEST_TIMEOUT": "2s", "OFFSETLAB_KAFKA_MAX_CONNECTIONS": "100", "OFFSETLAB_KAFKA_MAX_REQUEST_BYTES": "5"},
-			cluster.PortLimits{MaxRequestBytes: 1 << 20, RequestTimeout: 2 * time.Second, IdleTimeout: 5 * time.Second, MaxConnections: 100, MaxConnectionsPerIP: 8},
+			cluster.PortLimits{MaxRequestBytes: 1 << 20, RequestTimeout: 2 * time.Second, IdleTimeout: 5 * time.Second, MaxConnections: 100, MaxConnectionsPerIP: 8, FailedAuthenticationDelay: 250 * time.Millisecond},
 		},
 		{"not a number", []string{"--kafka-max-request-bytes", "100MiB"}, nil, cluster.PortLimits{}},
 		{"zero", []string{"--kafka-max-connections", "0"}, nil, cluster.PortLimits{}},

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -73,6 +74,13 @@ type DataBudget struct {
 	// three quarters of it, so that a class filling its shares leaves
 	// the teacher room for the lessons.
 	ClientMaxBytes int64
+	// StudentMaxBytes is each classroom student's share, by Kafka
+	// identity rather than address: what is stored in their namespace
+	// (StudentPrefix; their ACLs let them write nowhere else), from
+	// whatever and however many addresses, this host's included. Zero
+	// takes MaxBytes/16. Students count in the other hosts' three
+	// quarters too, so the teacher's quarter is always kept.
+	StudentMaxBytes int64
 }
 
 // BudgetStatus is the data budget as the page shows it.
@@ -82,6 +90,8 @@ type BudgetStatus struct {
 	UsedBytes      int64 `json:"usedBytes"`
 	MaxBytes       int64 `json:"maxBytes"`
 	ClientMaxBytes int64 `json:"clientMaxBytes"`
+	// StudentMaxBytes is each classroom student's share.
+	StudentMaxBytes int64 `json:"studentMaxBytes"`
 	// SegmentBytes and Batches are what the cost is made of.
 	SegmentBytes int64 `json:"segmentBytes"`
 	Batches      int64 `json:"batches"`
@@ -108,6 +118,9 @@ func (b DataBudget) withDefaults() DataBudget {
 	}
 	if b.ClientMaxBytes <= 0 {
 		b.ClientMaxBytes = b.MaxBytes / 8
+	}
+	if b.StudentMaxBytes <= 0 {
+		b.StudentMaxBytes = b.MaxBytes / 16
 	}
 	return b
 }
@@ -149,12 +162,24 @@ func (d *dataBudget) admit(b kfake.ProducedBatch) (int16, string) {
 			mib(used), mib(d.limits.MaxBytes))
 	}
 	ip, sameHost := addrIP(b.Remote, b.Local)
-	if sameHost || d.limits.MaxBytes <= 0 {
+	student := studentOwner(b.Topic)
+	if student == "" && sameHost || d.limits.MaxBytes <= 0 {
 		return 0, ""
+	}
+	key := ip // a share: a student's by identity, another host's by address
+	if student != "" {
+		key = studentShareKey + student
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if mine := d.clients[ip]; mine+cost > d.limits.ClientMaxBytes {
+	switch mine := d.clients[key]; {
+	case student != "" && mine+cost > d.limits.StudentMaxBytes:
+		d.log.warn("budget: student share", "Kafka port: refused a write: the student has used their share of the data budget",
+			"student", student, "remote", ip, "topic", b.Topic, "stored", mine, "share", d.limits.StudentMaxBytes)
+		return kerr.PolicyViolation.Code, fmt.Sprintf(
+			"Student %s has used their share of the embedded broker's data budget (%s of %s): nothing more of theirs is stored until they delete records or topics.",
+			student, mib(mine), mib(d.limits.StudentMaxBytes))
+	case student == "" && mine+cost > d.limits.ClientMaxBytes:
 		d.log.warn("budget: client share", "Kafka port: refused a write: the client has used its share of the data budget",
 			"remote", ip, "topic", b.Topic, "stored", mine, "share", d.limits.ClientMaxBytes)
 		return kerr.PolicyViolation.Code, fmt.Sprintf(
@@ -168,21 +193,42 @@ func (d *dataBudget) admit(b kfake.ProducedBatch) (int16, string) {
 			"Clients on other hosts have used their part of the embedded broker's data budget (%s of %s): nothing more from them is stored until topics are deleted.",
 			mib(d.students), mib(part))
 	}
-	d.clients[ip] += cost
+	d.clients[key] += cost
 	d.students += cost
 	t := d.byTopic[b.TopicID]
 	if t == nil {
 		t = make(map[string]int64)
 		d.byTopic[b.TopicID] = t
 	}
-	t[ip] += cost
+	t[key] += cost
 	return 0, ""
+}
+
+// studentShareKey starts a student's key among the shares, which no IP
+// address starts with.
+const studentShareKey = "student:"
+
+// studentOwner is the student whose namespace topic is in ("ann" of
+// "student-ann-commit"), "" outside the namespace.
+func studentOwner(topic string) string {
+	if !InStudentNamespace(topic) {
+		return ""
+	}
+	name, _, ok := strings.Cut(topic[len(StudentNamespace):], "-")
+	if !ok {
+		return ""
+	}
+	return name
 }
 
 // writeFailed gives back the share admit counted for a batch that was not
 // stored, and answers a full disk as the budget does.
 func (d *dataBudget) writeFailed(b kfake.ProducedBatch, err error) (int16, string) {
-	if ip, sameHost := addrIP(b.Remote, b.Local); !sameHost {
+	if student := studentOwner(b.Topic); student != "" {
+		d.mu.Lock()
+		d.release(b.TopicID, studentShareKey+student, int64(b.Bytes)+BatchOverheadBytes)
+		d.mu.Unlock()
+	} else if ip, sameHost := addrIP(b.Remote, b.Local); !sameHost {
 		d.mu.Lock()
 		d.release(b.TopicID, ip, int64(b.Bytes)+BatchOverheadBytes)
 		d.mu.Unlock()
@@ -230,7 +276,7 @@ func (d *dataBudget) status(u kfake.StorageUsage) BudgetStatus {
 	used := DataCost(u)
 	s := BudgetStatus{UsedBytes: used, MaxBytes: d.limits.MaxBytes, SegmentBytes: u.SegmentBytes, Batches: u.Batches}
 	if d.limits.MaxBytes > 0 {
-		s.ClientMaxBytes = d.limits.ClientMaxBytes
+		s.ClientMaxBytes, s.StudentMaxBytes = d.limits.ClientMaxBytes, d.limits.StudentMaxBytes
 		s.Full = used+min(FullMarginBytes, d.limits.MaxBytes/16) > d.limits.MaxBytes
 	}
 	return s

@@ -171,6 +171,52 @@ func TestDataBudgetRefusesPastShares(t *testing.T) {
 	}
 }
 
+// TestDataBudgetStudentShareByIdentity: a classroom student's share is
+// counted by their Kafka identity (their namespace), not by address:
+// writing from two addresses (and from this host) does not double it. At
+// the share the student is refused POLICY_VIOLATION with a message
+// naming them; another student and the teacher still write; deleting the
+// student's topic gives the share back. Red with shares by address: the
+// second address wrote a second share.
+func TestDataBudgetStudentShareByIdentity(t *testing.T) {
+	t.Parallel()
+	const share = 256 << 10
+	c, logs := startBudgeted(t, DataBudget{MaxBytes: 4 << 20, StudentMaxBytes: share})
+	createTopicOn(t, c, "student-ann-a", "student-ann-b", "student-bob-a", "lesson-orders-1a2b3c")
+	value := incompressible(4 << 10)
+	cost := int64(len(value)) + 70 + BatchOverheadBytes
+
+	first, err := fill(t, clientFrom(t, c, net.IPv4(127, 0, 0, 2)), "student-ann-a", value, 1000)
+	if !errors.Is(err, kerr.PolicyViolation) {
+		t.Fatalf("ann from 127.0.0.2: %d records then %v, want POLICY_VIOLATION", first, err)
+	}
+	second, err := fill(t, clientFrom(t, c, net.IPv4(127, 0, 0, 3)), "student-ann-b", value, 1000)
+	if !errors.Is(err, kerr.PolicyViolation) || second > 1 {
+		t.Errorf("ann from 127.0.0.3 after her share: %d records then %v, want POLICY_VIOLATION at once", second, err)
+	}
+	if n, err := fill(t, clientFrom(t, c, nil), "student-ann-b", value, 3); !errors.Is(err, kerr.PolicyViolation) {
+		t.Errorf("ann from this host after her share: %d records then %v, want POLICY_VIOLATION", n, err)
+	}
+	if max := int(share / cost); first < max-2 || first > max+1 {
+		t.Errorf("ann stored %d records, want about %d (a %d-byte share)", first, max, share)
+	}
+	if !strings.Contains(logs.String(), "student=ann") {
+		t.Errorf("the refusal does not name the student:\n%s", logs.String())
+	}
+	if n, err := fill(t, clientFrom(t, c, net.IPv4(127, 0, 0, 2)), "student-bob-a", value, 10); err != nil {
+		t.Errorf("bob, from ann's address, refused after %d records: %v", n, err)
+	}
+	if n, err := fill(t, clientFrom(t, c, nil), "lesson-orders-1a2b3c", value, 10*int(share/cost)); err != nil {
+		t.Errorf("the teacher refused after %d records: %v", n, err)
+	}
+	if _, err := c.Admin().DeleteTopics(context.Background(), "student-ann-a"); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := fill(t, clientFrom(t, c, net.IPv4(127, 0, 0, 3)), "student-ann-b", value, 5); err != nil {
+		t.Errorf("ann refused after %d records once her topic was deleted: %v", n, err)
+	}
+}
+
 // TestDataBudgetIdempotentRetryAfterRefusal: a refused batch leaves the
 // idempotent producer's sequence as it was, so once space is freed the
 // same producer's next batch is stored and read back — not answered as a

@@ -14,9 +14,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -53,6 +53,10 @@ type Cluster struct {
 	closing  sync.Once
 	client   *kgo.Client
 	admin    *kadm.Client
+	// rights is the client that asks what the dashboard's user may do
+	// (rights.go), made on first use and closed with the Cluster.
+	rightsMu sync.Mutex
+	rights   *kgo.Client
 }
 
 // EmbeddedConfig configures the embedded broker.
@@ -168,9 +172,13 @@ func StartEmbedded(cfg EmbeddedConfig) (*Cluster, error) {
 		auth = cfg.Students.clientOpts()
 	}
 	if cfg.DataDir != "" {
-		if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+		fixed, err := PrivateDataDir(cfg.DataDir)
+		if err != nil {
 			closeListener(cfg.Listener)
-			return nil, fmt.Errorf("cluster: create data dir %s: %w", cfg.DataDir, err)
+			return nil, err
+		}
+		if len(fixed) > 0 && cfg.Logger != nil {
+			cfg.Logger.Warn("data dir: made private what an older run left readable by others", "paths", fixed)
 		}
 		opts = append(opts, kfake.DataDir(cfg.DataDir))
 	}
@@ -197,6 +205,19 @@ func StartEmbedded(cfg EmbeddedConfig) (*Cluster, error) {
 		}
 		return nil, fmt.Errorf("cluster: start embedded broker: %w", err)
 	}
+	// The students' topic shares count with the dashboard's own client,
+	// which exists only once the broker serves: until then they let
+	// requests through (the broker's caps still hold).
+	var counter atomic.Pointer[Cluster]
+	guard.shares = &studentShares{limits: topicLimits, partitions: func(ctx context.Context) (map[string]int, error) {
+		if c := counter.Load(); c != nil {
+			return c.topicPartitions(ctx)
+		}
+		return nil, errors.New("cluster: not serving yet")
+	}}
+	if cfg.Students != nil {
+		guard.producerIDs, guard.superuser = newUserRates(producerIDBurst, producerIDEvery), cfg.Students.Admin
+	}
 	guard.start(api)
 	c, err := newCluster(&Cluster{mode: Embedded, brokers: fake.ListenAddrs(), auth: auth, security: cfg.Students.security()})
 	if err != nil {
@@ -204,6 +225,7 @@ func StartEmbedded(cfg EmbeddedConfig) (*Cluster, error) {
 		return nil, err
 	}
 	c.fake, c.port, c.budget, c.dataDir, c.topics = fake, guard, budget, cfg.DataDir, topicLimits
+	counter.Store(c)
 	if unclean {
 		log := cfg.Logger
 		if log == nil {
@@ -227,6 +249,10 @@ type Security struct {
 	User       string   `json:"user,omitempty"`
 	ServerCAs  []string `json:"serverCAs,omitempty"`
 	ClientCert string   `json:"clientCertificate,omitempty"`
+	// CommandConfig is the absolute path of the properties file the
+	// dashboard connects with (--command-config), which the commands the
+	// pages print pass to Kafka's tools; the path only, never its content.
+	CommandConfig string `json:"commandConfig,omitempty"`
 }
 
 // ExternalConfig says how to reach a real cluster.
@@ -342,6 +368,11 @@ func (c *Cluster) Ping(ctx context.Context) error {
 // down. Calls after the first do nothing.
 func (c *Cluster) Close() {
 	c.closing.Do(func() {
+		c.rightsMu.Lock()
+		if c.rights != nil {
+			c.rights.Close()
+		}
+		c.rightsMu.Unlock()
 		c.client.Close()
 		if c.fake != nil {
 			c.fake.Close()

@@ -9,6 +9,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/offsetlab/offsetlab/internal/catalog"
+	"github.com/offsetlab/offsetlab/internal/problem"
 	"github.com/offsetlab/offsetlab/internal/wait"
 )
 
@@ -26,7 +28,16 @@ type GroupSummary struct {
 	// Members is how many members the group has, -1 when describing the
 	// group failed.
 	Members int `json:"members"`
+	// Lag is the group's offset lag summed over its committed partitions
+	// (high watermark − committed offset, as kafka-consumer-groups.sh
+	// prints it per partition); -1 when it could not be read, or for the
+	// groups past the first MaxGroupLags.
+	Lag int64 `json:"lag"`
 }
+
+// MaxGroupLags bounds the groups whose lag ListGroups sums: an OffsetFetch
+// per coordinator and a ListOffsets per topic they commit on.
+const MaxGroupLags = 200
 
 // ListGroups lists every group the cluster knows, sorted by name, with
 // its state, protocol type and member count. Cost: one ListGroups per
@@ -88,7 +99,58 @@ func (c *Cluster) ListGroups(ctx context.Context) ([]GroupSummary, error) {
 			out[k].Members = n
 		}
 	}
+	c.sumLags(ctx, out)
 	return out, nil
+}
+
+// sumLags sets each group's Lag (the first MaxGroupLags), leaving -1 where
+// its offsets or the log ends could not be read.
+func (c *Cluster) sumLags(ctx context.Context, groups []GroupSummary) {
+	var names []string
+	for k := range groups {
+		groups[k].Lag = -1
+		if k < MaxGroupLags {
+			names = append(names, groups[k].Group)
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	fetched := c.admin.FetchManyOffsets(ctx, names...)
+	topics := fetched.CommittedPartitions().Topics()
+	if len(topics) == 0 {
+		for k := range groups[:len(names)] {
+			if r, ok := fetched[groups[k].Group]; ok && r.Err == nil {
+				groups[k].Lag = 0
+			}
+		}
+		return
+	}
+	ends, err := c.admin.ListEndOffsets(ctx, topics...)
+	if err != nil {
+		return
+	}
+	for k := range groups[:len(names)] {
+		r, ok := fetched[groups[k].Group]
+		if !ok || r.Err != nil {
+			continue
+		}
+		lag, known := int64(0), true
+		r.Fetched.Each(func(o kadm.OffsetResponse) {
+			if o.Err == nil && o.At < 0 {
+				return // no offset committed there: no lag to count
+			}
+			end, found := ends.Lookup(o.Topic, o.Partition)
+			if o.Err != nil || !found || end.Err != nil {
+				known = false
+				return
+			}
+			lag += max(end.Offset-o.At, 0)
+		})
+		if known {
+			groups[k].Lag = lag
+		}
+	}
 }
 
 // GroupMember is one member of a group and what it was assigned, as
@@ -121,6 +183,9 @@ type GroupOffset struct {
 	// when it could not be counted (RecordLagNote says why).
 	RecordLag     int64  `json:"recordLag"`
 	RecordLagNote string `json:"recordLagNote,omitempty"`
+	// RecordLagProblem, when the brokers refused the read that counts
+	// it, names the missing right (the sentence the page shows).
+	RecordLagProblem *catalog.Message `json:"recordLagProblem,omitempty"`
 	// Held, set by internal/lab, says what holds the partition's last
 	// stable offset when an open transaction holds it at or above the
 	// committed offset: the record lag stops at the LSO, Held.Waiting
@@ -223,6 +288,10 @@ func (c *Cluster) DescribeGroup(ctx context.Context, group string, lags RecordLa
 			n, err := lags.RecordLag(ctx, o.Topic, o.Partition, o.Committed)
 			if err != nil {
 				g.RecordLagNote = err.Error()
+				if problem.Denied(err) != nil {
+					m := problem.As(problem.NotAllowed(err, c.security.User, "READ", "topic", o.Topic)).Message
+					g.RecordLagProblem = &m
+				}
 			} else {
 				g.RecordLag = n
 			}

@@ -61,6 +61,16 @@ type PortLimits struct {
 	// Connections from this host to itself — the dashboard's own clients,
 	// the teacher's tools — are not counted against it. Default 64.
 	MaxConnectionsPerIP int
+	// FailedAuthenticationDelay is how long the answer to a failed SASL
+	// login is held before the connection closes, Kafka's
+	// connection.failed.authentication.delay.ms (default 100 ms). Past
+	// the first failedLoginsFree failures of an address within
+	// failedLoginsWindow, each further failure of that address waits its
+	// turn, one every ten delays (at most RequestTimeout), however many
+	// connections it opens: guessing passwords slows to a crawl. Every
+	// failure is counted per address and logged, one line per
+	// logEvery.
+	FailedAuthenticationDelay time.Duration
 }
 
 const (
@@ -84,6 +94,16 @@ const (
 	evictableAfter = time.Second
 	// logEvery is the rate limit of each kind of refusal log line.
 	logEvery = 10 * time.Second
+
+	defaultFailedAuthenticationDelay = 100 * time.Millisecond
+	// failedLoginsFree failures of one address within failedLoginsWindow
+	// are answered after FailedAuthenticationDelay alone: a student who
+	// mistypes a password a few times never waits longer.
+	failedLoginsFree   = 10
+	failedLoginsWindow = time.Minute
+	// failedLoginsTracked bounds the addresses remembered; past it the
+	// ones with nothing pending are forgotten.
+	failedLoginsTracked = 4096
 )
 
 // DefaultPortLimits returns the limits that zero PortLimits fields take.
@@ -95,13 +115,15 @@ func DefaultPortLimits() PortLimits {
 		IdleTimeout:           defaultIdleTimeout,
 		MaxConnections:        defaultMaxConnections,
 		MaxConnectionsPerIP:   defaultMaxConnectionsPerIP,
+
+		FailedAuthenticationDelay: defaultFailedAuthenticationDelay,
 	}
 }
 
 // withDefaults fills zero fields with the defaults and rejects negative ones.
 func (l PortLimits) withDefaults() (PortLimits, error) {
 	if l.MaxRequestBytes < 0 || l.QueuedMaxRequestBytes < 0 || l.RequestTimeout < 0 ||
-		l.IdleTimeout < 0 || l.MaxConnections < 0 || l.MaxConnectionsPerIP < 0 {
+		l.IdleTimeout < 0 || l.MaxConnections < 0 || l.MaxConnectionsPerIP < 0 || l.FailedAuthenticationDelay < 0 {
 		return l, fmt.Errorf("cluster: Kafka port limits must not be negative: %+v", l)
 	}
 	d := DefaultPortLimits()
@@ -123,6 +145,9 @@ func (l PortLimits) withDefaults() (PortLimits, error) {
 	if l.MaxConnectionsPerIP == 0 {
 		l.MaxConnectionsPerIP = d.MaxConnectionsPerIP
 	}
+	if l.FailedAuthenticationDelay == 0 {
+		l.FailedAuthenticationDelay = d.FailedAuthenticationDelay
+	}
 	if l.MaxRequestBytes < minRequestBytes {
 		return l, fmt.Errorf("cluster: MaxRequestBytes %d is below the smallest Kafka request (%d bytes)", l.MaxRequestBytes, minRequestBytes)
 	}
@@ -139,6 +164,14 @@ type guardListener struct {
 	budget  *byteBudget
 	chunks  chunkPool // of partial requests, shared by all connections
 	batches batchValidator
+	logins  *failedLogins
+	// shares are the classroom students' topic and partition shares;
+	// set by StartEmbedded before the acceptor starts, nil without.
+	shares *studentShares
+	// producerIDs rates each SASL user's InitProducerId but superuser's
+	// (the dashboard's own); nil without a classroom.
+	producerIDs *userRates
+	superuser   string
 	// api is what kfake serves; written once by start, before the
 	// acceptor goroutine that reads it exists.
 	api apiRanges
@@ -165,6 +198,7 @@ func newGuardListener(tcp net.Listener, limits PortLimits, log *slog.Logger) *gu
 		limits: limits,
 		log:    newThrottledLog(log, logEvery),
 		budget: newByteBudget(limits.QueuedMaxRequestBytes, closed),
+		logins: newFailedLogins(limits.FailedAuthenticationDelay, limits.RequestTimeout),
 		conns:  make(chan net.Conn),
 		closed: closed,
 		live:   make(map[*guardConn]struct{}),
@@ -454,4 +488,132 @@ func (t *throttledLog) warn(kind, msg string, args ...any) {
 		args = append(args, "alsoSinceLastLine", suppressed)
 	}
 	t.log.Warn(msg, args...)
+}
+
+// failedLogins counts failed SASL logins per remote address and decides
+// how long each failure's answer is held (see
+// PortLimits.FailedAuthenticationDelay).
+type failedLogins struct {
+	delay, step, max time.Duration
+
+	mu     sync.Mutex
+	byIP   map[string]*addressLogins
+	counts map[string]int64 // every failure since start, per address
+}
+
+// addressLogins is one address's failures in its current window.
+type addressLogins struct {
+	since  time.Time // start of the window
+	failed int       // failures in the window
+	next   time.Time // when the next failure past the free ones may be answered
+}
+
+func newFailedLogins(delay, max time.Duration) *failedLogins {
+	return &failedLogins{delay: delay, step: 10 * delay, max: max, byIP: map[string]*addressLogins{}, counts: map[string]int64{}}
+}
+
+// fail counts a failed login of ip at now and returns how long to hold
+// its answer and the address's failures in the window.
+func (f *failedLogins) fail(ip string, now time.Time) (time.Duration, int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.byIP) >= failedLoginsTracked {
+		f.forgetQuietLocked(now)
+	}
+	a := f.byIP[ip]
+	if a == nil || now.Sub(a.since) > failedLoginsWindow && !a.next.After(now) {
+		a = &addressLogins{since: now}
+		f.byIP[ip] = a
+	}
+	a.failed++
+	if len(f.counts) < failedLoginsTracked || f.counts[ip] > 0 {
+		f.counts[ip]++
+	}
+	if a.failed <= failedLoginsFree {
+		return f.delay, a.failed
+	}
+	slot := now
+	if a.next.After(now) {
+		slot = a.next
+	}
+	a.next = slot.Add(f.step)
+	return min(max(slot.Sub(now), f.delay), f.max), a.failed
+}
+
+// forgetQuietLocked drops the addresses whose window ended with nothing
+// pending.
+func (f *failedLogins) forgetQuietLocked(now time.Time) {
+	for ip, a := range f.byIP {
+		if now.Sub(a.since) > failedLoginsWindow && !a.next.After(now) {
+			delete(f.byIP, ip)
+		}
+	}
+}
+
+// total is ip's failed logins since start.
+func (f *failedLogins) total(ip string) int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.counts[ip]
+}
+
+// Producer ids: each InitProducerId makes kfake keep a producer id, its
+// state and a line of pids.log until it expires. A classroom student
+// gets a burst of producerIDBurst, then one every producerIDEvery;
+// past it the guard answers THROTTLING_QUOTA_EXCEEDED with the time to
+// wait, as Kafka's producer id quota (KIP-936) does, and clients retry
+// after it.
+const (
+	producerIDBurst = 50
+	producerIDEvery = time.Second
+	// maxRatedUsers bounds the users remembered; past it the ones back
+	// at a full burst are forgotten.
+	maxRatedUsers = 4096
+)
+
+// userRates is a token bucket per user.
+type userRates struct {
+	burst int
+	every time.Duration
+
+	mu sync.Mutex
+	by map[string]*userBucket
+}
+
+type userBucket struct {
+	tokens float64
+	at     time.Time
+}
+
+func newUserRates(burst int, every time.Duration) *userRates {
+	return &userRates{burst: burst, every: every, by: map[string]*userBucket{}}
+}
+
+// take takes one token of user's bucket at now, or returns how long
+// until one is there.
+func (u *userRates) take(user string, now time.Time) time.Duration {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	refill := func(b *userBucket) {
+		b.tokens = min(float64(u.burst), b.tokens+float64(now.Sub(b.at))/float64(u.every))
+		b.at = now
+	}
+	if len(u.by) >= maxRatedUsers {
+		for name, b := range u.by {
+			if refill(b); b.tokens >= float64(u.burst) {
+				delete(u.by, name)
+			}
+		}
+	}
+	b := u.by[user]
+	if b == nil {
+		b = &userBucket{tokens: float64(u.burst), at: now}
+		u.by[user] = b
+	}
+	refill(b)
+	if b.tokens >= 1 {
+		b.tokens--
+		return 0
+	}
+	return time.Duration((1 - b.tokens) * float64(u.every))
 }

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -37,8 +38,9 @@ type guardConn struct {
 	lastSeen atomic.Int64 // unix nanos of the last request or response: idleness
 
 	// Only kfake's reader calls Read, one call at a time.
-	handing []byte // the checked frame being handed to kfake
-	readErr error
+	handing   []byte // the checked frame being handed to kfake
+	readErr   error
+	loginUser string // the user a SCRAM exchange named in its first message
 
 	mu       sync.Mutex
 	closed   bool
@@ -54,8 +56,9 @@ type guardConn struct {
 
 // queuedRequest is a request kfake holds until it writes its answer.
 type queuedRequest struct {
-	reserved int64        // bytes held in the budget
-	compat   kmsg.Request // set when compat.go may rewrite the answer
+	reserved int64         // bytes held in the budget
+	compat   kmsg.Request  // set when compat.go may rewrite the answer
+	login    *loginAttempt // set on a SaslAuthenticate
 }
 
 func newGuardConn(conn net.Conn, l *guardListener, ip string, now time.Time) *guardConn {
@@ -76,7 +79,11 @@ func (c *guardConn) Read(p []byte) (int, error) {
 		if c.readErr != nil {
 			return 0, c.readErr
 		}
-		frame, err := c.nextRequest()
+		var frame []byte
+		var err error
+		for frame == nil && err == nil { // nil, nil: the guard answered that one itself
+			frame, err = c.nextRequest()
+		}
 		if err != nil {
 			c.readErr = err
 			var why *refusal
@@ -140,6 +147,43 @@ func (c *guardConn) nextRequest() ([]byte, error) {
 		c.l.budget.release(reserved)
 		return nil, why
 	}
+	if init, ok := req.kreq.(*kmsg.InitProducerIDRequest); ok && c.l.producerIDs != nil && c.loginUser != "" && c.loginUser != c.l.superuser {
+		if wait := c.l.producerIDs.take(c.loginUser, time.Now()); wait > 0 {
+			c.l.budget.release(reserved)
+			c.l.log.warn("producer id rate", "Kafka port: throttled a student's InitProducerId: their producer id rate is used",
+				"user", c.loginUser, "remote", c.RemoteAddr().String(), "throttle", wait)
+			resp := init.ResponseKind().(*kmsg.InitProducerIDResponse)
+			resp.Version = init.Version
+			resp.ErrorCode, resp.ThrottleMillis = kerr.ThrottlingQuotaExceeded.Code, int32(max(1, wait.Milliseconds()))
+			resp.ProducerID, resp.ProducerEpoch = -1, -1
+			if err := c.writeAnswer(req.corr, resp); err != nil {
+				return nil, err
+			}
+			return nil, nil
+		}
+	}
+	if c.l.shares != nil && req.kreq != nil {
+		// Nothing is in flight on this connection (awaitAnswers), so an
+		// answer of the guard's own keeps the answers in order.
+		answer, rewritten := c.l.shares.apply(req.kreq, c.l.log, c.RemoteAddr().String())
+		if answer != nil {
+			c.l.budget.release(reserved)
+			if err := c.writeAnswer(req.corr, answer); err != nil {
+				return nil, err
+			}
+			return nil, nil
+		}
+		if rewritten {
+			req.frame = reencode(req.header, req.kreq)
+		}
+	}
+	if req.login != nil {
+		if req.login.user != "" {
+			c.loginUser = req.login.user
+		} else {
+			req.login.user = c.loginUser
+		}
+	}
 	for _, corrupt := range req.corrupt {
 		c.l.log.warn("corrupt record batch", "Kafka port: refused a record batch (INVALID_RECORD) that Kafka refuses and kfake would store",
 			"remote", c.RemoteAddr().String(), "reason", corrupt)
@@ -158,7 +202,7 @@ func (c *guardConn) nextRequest() ([]byte, error) {
 		// bytes are free once kfake has its own copy.
 		c.unsent = reserved
 	} else {
-		c.answered = append(c.answered, queuedRequest{reserved: reserved, compat: req.compat})
+		c.answered = append(c.answered, queuedRequest{reserved: reserved, compat: req.compat, login: req.login})
 	}
 	c.mu.Unlock()
 	return req.frame, nil
@@ -398,10 +442,25 @@ func (c *guardConn) popAnswered() queuedRequest {
 	return q
 }
 
-// Close closes the connection, unlists it and releases what it held.
+// Close closes the connection, unlists it and releases what it held. A
+// connection kfake closes with a SaslAuthenticate unanswered is a failed
+// login (kfake answers a wrong password by closing): as Kafka does, the
+// guard answers SASL_AUTHENTICATION_FAILED itself after
+// PortLimits.FailedAuthenticationDelay, or later for an address that keeps
+// failing, and then closes; the connection counts against the caps
+// meanwhile.
 func (c *guardConn) Close() error {
 	err := net.ErrClosed
 	c.closeOnce.Do(func() {
+		c.mu.Lock()
+		var login *loginAttempt
+		if len(c.answered) > 0 {
+			login = c.answered[0].login
+		}
+		c.mu.Unlock()
+		if login != nil {
+			c.refuseLogin(login)
+		}
 		err = c.Conn.Close()
 		c.l.forget(c)
 		c.mu.Lock()
@@ -415,5 +474,46 @@ func (c *guardConn) Close() error {
 		c.mu.Unlock()
 		c.l.budget.release(held)
 	})
+	return err
+}
+
+// refuseLogin counts and logs a failed login, holds its answer as long as
+// the address's failures say (or until the listener closes) and writes
+// Kafka's SASL_AUTHENTICATION_FAILED answer.
+func (c *guardConn) refuseLogin(login *loginAttempt) {
+	delay, failed := c.l.logins.fail(c.ip, time.Now())
+	c.l.log.warn("failed authentication", "Kafka port: failed SASL authentication",
+		"remote", c.RemoteAddr().String(), "user", login.user, "failuresFromAddress", failed, "answeredAfter", delay)
+	wait := time.NewTimer(delay)
+	select {
+	case <-wait.C:
+	case <-c.l.closed:
+		wait.Stop()
+		return
+	}
+	resp := kmsg.NewPtrSASLAuthenticateResponse()
+	resp.Version = login.version
+	resp.ErrorCode = kerr.SaslAuthenticationFailed.Code
+	msg := "Authentication failed: Invalid username or password"
+	resp.ErrorMessage = &msg
+	_ = c.writeAnswer(login.corr, resp) // the client may be gone; it is closed next either way
+}
+
+// writeAnswer writes resp, an answer of the guard's own, as the answer
+// to the request with correlation id corr.
+func (c *guardConn) writeAnswer(corr int32, resp kmsg.Response) error {
+	frame := binary.BigEndian.AppendUint32(make([]byte, 4, 256), uint32(corr))
+	if resp.IsFlexible() && resp.Key() != int16(kmsg.ApiVersions) {
+		frame = append(frame, 0) // no header tags
+	}
+	frame = resp.AppendTo(frame)
+	binary.BigEndian.PutUint32(frame, uint32(len(frame)-4))
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if err := c.Conn.SetWriteDeadline(time.Now().Add(c.l.limits.RequestTimeout)); err != nil {
+		return err
+	}
+	_, err := c.Conn.Write(frame)
+	c.lastSeen.Store(time.Now().UnixNano())
 	return err
 }

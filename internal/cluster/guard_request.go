@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kbin"
@@ -24,6 +25,39 @@ type checkedRequest struct {
 	noResponse bool         // an acks=0 produce: kfake writes no answer
 	compat     kmsg.Request // a request whose answer compat.go may rewrite
 	corrupt    []string     // why record batches were refused (see batchValidator)
+	login      *loginAttempt
+	// kreq is the parsed request of the kinds studentShares looks at
+	// (nil for the others), header the frame up to its body, corr its
+	// correlation id.
+	kreq   kmsg.Request
+	header []byte
+	corr   int32
+}
+
+// loginAttempt is a SaslAuthenticate request: what the guard needs to
+// answer it itself when kfake closes the connection on a wrong password
+// instead of answering.
+type loginAttempt struct {
+	corr    int32
+	version int16
+	user    string
+}
+
+// saslUser is the user a SCRAM client-first message ("n,,n=ann,r=…") or a
+// PLAIN message ("\x00ann\x00password") names, for the log; "" when
+// neither.
+func saslUser(auth []byte) string {
+	s := string(auth)
+	var user string
+	if _, rest, ok := strings.Cut(s, ",n="); ok {
+		user, _, _ = strings.Cut(rest, ",")
+	} else if parts := strings.Split(s, "\x00"); len(parts) == 3 {
+		user = parts[1]
+	}
+	if len(user) > 64 || strings.IndexFunc(user, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
+		return "?"
+	}
+	return user
 }
 
 // check parses frame (size prefix included) as kfake's reader will and
@@ -39,7 +73,7 @@ func (a apiRanges) check(frame []byte, batches *batchValidator, maxWait time.Dur
 	r := kbin.Reader{Src: frame[4:]}
 	key := r.Int16()
 	version := r.Int16()
-	r.Int32() // correlation id
+	corr := r.Int32()
 	r.NullableString()
 	if !r.Ok() {
 		return checkedRequest{}, &refusal{"unparsable request", "the request header is cut short"}
@@ -72,12 +106,18 @@ func (a apiRanges) check(frame []byte, batches *batchValidator, maxWait time.Dur
 	if why := unsafeForKfake(kreq); why != "" {
 		return checkedRequest{}, &refusal{"request kfake cannot take", fmt.Sprintf("%s v%d: %s", kmsg.NameForKey(key), version, why)}
 	}
-	checked := checkedRequest{frame: frame}
+	checked := checkedRequest{frame: frame, corr: corr}
+	switch kreq.(type) {
+	case *kmsg.CreateTopicsRequest, *kmsg.CreatePartitionsRequest, *kmsg.MetadataRequest, *kmsg.InitProducerIDRequest:
+		checked.kreq, checked.header = kreq, frame[:bodyStart]
+	}
 	if rewritesAnswer(kreq) {
 		checked.compat = kreq
 	}
 	waitMillis := int32(min(maxWait.Milliseconds(), 1<<31-1))
 	switch req := kreq.(type) {
+	case *kmsg.SASLAuthenticateRequest:
+		checked.login = &loginAttempt{corr: corr, version: version, user: saslUser(req.SASLAuthBytes)}
 	case *kmsg.ProduceRequest:
 		checked.noResponse = req.Acks == 0
 		checked.corrupt = batches.sanitize(req)

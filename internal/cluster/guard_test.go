@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -18,6 +19,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/twmb/franz-go/pkg/sasl/scram"
 )
 
 // startGuarded starts an embedded broker with limits and returns it with
@@ -830,5 +832,140 @@ func TestFrameOverMaxRequestBytesClosedAtOnce(t *testing.T) {
 			t.Errorf("a %d-byte frame: the log does not name MaxRequestBytes:\n%s", size, logs.String())
 		}
 		mustPing(t, c)
+	}
+}
+
+// TestFailedLoginsDelayedCountedLogged: a wrong password on a classroom's
+// Kafka port is answered SASL_AUTHENTICATION_FAILED, as Kafka answers it
+// (kfake alone closes the connection: the client sees EOF), after
+// FailedAuthenticationDelay; past the free ones each further failure of
+// the address waits its turn, so guessing slows down; every failure is
+// counted for the address and the log holds one line for all of them
+// (logEvery). The right password is never held up.
+func TestFailedLoginsDelayedCountedLogged(t *testing.T) {
+	t.Parallel()
+	logs := &syncBuffer{}
+	const delay = 20 * time.Millisecond
+	c, err := StartEmbedded(EmbeddedConfig{
+		KafkaAddr: "127.0.0.1:0", Limits: PortLimits{FailedAuthenticationDelay: delay},
+		Students: &StudentAuth{Admin: "admin", AdminPassword: "secret"},
+		Logger:   slog.New(slog.NewTextHandler(logs, nil)),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := c.AddStudent(ctx, Student{User: "ann", Password: "right", Prefix: "student-ann-"}); err != nil {
+		t.Fatal(err)
+	}
+	login := func(password string) (time.Duration, error) {
+		t.Helper()
+		cl, err := kgo.NewClient(kgo.SeedBrokers(c.Brokers()...), kgo.RequestRetries(0),
+			kgo.SASL(scram.Auth{User: "ann", Pass: password}.AsSha256Mechanism()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cl.Close()
+		begin := time.Now()
+		err = cl.Ping(ctx)
+		return time.Since(begin), err
+	}
+	mean := func(ds []time.Duration) time.Duration {
+		var sum time.Duration
+		for _, d := range ds {
+			sum += d
+		}
+		return sum / time.Duration(len(ds))
+	}
+	var right, free, held []time.Duration
+	for range 5 {
+		took, err := login("right")
+		if err != nil {
+			t.Fatalf("the right password: %v", err)
+		}
+		right = append(right, took)
+	}
+	for i := range failedLoginsFree + 5 {
+		took, err := login("guess")
+		if !errors.Is(err, kerr.SaslAuthenticationFailed) {
+			t.Fatalf("wrong password %d: %v, want SASL_AUTHENTICATION_FAILED", i+1, err)
+		}
+		if i < failedLoginsFree {
+			free = append(free, took)
+		} else {
+			held = append(held, took)
+		}
+	}
+	if got, want := c.port.logins.total("127.0.0.1"), int64(failedLoginsFree+5); got != want {
+		t.Errorf("failures counted for 127.0.0.1: %d, want %d", got, want)
+	}
+	if mean(free) <= mean(right) {
+		t.Errorf("a failure (%v on average) is answered no later than a login (%v): no delay", mean(free), mean(right))
+	}
+	if mean(held) < 3*mean(free) {
+		t.Errorf("failures past the free ones take %v on average, the free ones %v: want at least three times longer", mean(held), mean(free))
+	}
+	if got := strings.Count(logs.String(), "failed SASL authentication"); got != 1 {
+		t.Errorf("%d log lines for %d failures within %v, want 1:\n%s", got, failedLoginsFree+5, logEvery, logs.String())
+	}
+	if !strings.Contains(logs.String(), "user=ann") {
+		t.Errorf("the log line does not name the user:\n%s", logs.String())
+	}
+	if _, err := login("right"); err != nil {
+		t.Errorf("the right password after the failures: %v", err)
+	}
+}
+
+// TestStudentProducerIDRate: a classroom student's InitProducerId loop
+// gets its burst, then THROTTLING_QUOTA_EXCEEDED with the time to wait,
+// answered by the guard (kfake keeps nothing for it); the dashboard's
+// own user is never throttled. Red without the rate: every request
+// made a producer id.
+func TestStudentProducerIDRate(t *testing.T) {
+	t.Parallel()
+	c, err := StartEmbedded(EmbeddedConfig{KafkaAddr: "127.0.0.1:0", Students: &StudentAuth{Admin: "admin", AdminPassword: "secret"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := c.AddStudent(ctx, Student{User: "ann", Password: "pw", Prefix: "student-ann-"}); err != nil {
+		t.Fatal(err)
+	}
+	ann, err := kgo.NewClient(kgo.SeedBrokers(c.Brokers()...), kgo.SASL(scram.Auth{User: "ann", Pass: "pw"}.AsSha256Mechanism()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ann.Close()
+	inits := func(cl *kgo.Client, n int) (throttled int, wait int32) {
+		t.Helper()
+		for i := range n {
+			id := fmt.Sprintf("student-ann-tx%d", i)
+			req := kmsg.NewPtrInitProducerIDRequest()
+			req.TransactionalID, req.TransactionTimeoutMillis, req.ProducerID, req.ProducerEpoch = &id, 60000, -1, -1
+			resp, err := req.RequestWith(ctx, cl)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.ErrorCode == kerr.ThrottlingQuotaExceeded.Code {
+				throttled++
+				wait = resp.ThrottleMillis
+			}
+		}
+		return throttled, wait
+	}
+	const n = producerIDBurst + 10
+	begin := time.Now()
+	throttled, wait := inits(ann, n)
+	// kgo waits out each throttle before its next request, so a token
+	// may come back meanwhile: at most one per producerIDEvery.
+	if allowed := producerIDBurst + int(time.Since(begin)/producerIDEvery) + 1; throttled == 0 || wait <= 0 || n-throttled > allowed {
+		t.Errorf("%d InitProducerId of a student in %v: %d throttled (wait %d ms), want at most %d through", n, time.Since(begin), throttled, wait, allowed)
+	}
+	if throttled, _ := inits(c.Client(), producerIDBurst+5); throttled != 0 {
+		t.Errorf("the dashboard's own InitProducerId throttled %d times", throttled)
 	}
 }

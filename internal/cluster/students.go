@@ -9,8 +9,10 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -19,6 +21,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 
 	"github.com/offsetlab/offsetlab/internal/problem"
+	"github.com/offsetlab/offsetlab/internal/wait"
 )
 
 // StudentMechanism is the SASL mechanism of a classroom's students and of
@@ -82,6 +85,25 @@ type hostPort struct{ addr string }
 func (h hostPort) Network() string { return "tcp" }
 func (h hostPort) String() string  { return h.addr }
 
+// StudentNamespace starts every topic, group and transactional id a
+// classroom's student may touch, and nothing else of the lab: a student
+// called ann owns the prefix StudentPrefix("ann") = "student-ann-",
+// whatever names a lesson, an exercise fixture or the teacher makes later,
+// because the lab refuses to make or write any name in the namespace
+// (InStudentNamespace; internal/lab checks it on every write it does).
+// Student names are letters and digits only, so one student's prefix
+// never starts another's.
+const StudentNamespace = "student-"
+
+// StudentPrefix is the prefix that starts each of student's names
+// ("student-ann-"): their topics, groups and transactional ids.
+func StudentPrefix(student string) string { return StudentNamespace + student + "-" }
+
+// InStudentNamespace reports whether name belongs to the students'
+// namespace, which the dashboard, the lessons and the teacher's actions
+// never write.
+func InStudentNamespace(name string) bool { return strings.HasPrefix(name, StudentNamespace) }
+
 // Student is what a classroom's student may do on the brokers: every
 // topic, group and transactional id that starts with Prefix, and read the
 // shared topics.
@@ -91,7 +113,8 @@ type Student struct {
 	// Mechanism is "SCRAM-SHA-256" (the default) or "SCRAM-SHA-512":
 	// the one the cluster's listener enables.
 	Mechanism string
-	// Prefix starts each of the student's names ("ann-").
+	// Prefix starts each of the student's names (StudentPrefix: the
+	// ACLs refuse a prefix outside StudentNamespace).
 	Prefix string
 	// SharedTopics are the teacher's topics every student reads.
 	SharedTopics []string
@@ -109,6 +132,9 @@ var ErrUnmanaged = errors.New("cluster: the dashboard may not create users or AC
 // whose cause is ErrUnmanaged; nothing is left half made that a second
 // call would not complete.
 func (c *Cluster) AddStudent(ctx context.Context, s Student) error {
+	if !InStudentNamespace(s.Prefix) || len(s.Prefix) <= len(StudentNamespace) {
+		return fmt.Errorf("cluster: student %s: prefix %q is outside %q", s.User, s.Prefix, StudentNamespace)
+	}
 	mechanism := kadm.ScramSha256
 	if s.Mechanism == "SCRAM-SHA-512" {
 		mechanism = kadm.ScramSha512
@@ -152,6 +178,148 @@ func (c *Cluster) AddStudent(ctx context.Context, s Student) error {
 	return nil
 }
 
+// Each classroom student's Kafka quotas on a real cluster, set with
+// AlterClientQuotas on their user: what one student may produce and
+// fetch per second, and the partitions they may create or delete per
+// second (Kafka's controller mutation quota, answered
+// THROTTLING_QUOTA_EXCEEDED with a throttle time). The embedded broker
+// holds students to its own shares instead (TopicLimits, DataBudget).
+const (
+	StudentProduceBytesPerSecond = 1 << 20
+	StudentFetchBytesPerSecond   = 4 << 20
+	StudentMutationsPerSecond    = 5
+)
+
+// SetStudentQuotas sets a student's quotas (above) on a real cluster,
+// with AlterClientQuotas. ok is false when the dashboard's user may not
+// (the quotas are then the cluster owner's) or on the embedded broker.
+func (c *Cluster) SetStudentQuotas(ctx context.Context, user string) (bool, error) {
+	if c.mode == Embedded {
+		return false, nil
+	}
+	altered, err := c.admin.AlterClientQuotas(ctx, []kadm.AlterClientQuotaEntry{{
+		Entity: kadm.ClientQuotaEntity{{Type: "user", Name: &user}},
+		Ops: []kadm.AlterClientQuotaOp{
+			{Key: "producer_byte_rate", Value: StudentProduceBytesPerSecond},
+			{Key: "consumer_byte_rate", Value: StudentFetchBytesPerSecond},
+			{Key: "controller_mutation_rate", Value: StudentMutationsPerSecond},
+		},
+	}})
+	if err == nil {
+		for _, a := range altered {
+			if a.Err != nil {
+				err = a.Err
+			}
+		}
+	}
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, kerr.ClusterAuthorizationFailed) || errors.Is(err, kerr.UnsupportedVersion):
+		return false, nil
+	}
+	return false, fmt.Errorf("cluster: set the quotas of student %s: %w", user, err)
+}
+
+// RemoveStudent revokes a student: their SCRAM user (both mechanisms)
+// and every ACL of their principal, with AlterUserScramCredentials and
+// DeleteAcls; with deleteNames, also the topics and groups under prefix.
+// It answers problem.Forbidden with ErrUnmanaged as cause when the
+// dashboard may not change users or ACLs (the cluster's owner revokes
+// them then). Topics kept stay under the prefix, which no one else can
+// get while they exist (PrefixInUse).
+func (c *Cluster) RemoveStudent(ctx context.Context, user, prefix string, deleteNames bool) error {
+	if !InStudentNamespace(prefix) || len(prefix) <= len(StudentNamespace) {
+		return fmt.Errorf("cluster: remove student %s: prefix %q is outside %q", user, prefix, StudentNamespace)
+	}
+	altered, err := c.admin.AlterUserSCRAMs(ctx, []kadm.DeleteSCRAM{{User: user, Mechanism: kadm.ScramSha256}, {User: user, Mechanism: kadm.ScramSha512}}, nil)
+	if err == nil {
+		for _, a := range altered {
+			if a.Err != nil && !errors.Is(a.Err, kerr.ResourceNotFound) {
+				err = a.Err
+			}
+		}
+	}
+	if err != nil {
+		return studentErr(user, err)
+	}
+	filter := kadm.NewACLs().Allow("User:" + user).AllowHosts().AnyResource().
+		ResourcePatternType(kadm.ACLPatternAny).Operations(kadm.OpAny)
+	deleted, err := c.admin.DeleteACLs(ctx, filter)
+	if err == nil {
+		for _, d := range deleted {
+			if d.Err != nil {
+				err = d.Err
+			}
+		}
+	}
+	if err != nil {
+		return studentErr(user, err)
+	}
+	if !deleteNames {
+		return nil
+	}
+	return c.deleteUnder(ctx, prefix)
+}
+
+// deleteUnder deletes the topics and groups whose names start with prefix.
+func (c *Cluster) deleteUnder(ctx context.Context, prefix string) error {
+	topics, err := c.AllTopics(ctx)
+	if err != nil {
+		return err
+	}
+	var names []string
+	for _, t := range topics {
+		if strings.HasPrefix(t.Name, prefix) {
+			names = append(names, t.Name)
+		}
+	}
+	if len(names) > 0 {
+		resp, err := c.admin.DeleteTopics(ctx, names...)
+		if err == nil {
+			err = resp.Error()
+		}
+		if err != nil {
+			return fmt.Errorf("cluster: delete the topics under %s: %w", prefix, err)
+		}
+		// Deleted topics leave the metadata a moment later: until then
+		// the name would still look taken (PrefixInUse).
+		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		err = wait.Until(wctx, 50*time.Millisecond, func(ctx context.Context) (bool, error) {
+			left, err := c.AllTopics(ctx)
+			if err != nil {
+				return false, err
+			}
+			for _, t := range left {
+				if slices.Contains(names, t.Name) {
+					return false, nil
+				}
+			}
+			return true, nil
+		})
+		cancel()
+		if err != nil {
+			return fmt.Errorf("cluster: the topics under %s are still listed after their deletion: %w", prefix, err)
+		}
+	}
+	groups, err := c.ListGroups(ctx)
+	if err != nil {
+		return err
+	}
+	var gs []string
+	for _, g := range groups {
+		if strings.HasPrefix(g.Group, prefix) {
+			gs = append(gs, g.Group)
+		}
+	}
+	if len(gs) > 0 {
+		if _, err := c.admin.DeleteGroups(ctx, gs...); err != nil {
+			return fmt.Errorf("cluster: delete the groups under %s: %w", prefix, err)
+		}
+	}
+	return nil
+}
+
 // studentErr names why a student's user or ACLs could not be made.
 func studentErr(user string, err error) error {
 	if errors.Is(err, kerr.ClusterAuthorizationFailed) || errors.Is(err, kerr.SecurityDisabled) ||
@@ -185,14 +353,55 @@ func ClassroomAdmin(dataDir string) (*StudentAuth, error) {
 		a.AdminPassword = strings.TrimSpace(string(b))
 		return a, nil
 	}
-	if err := os.MkdirAll(dataDir, 0o755); err != nil {
-		return nil, fmt.Errorf("cluster: create data dir %s: %w", dataDir, err)
+	if _, err := PrivateDataDir(dataDir); err != nil {
+		return nil, err
 	}
 	a.AdminPassword = randomSecret()
 	if err := os.WriteFile(path, []byte(a.AdminPassword+"\n"), 0o600); err != nil {
 		return nil, fmt.Errorf("cluster: keep the classroom's admin password: %w", err)
 	}
 	return a, nil
+}
+
+// PrivateDataDir makes dir (creating it) readable by its owner only,
+// 0700, and each secret file in it 0600: the broker's (sasl.json, the
+// classroom's super user's password) and the caller's secrets, names
+// relative to dir. It fixes what an older run left wider and returns the
+// paths it changed, for the log.
+func PrivateDataDir(dir string, secrets ...string) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("cluster: create data dir %s: %w", dir, err)
+	}
+	var fixed []string
+	tighten := func(path string, mode os.FileMode) error {
+		info, err := os.Stat(path)
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("cluster: data dir: %w", err)
+		}
+		if info.Mode().Perm() == mode {
+			return nil
+		}
+		if err := os.Chmod(path, mode); err != nil {
+			return fmt.Errorf("cluster: data dir: make %s private: %w", path, err)
+		}
+		fixed = append(fixed, path)
+		return nil
+	}
+	if err := tighten(dir, 0o700); err != nil {
+		return fixed, err
+	}
+	// The broker's secrets: kfake's SCRAM users (salted passwords,
+	// enough to log in with SCRAM) and the super user's password.
+	broker := []string{"sasl.json", "sasl.json.tmp", adminSecretFile}
+	for _, name := range append(broker, secrets...) {
+		if err := tighten(filepath.Join(dir, name), 0o600); err != nil {
+			return fixed, err
+		}
+	}
+	return fixed, nil
 }
 
 // randomSecret is 192 bits from crypto/rand, URL-safe.
@@ -202,10 +411,13 @@ func randomSecret() string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// PrefixInUse reports whether a topic, group or transactional id of the
-// cluster already starts with prefix: a student whose ACLs would cover
-// someone else's names must pick another name. It costs a metadata
-// request, a ListGroups and a ListTransactions.
+// PrefixInUse reports whether a topic or group of the cluster already
+// starts with prefix: a student whose ACLs would cover someone else's
+// records or offsets (a removed student's, kept) must pick another name.
+// Transactional ids are left out: they hold no records, cannot be
+// deleted (they expire after transactional.id.expiration.ms), and one
+// left by a removed student fences no one but that student. It costs a
+// metadata request and a ListGroups.
 func (c *Cluster) PrefixInUse(ctx context.Context, prefix string) (bool, error) {
 	topics, err := c.AllTopics(ctx)
 	if err != nil {
@@ -222,15 +434,6 @@ func (c *Cluster) PrefixInUse(ctx context.Context, prefix string) (bool, error) 
 	}
 	for _, g := range groups {
 		if strings.HasPrefix(g.Group, prefix) {
-			return true, nil
-		}
-	}
-	txns, err := c.ListTransactions(ctx)
-	if err != nil {
-		return false, err
-	}
-	for _, t := range txns {
-		if strings.HasPrefix(t.TransactionalID, prefix) {
 			return true, nil
 		}
 	}

@@ -1,6 +1,14 @@
 package cluster
 
-import "fmt"
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
 
 // TopicLimits caps what the embedded broker holds in topics and
 // partitions, however they are asked for: CreateTopics or
@@ -21,17 +29,29 @@ type TopicLimits struct {
 	// MaxPartitions is how many partitions, over all topics, the broker
 	// holds (default 5,000).
 	MaxPartitions int
+	// StudentMaxTopics and StudentMaxPartitions are each classroom
+	// student's share, by Kafka identity: the topics and partitions in
+	// their namespace (StudentPrefix; their ACLs let them create nowhere
+	// else), defaults 20 and 50. Students together hold at most three
+	// quarters of MaxTopics and MaxPartitions, so the teacher's lessons
+	// always fit. Past a share CreateTopics and CreatePartitions are
+	// refused POLICY_VIOLATION with a message, and a Metadata request
+	// does not auto-create (the client sees UNKNOWN_TOPIC_OR_PARTITION).
+	StudentMaxTopics     int
+	StudentMaxPartitions int
 }
 
 // Defaults of TopicLimits.
 const (
-	DefaultMaxTopics     = 1000
-	DefaultMaxPartitions = 5000
+	DefaultMaxTopics            = 1000
+	DefaultMaxPartitions        = 5000
+	DefaultStudentMaxTopics     = 20
+	DefaultStudentMaxPartitions = 50
 )
 
 // withDefaults fills zero fields with the defaults and rejects negative ones.
 func (l TopicLimits) withDefaults() (TopicLimits, error) {
-	if l.MaxTopics < 0 || l.MaxPartitions < 0 {
+	if l.MaxTopics < 0 || l.MaxPartitions < 0 || l.StudentMaxTopics < 0 || l.StudentMaxPartitions < 0 {
 		return l, fmt.Errorf("cluster: topic limits must not be negative: %+v", l)
 	}
 	if l.MaxTopics == 0 {
@@ -40,5 +60,223 @@ func (l TopicLimits) withDefaults() (TopicLimits, error) {
 	if l.MaxPartitions == 0 {
 		l.MaxPartitions = DefaultMaxPartitions
 	}
+	if l.StudentMaxTopics == 0 {
+		l.StudentMaxTopics = DefaultStudentMaxTopics
+	}
+	if l.StudentMaxPartitions == 0 {
+		l.StudentMaxPartitions = DefaultStudentMaxPartitions
+	}
 	return l, nil
+}
+
+// studentShares enforces TopicLimits' student shares at the Kafka port
+// (the guard): it looks at CreateTopics, CreatePartitions and
+// auto-creating Metadata requests that name a student's topics, counts
+// what the student's namespace holds (one metadata request of the
+// dashboard's own client) and answers POLICY_VIOLATION itself past a
+// share, as Kafka's create-topic policy refuses.
+type studentShares struct {
+	limits TopicLimits
+	// partitions lists every topic with its partition count.
+	partitions func(ctx context.Context) (map[string]int, error)
+}
+
+// shareTimeout bounds the count a refusal needs; a count that fails lets
+// the request through (the whole broker's caps still hold).
+const shareTimeout = 5 * time.Second
+
+// apply returns the guard's own answer to req when it passes a student's
+// share, or reports that it rewrote req (a Metadata request no longer
+// auto-creates).
+func (s *studentShares) apply(req kmsg.Request, log *throttledLog, remote string) (kmsg.Response, bool) {
+	type ask struct {
+		topic      string
+		partitions int // new partitions asked for; -1: a count to reach (CreatePartitions)
+		newTopic   bool
+	}
+	var asks []ask
+	switch r := req.(type) {
+	case *kmsg.CreateTopicsRequest:
+		for _, t := range r.Topics {
+			n := int(t.NumPartitions)
+			if n <= 0 {
+				n = len(t.ReplicaAssignment)
+			}
+			asks = append(asks, ask{topic: t.Topic, partitions: max(n, 1), newTopic: true})
+		}
+	case *kmsg.CreatePartitionsRequest:
+		for _, t := range r.Topics {
+			asks = append(asks, ask{topic: t.Topic, partitions: -int(t.Count)})
+		}
+	case *kmsg.MetadataRequest:
+		if !r.AllowAutoTopicCreation {
+			return nil, false
+		}
+		for _, t := range r.Topics {
+			if t.Topic != nil {
+				asks = append(asks, ask{topic: *t.Topic, partitions: 1, newTopic: true})
+			}
+		}
+	}
+	any := false
+	for _, a := range asks {
+		any = any || studentOwner(a.topic) != ""
+	}
+	if !any {
+		return nil, false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), shareTimeout)
+	defer cancel()
+	held, err := s.partitions(ctx)
+	if err != nil {
+		return nil, false
+	}
+	type use struct{ topics, partitions int }
+	by := map[string]*use{}
+	all := use{}
+	for topic, n := range held {
+		if owner := studentOwner(topic); owner != "" {
+			u := by[owner]
+			if u == nil {
+				u = &use{}
+				by[owner] = u
+			}
+			u.topics++
+			u.partitions += n
+			all.topics++
+			all.partitions += n
+		}
+	}
+	var refusal, who string
+	for _, a := range asks {
+		owner := studentOwner(a.topic)
+		if owner == "" {
+			continue
+		}
+		current, exists := held[a.topic]
+		if a.newTopic && exists {
+			continue // Kafka answers TOPIC_ALREADY_EXISTS (or Metadata lists it)
+		}
+		add, topics := a.partitions, 0
+		if a.partitions < 0 {
+			add = -a.partitions - current
+		}
+		if a.newTopic {
+			topics = 1
+		}
+		u := by[owner]
+		if u == nil {
+			u = &use{}
+			by[owner] = u
+		}
+		switch {
+		case u.topics+topics > s.limits.StudentMaxTopics:
+			refusal = fmt.Sprintf("Student %s has used their share of topics (%d of %d): delete one of theirs first.", owner, u.topics, s.limits.StudentMaxTopics)
+		case u.partitions+add > s.limits.StudentMaxPartitions:
+			refusal = fmt.Sprintf("Student %s has used their share of partitions (%d of %d; this asks for %d more): delete a topic of theirs first.", owner, u.partitions, s.limits.StudentMaxPartitions, add)
+		case all.topics+topics > s.limits.MaxTopics/4*3 || all.partitions+add > s.limits.MaxPartitions/4*3:
+			refusal = "The class has used the students' part of the embedded broker's topics (" + strconv.Itoa(all.topics) + " topics, " +
+				strconv.Itoa(all.partitions) + " partitions; a quarter is kept for the teacher): students must delete topics first."
+		}
+		if refusal != "" {
+			who = owner
+			break
+		}
+		u.topics += topics
+		u.partitions += add
+		all.topics += topics
+		all.partitions += add
+	}
+	if refusal == "" {
+		return nil, false
+	}
+	log.warn("student topic share", "Kafka port: refused a student's topics: their share is used", "student", who, "remote", remote, "reason", refusal)
+	return shareRefusal(req, refusal)
+}
+
+// shareRefusal is req refused: POLICY_VIOLATION with msg for every topic
+// of a CreateTopics or CreatePartitions; a Metadata request is rewritten
+// not to auto-create instead.
+func shareRefusal(req kmsg.Request, msg string) (kmsg.Response, bool) {
+	switch r := req.(type) {
+	case *kmsg.CreateTopicsRequest:
+		resp := r.ResponseKind().(*kmsg.CreateTopicsResponse)
+		resp.Version = r.Version
+		for _, t := range r.Topics {
+			rt := kmsg.NewCreateTopicsResponseTopic()
+			rt.Topic, rt.ErrorCode, rt.ErrorMessage = t.Topic, kerr.PolicyViolation.Code, &msg
+			rt.NumPartitions, rt.ReplicationFactor = -1, -1
+			resp.Topics = append(resp.Topics, rt)
+		}
+		return resp, false
+	case *kmsg.CreatePartitionsRequest:
+		resp := r.ResponseKind().(*kmsg.CreatePartitionsResponse)
+		resp.Version = r.Version
+		for _, t := range r.Topics {
+			rt := kmsg.NewCreatePartitionsResponseTopic()
+			rt.Topic, rt.ErrorCode, rt.ErrorMessage = t.Topic, kerr.PolicyViolation.Code, &msg
+			resp.Topics = append(resp.Topics, rt)
+		}
+		return resp, false
+	case *kmsg.MetadataRequest:
+		r.AllowAutoTopicCreation = false
+		return nil, true
+	}
+	return nil, false
+}
+
+// topicPartitions is every topic with its partition count, from one
+// metadata request (sent as is: kadm may answer from the client's cached
+// metadata, which misses a topic made a moment ago).
+func (c *Cluster) topicPartitions(ctx context.Context) (map[string]int, error) {
+	req := kmsg.NewPtrMetadataRequest() // nil Topics: every topic
+	resp, err := req.RequestWith(ctx, c.client)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]int, len(resp.Topics))
+	for _, t := range resp.Topics {
+		if t.Topic != nil && t.ErrorCode == 0 {
+			out[*t.Topic] = len(t.Partitions)
+		}
+	}
+	return out, nil
+}
+
+// StudentShare is what a classroom student holds of their shares on the
+// embedded broker, as their page shows it.
+type StudentShare struct {
+	UsedBytes     int64 `json:"usedBytes"`
+	MaxBytes      int64 `json:"maxBytes"`
+	Topics        int   `json:"topics"`
+	MaxTopics     int   `json:"maxTopics"`
+	Partitions    int   `json:"partitions"`
+	MaxPartitions int   `json:"maxPartitions"`
+	// Full says that the student's next write or topic may be refused.
+	Full bool `json:"full"`
+}
+
+// StudentShare is student's use of their shares; ok is false on a real
+// cluster (its quotas are its owner's) or when the count fails. It costs
+// one metadata request.
+func (c *Cluster) StudentShare(ctx context.Context, student string) (StudentShare, bool) {
+	if c.fake == nil || c.budget == nil {
+		return StudentShare{}, false
+	}
+	held, err := c.topicPartitions(ctx)
+	if err != nil {
+		return StudentShare{}, false
+	}
+	s := StudentShare{MaxTopics: c.topics.StudentMaxTopics, MaxPartitions: c.topics.StudentMaxPartitions}
+	for topic, n := range held {
+		if studentOwner(topic) == student {
+			s.Topics++
+			s.Partitions += n
+		}
+	}
+	if c.budget.limits.MaxBytes > 0 {
+		s.UsedBytes, s.MaxBytes = c.budget.clientShare(studentShareKey+student), c.budget.limits.StudentMaxBytes
+	}
+	s.Full = s.MaxBytes > 0 && s.UsedBytes+FullMarginBytes/4 > s.MaxBytes || s.Topics >= s.MaxTopics || s.Partitions >= s.MaxPartitions
+	return s, true
 }

@@ -88,3 +88,69 @@ func TestTopicLimits(t *testing.T) {
 		t.Errorf("the broker holds %d topics, want the 3 that fit", len(topics))
 	}
 }
+
+// TestStudentTopicShares: a classroom student's topics and partitions
+// (their namespace) are held to their share, whoever asks: past it
+// CreateTopics and CreatePartitions answer POLICY_VIOLATION with a
+// message naming the student, and a producer's auto-creating Metadata
+// creates nothing; another student and the teacher still create; a
+// deleted topic gives its room back. Red without the shares: ann
+// created as many as she asked for.
+func TestStudentTopicShares(t *testing.T) {
+	t.Parallel()
+	c, err := StartEmbedded(EmbeddedConfig{KafkaAddr: "127.0.0.1:0", Topics: TopicLimits{StudentMaxTopics: 3, StudentMaxPartitions: 5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	create := func(topic string, partitions int32) error {
+		t.Helper()
+		resp, err := c.Admin().CreateTopic(ctx, partitions, 1, nil, topic)
+		if err == nil {
+			err = resp.Err
+		}
+		return err
+	}
+	for _, tt := range []struct {
+		topic      string
+		partitions int32
+		refused    bool
+	}{
+		{"student-ann-a", 2, false},
+		{"student-ann-b", 3, false},
+		{"student-ann-c", 1, true}, // 6 partitions > 5
+		{"student-bob-a", 5, false},
+		{"lesson-orders-1a2b3c", 40, false},
+	} {
+		err := create(tt.topic, tt.partitions)
+		if refused := errors.Is(err, kerr.PolicyViolation); refused != tt.refused || !refused && err != nil {
+			t.Errorf("create %s with %d partitions: %v, refused want %v", tt.topic, tt.partitions, err, tt.refused)
+		}
+	}
+	grown, err := c.Admin().CreatePartitions(ctx, 1, "student-ann-a")
+	if err == nil {
+		err = grown.Error()
+	}
+	if !errors.Is(err, kerr.PolicyViolation) {
+		t.Errorf("ann adding a partition past her share: %v, want POLICY_VIOLATION", err)
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.Brokers()...), kgo.AllowAutoTopicCreation(), kgo.RecordRetries(2), kgo.RecordDeliveryTimeout(3*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	if err := cl.ProduceSync(ctx, &kgo.Record{Topic: "student-ann-auto", Value: []byte("x")}).FirstErr(); err == nil {
+		t.Error("a produce auto-created a topic past ann's share")
+	}
+	if _, err := c.Topic(ctx, "student-ann-auto"); err == nil {
+		t.Error("student-ann-auto exists")
+	}
+	if _, err := c.Admin().DeleteTopics(ctx, "student-ann-b"); err != nil {
+		t.Fatal(err)
+	}
+	if err := create("student-ann-c", 1); err != nil {
+		t.Errorf("ann creating once she deleted a topic: %v", err)
+	}
+}

@@ -16,7 +16,8 @@ import (
 )
 
 // nameRule is a student's name: a letter, then letters and digits, 2 to
-// 16 in all. No hyphen, so that "<name>-" prefixes never overlap.
+// 16 in all. No hyphen, so that one student's prefix
+// (cluster.StudentPrefix: "student-<name>-") never starts another's.
 var nameRule = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]{1,15}$`)
 
 // MaxStudents bounds a class: each student costs a SCRAM user, two ACL
@@ -28,7 +29,10 @@ const MaxStudents = 200
 // one.
 type Users interface {
 	AddStudent(ctx context.Context, s cluster.Student) error
+	RemoveStudent(ctx context.Context, user, prefix string, deleteNames bool) error
 	PrefixInUse(ctx context.Context, prefix string) (bool, error)
+	StudentShare(ctx context.Context, student string) (cluster.StudentShare, bool)
+	SetStudentQuotas(ctx context.Context, user string) (bool, error)
 }
 
 // ClassConfig says how students reach the brokers.
@@ -65,8 +69,9 @@ type Identity struct {
 	Username         string `json:"username,omitempty"`
 	Password         string `json:"password,omitempty"`
 	// Topic, TransactionalIDPrefix and GroupPrefix are the prefix that
-	// starts each of the student's names ("ann-"); an exercise's own
-	// names are Exercise.NamesFor.
+	// starts each of the student's names ("student-ann-",
+	// cluster.StudentPrefix); an exercise's own names are
+	// Exercise.NamesFor.
 	Topic                 string   `json:"topic"`
 	TransactionalIDPrefix string   `json:"transactionalIdPrefix"`
 	GroupPrefix           string   `json:"groupPrefix"`
@@ -74,6 +79,11 @@ type Identity struct {
 	// Managed is true when the server created the user and the ACLs;
 	// false leaves them to the cluster's owner.
 	Managed bool `json:"managed"`
+	// Quotas is true when the server set the student's Kafka quotas on
+	// a real cluster (AlterClientQuotas: cluster.StudentProduceBytesPerSecond
+	// …); false leaves them to the cluster's owner (the embedded broker
+	// holds students to its own shares).
+	Quotas bool `json:"quotas"`
 }
 
 // Student is one student of the class.
@@ -86,8 +96,9 @@ type Student struct {
 	seq   int
 }
 
-// Class is the students who joined. It is safe for concurrent use; it
-// lives in memory (the users and ACLs it made stay on the brokers).
+// Class is the students who joined. It is safe for concurrent use. A
+// Grader with a StateFile keeps it on disk (store.go): a join returns
+// once the student is written there.
 type Class struct {
 	cfg ClassConfig
 
@@ -96,6 +107,9 @@ type Class struct {
 	pending  map[string]bool     // names being joined
 	byToken  map[string]*Student
 	joined   int
+	// persist, set by a Grader that keeps the class on disk, returns
+	// once the class as it is now is written.
+	persist func(ctx context.Context) error
 }
 
 // NewClass returns an empty class.
@@ -138,7 +152,60 @@ func (c *Class) Join(ctx context.Context, name string) (Student, error) {
 	s.seq = c.joined
 	c.students[key] = &s
 	c.byToken[s.Token] = &s
+	persist := c.persist
+	c.mu.Unlock()
+	var err2 error
+	if persist != nil {
+		err2 = persist(ctx)
+	}
+	c.mu.Lock()
+	if err2 != nil {
+		// A student the class file does not hold would be gone at the
+		// next start: refuse the join now rather than lose them then.
+		delete(c.students, key)
+		delete(c.byToken, s.Token)
+		return Student{}, problem.Wrap(err2, problem.Unavailable, "error.classNotSaved", "name", name)
+	}
 	return s, nil
+}
+
+// Remove takes the student called name out of the class: the name is
+// free again, their cookie no longer works and, when the class manages
+// users, their Kafka user and ACLs are revoked; deleteNames also deletes
+// their topics and groups (kept, they keep the name taken: see
+// PrefixInUse). An unknown name is problem.NotFound (error.noSuchStudent).
+// A broker that refuses for want of rights still removes them from the
+// class and answers the problem.Forbidden (error.studentUnmanaged).
+func (c *Class) Remove(ctx context.Context, name string, deleteNames bool) (Student, error) {
+	key := strings.ToLower(name)
+	c.mu.Lock()
+	s, ok := c.students[key]
+	if !ok {
+		c.mu.Unlock()
+		return Student{}, problem.New(problem.NotFound, "error.noSuchStudent", "name", name)
+	}
+	gone := *s
+	c.mu.Unlock()
+	var err error
+	if c.cfg.Users != nil && (gone.Kafka.Managed || deleteNames) {
+		err = c.cfg.Users.RemoveStudent(ctx, gone.Kafka.Username, gone.Kafka.Topic, deleteNames)
+		if err != nil && problem.KindOf(err) != problem.Forbidden {
+			return Student{}, err
+		}
+	}
+	c.mu.Lock()
+	if c.students[key] == s {
+		delete(c.students, key)
+		delete(c.byToken, s.Token)
+	}
+	persist := c.persist
+	c.mu.Unlock()
+	if persist != nil {
+		if perr := persist(ctx); perr != nil && err == nil {
+			err = problem.Wrap(perr, problem.Unavailable, "error.classNotSaved", "name", name)
+		}
+	}
+	return gone, err
 }
 
 // Placeholder is the identity a student called name would get, without
@@ -153,7 +220,7 @@ func (c *Class) Placeholder(name string) Identity {
 
 // identity is name's Kafka identity before any user is made.
 func (c *Class) identity(name string) Identity {
-	prefix := name + "-"
+	prefix := cluster.StudentPrefix(name)
 	id := Identity{
 		Bootstrap: strings.Join(c.cfg.Bootstrap, ","), SecurityProtocol: c.cfg.SecurityProtocol,
 		Topic: prefix, TransactionalIDPrefix: prefix, GroupPrefix: prefix,
@@ -171,9 +238,10 @@ func (c *Class) identify(ctx context.Context, name string) (Student, error) {
 	id := c.identity(name)
 	prefix := id.Topic
 	if c.cfg.Users != nil {
-		// The ACLs cover everything "<name>-…": a name whose prefix
-		// already starts another's topic, group or transactional id
-		// (a lesson's, the teacher's) would hand those to the student.
+		// The ACLs cover everything "student-<name>-…", which nothing
+		// of the lab ever makes; names already there are a former
+		// student's (removed, their topics kept) or made outside the
+		// lab, and would be handed to the newcomer.
 		inUse, err := c.cfg.Users.PrefixInUse(ctx, prefix)
 		if err != nil && problem.KindOf(err) != problem.Forbidden {
 			return Student{}, err // a user that may not list them may not make ACLs either
@@ -186,6 +254,9 @@ func (c *Class) identify(ctx context.Context, name string) (Student, error) {
 		switch {
 		case err == nil:
 			id.Managed, id.Username, id.Password, id.SASLMechanism = true, name, password, c.cfg.mechanism()
+			if id.Quotas, err = c.cfg.Users.SetStudentQuotas(ctx, name); err != nil {
+				return Student{}, err
+			}
 		case errors.Is(err, cluster.ErrUnmanaged):
 		default:
 			return Student{}, err
@@ -222,4 +293,14 @@ func secret() string {
 	b := make([]byte, 16)
 	_, _ = rand.Read(b) // never fails on supported platforms
 	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// Share is what the student called name holds of their shares of the
+// embedded broker (topics, partitions, data); ok is false when the class
+// makes no users or the broker keeps no shares (a real cluster).
+func (c *Class) Share(ctx context.Context, name string) (cluster.StudentShare, bool) {
+	if c.cfg.Users == nil {
+		return cluster.StudentShare{}, false
+	}
+	return c.cfg.Users.StudentShare(ctx, name)
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -43,7 +44,7 @@ func TestJoinNames(t *testing.T) {
 		}
 	}
 	s, _ := class.Join(ctx, "carol")
-	if s.Kafka.Topic != "carol-" || s.Kafka.Managed || s.Kafka.Password != "" || s.Kafka.SecurityProtocol != "PLAINTEXT" {
+	if s.Kafka.Topic != "student-carol-" || s.Kafka.Managed || s.Kafka.Password != "" || s.Kafka.SecurityProtocol != "PLAINTEXT" {
 		t.Errorf("unmanaged identity: %+v", s.Kafka)
 	}
 	if got, ok := class.ByToken(s.Token); !ok || got.Name != "carol" {
@@ -69,18 +70,18 @@ func TestJoinNames(t *testing.T) {
 func TestStudentsConfined(t *testing.T) {
 	cr := newClassroom(t)
 	ann, bob := cr.join(t, "ann"), cr.join(t, "bob")
-	produce(t, client(t, bob), "bob-commit", "bob's")
+	produce(t, client(t, bob), "student-bob-commit", "bob's")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	err := client(t, ann).ProduceSync(ctx, records("bob-commit", "ann's")...).FirstErr()
+	err := client(t, ann).ProduceSync(ctx, records("student-bob-commit", "ann's")...).FirstErr()
 	if !errors.Is(err, kerr.TopicAuthorizationFailed) {
 		t.Errorf("ann writing bob's topic: %v, want TOPIC_AUTHORIZATION_FAILED", err)
 	}
-	txn := client(t, ann, kgo.TransactionalID("bob-commit"))
+	txn := client(t, ann, kgo.TransactionalID("student-bob-commit"))
 	err = txn.BeginTransaction()
 	if err == nil {
-		err = txn.ProduceSync(ctx, records("ann-commit", "x")...).FirstErr()
+		err = txn.ProduceSync(ctx, records("student-ann-commit", "x")...).FirstErr()
 	}
 	if !errors.Is(err, kerr.TransactionalIDAuthorizationFailed) {
 		t.Errorf("ann using bob's transactional id: %v, want TRANSACTIONAL_ID_AUTHORIZATION_FAILED", err)
@@ -93,14 +94,54 @@ func TestStudentsConfined(t *testing.T) {
 		t.Errorf("ann writing the shared orders: %v, want TOPIC_AUTHORIZATION_FAILED", err)
 	}
 	// Ann's own topic still works after the refusals.
-	produce(t, client(t, ann), "ann-commit", "mine")
+	produce(t, client(t, ann), "student-ann-commit", "mine")
 
-	// A name whose prefix starts someone else's topic is taken: its ACLs
-	// would cover that topic.
-	if _, err := cr.cluster.CreateTopic(ctx, cluster.TopicSpec{Name: "lesson-orders-1a2b", Partitions: 1}); err != nil {
+	// A name whose prefix already starts a topic (a removed student's,
+	// kept) is taken: its ACLs would cover that topic.
+	if _, err := cr.cluster.CreateTopic(ctx, cluster.TopicSpec{Name: "student-eve-commit", Partitions: 1}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cr.class.Join(ctx, "lesson"); problem.KindOf(err) != problem.Conflict {
-		t.Errorf("joining as lesson with a topic lesson-orders-1a2b: %v, want a conflict", err)
+	if _, err := cr.class.Join(ctx, "eve"); problem.KindOf(err) != problem.Conflict {
+		t.Errorf("joining as eve with a topic student-eve-commit: %v, want a conflict", err)
+	}
+}
+
+// TestStudentNamespace: a student who joined before a lesson named like
+// them ran ("order", then the lesson's order-totals-tx-1a2b) owns none
+// of the lesson's names: the topic, its transactional id and its group
+// are all refused. Red under the former rule of ACLs on "<name>-".
+func TestStudentNamespace(t *testing.T) {
+	cr := newClassroom(t)
+	order := cr.join(t, "order")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	const lessonName = "order-totals-tx-1a2b"
+	if _, err := cr.cluster.CreateTopic(ctx, cluster.TopicSpec{Name: lessonName, Partitions: 1}); err != nil {
+		t.Fatal(err)
+	}
+	err := client(t, order).ProduceSync(ctx, records(lessonName, "INJECTED")...).FirstErr()
+	if !errors.Is(err, kerr.TopicAuthorizationFailed) {
+		t.Errorf("writing the lesson's topic: %v, want TOPIC_AUTHORIZATION_FAILED", err)
+	}
+	txn := client(t, order, kgo.TransactionalID(lessonName))
+	err = txn.BeginTransaction()
+	if err == nil {
+		err = txn.ProduceSync(ctx, records("student-order-commit", "x")...).FirstErr()
+	}
+	if !errors.Is(err, kerr.TransactionalIDAuthorizationFailed) {
+		t.Errorf("the lesson's transactional id: %v, want TRANSACTIONAL_ID_AUTHORIZATION_FAILED", err)
+	}
+	produce(t, client(t, order), "student-order-commit", "mine")
+	offsets := kadm.Offsets{} // of the student's own topic: only the group is refused
+	offsets.Add(kadm.Offset{Topic: "student-order-commit", Partition: 0, At: 1, LeaderEpoch: -1})
+	committed, err := kadm.NewClient(client(t, order)).CommitOffsets(ctx, lessonName, offsets)
+	if err == nil {
+		err = committed.Error()
+	}
+	if !errors.Is(err, kerr.GroupAuthorizationFailed) {
+		t.Errorf("committing the lesson's group: %v, want GROUP_AUTHORIZATION_FAILED", err)
+	}
+	if got, want := order.Kafka.Topic, "student-order-"; got != want {
+		t.Errorf("prefix %q, want %q", got, want)
 	}
 }

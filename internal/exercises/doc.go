@@ -20,7 +20,8 @@
 // A Class holds the students who joined (class.go): a validated name,
 // unique in the class, a secret cookie token, and their Kafka identity —
 // the bootstrap address, SCRAM credentials created for them on the
-// brokers with ACLs on their own prefix (`<name>-`), and the names of
+// brokers with ACLs on their own prefix (`student-<name>-`, in a
+// namespace nothing else of the lab writes), and the names of
 // each exercise's topic, group and transactional id. A Grader (grader.go)
 // recomputes every student's results of the current exercise live: a
 // bounded poll of each student's partition pointers, a full evaluation

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/offsetlab/offsetlab/internal/catalog"
+	"github.com/offsetlab/offsetlab/internal/cluster"
 )
 
 // Text is a sentence in both languages the exercises speak.
@@ -22,7 +23,7 @@ func say(key string, kv ...string) Text {
 type Exercise struct {
 	// ID is how the API names the exercise ("commit"); it also ends the
 	// student's names for it: topic, group and transactional id
-	// "<name>-<ID>".
+	// "student-<name>-<ID>".
 	ID string
 	// SharedTopics are the teacher's topics the exercise reads, which
 	// every student may read (exactly-once's "orders").
@@ -48,9 +49,10 @@ type Names struct {
 	TransactionalID string `json:"transactionalId"`
 }
 
-// NamesFor are student's names for the exercise: each is "<student>-<ID>".
+// NamesFor are student's names for the exercise: each is
+// cluster.StudentPrefix(student) + ID ("student-ann-commit").
 func (e Exercise) NamesFor(student string) Names {
-	n := student + "-" + e.ID
+	n := cluster.StudentPrefix(student) + e.ID
 	return Names{Topic: n, Group: n, TransactionalID: n}
 }
 

@@ -30,6 +30,10 @@ type GraderConfig struct {
 	Interval time.Duration
 	Refresh  time.Duration
 	Parallel int
+	// StateFile, when set, keeps the class on disk (store.go): OpenGrader
+	// reads it back, every change is written there, a join returns once
+	// it is.
+	StateFile string
 }
 
 // Grader keeps every student's results of the current exercise up to
@@ -49,6 +53,19 @@ type Grader struct {
 	inflight map[string]bool
 	version  int64
 	changed  chan struct{}
+	stage    *Stage
+
+	// The class file's writer (store.go); dirty is nil without a
+	// StateFile.
+	dirty      chan struct{}
+	urgent     chan struct{} // a Flush waits
+	gen        int64         // changes counted
+	savedGen   int64         // changes the file holds
+	saved      chan struct{}
+	saveErr    error
+	stopSaving chan struct{}
+	saverDone  chan struct{}
+	closeOnce  sync.Once
 }
 
 // seenState is what a student's last full grading saw.
@@ -77,6 +94,83 @@ func NewGrader(broker Broker, class *Class, cfg GraderConfig) *Grader {
 	}
 }
 
+// OpenGrader is NewGrader with the class read back from cfg.StateFile,
+// when there is one, and kept there from now on; Close stops the writer.
+// A file that is torn, edited by hand or of another format is refused
+// with an error naming it (ErrClassFile): nothing is loaded and nothing
+// overwritten.
+func OpenGrader(broker Broker, class *Class, cfg GraderConfig) (*Grader, error) {
+	g := NewGrader(broker, class, cfg)
+	if cfg.StateFile == "" {
+		return g, nil
+	}
+	rec, ok, err := readClassFile(cfg.StateFile)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		class.restore(rec.Students, rec.Joined)
+		g.mu.Lock()
+		g.restoreLocked(rec)
+		g.mu.Unlock()
+	}
+	g.dirty, g.urgent, g.saved = make(chan struct{}, 1), make(chan struct{}, 1), make(chan struct{})
+	g.stopSaving, g.saverDone = make(chan struct{}), make(chan struct{})
+	class.mu.Lock()
+	class.persist = g.Flush
+	class.mu.Unlock()
+	go g.saveLoop(g.stopSaving, g.saverDone)
+	return g, nil
+}
+
+// Stage is the partition the teacher put on the stage last; ok is false
+// before any.
+func (g *Grader) Stage() (Stage, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.stage == nil {
+		return Stage{}, false
+	}
+	return *g.stage, true
+}
+
+// SetStage records the partition the teacher put on the stage (kept in
+// the class file).
+func (g *Grader) SetStage(s Stage) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.stage != nil && *g.stage == s {
+		return
+	}
+	g.stage = &s
+	g.markDirtyLocked()
+	g.urgentLocked()
+}
+
+// Remove takes a student out of the class (see Class.Remove) and forgets
+// their reset points and results, so that a newcomer with the name
+// starts clean.
+func (g *Grader) Remove(ctx context.Context, name string, deleteNames bool) error {
+	gone, err := g.class.Remove(ctx, name, deleteNames)
+	if gone.Name == "" {
+		return err
+	}
+	g.mu.Lock()
+	for _, m := range g.from {
+		delete(m, gone.Name)
+	}
+	for _, m := range g.results {
+		delete(m, gone.Name)
+	}
+	delete(g.seen, gone.Name)
+	g.bumpLocked()
+	g.mu.Unlock()
+	if ferr := g.Flush(ctx); ferr != nil && err == nil {
+		err = ferr
+	}
+	return err
+}
+
 // Class is the grader's class.
 func (g *Grader) Class() *Class { return g.class }
 
@@ -96,6 +190,7 @@ func (g *Grader) Start(id string) (Exercise, error) {
 	g.mu.Lock()
 	g.current = id
 	g.bumpLocked()
+	g.urgentLocked()
 	g.mu.Unlock()
 	return ex, nil
 }
@@ -122,6 +217,7 @@ func (g *Grader) Reset(ctx context.Context, id string) (map[string]int64, error)
 	}
 	g.mu.Lock()
 	g.from[id] = from
+	g.urgentLocked()
 	delete(g.results, id)
 	for name, s := range g.seen {
 		if s.exercise == id {
@@ -188,6 +284,7 @@ func (g *Grader) bumpLocked() {
 	g.version++
 	close(g.changed)
 	g.changed = make(chan struct{})
+	g.markDirtyLocked()
 }
 
 // Run grades until ctx ends: every Interval, each student of the current

@@ -36,6 +36,9 @@ const (
 	entryOverhead  = 640
 	headerOverhead = 96
 	recordOverhead = 120
+	// schemaOverhead is a schema reference's or a decoding problem's
+	// JSON without its subject or arguments.
+	schemaOverhead = 128
 )
 
 // EncodedSize is an upper bound of the bytes e takes as JSON (as
@@ -43,7 +46,16 @@ const (
 // messages and history steps count. It is exact to a few hundred bytes for
 // an entry: strings are counted with JSON's escapes.
 func EncodedSize(e *Entry) int {
-	n := entryOverhead + jsonSize(e.Key) + jsonSize(e.Value)
+	n := entryOverhead + jsonSize(e.Key) + jsonSize(e.Value) + len(e.Decoded)
+	if e.Schema != nil {
+		n += schemaOverhead + jsonStringSize(e.Schema.Subject)
+	}
+	if e.DecodeProblem != nil {
+		n += schemaOverhead
+		for _, v := range e.DecodeProblem.Args {
+			n += jsonStringSize(v) + 32
+		}
+	}
 	for i := range e.Headers {
 		h := &e.Headers[i]
 		n += headerOverhead + jsonStringSize(h.Key) + jsonStringSize(h.Value)

@@ -2,9 +2,12 @@ package inspect
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/offsetlab/offsetlab/internal/catalog"
 )
 
 // Isolation is a consumer's isolation.level, spelled as Kafka spells it.
@@ -161,6 +164,13 @@ type Entry struct {
 	ValueEncoding  string   `json:"valueEncoding,omitempty"`
 	ValueTruncated bool     `json:"valueTruncated,omitempty"`
 	Headers        []Header `json:"headers"`
+	// Schema, Decoded and DecodeProblem are set for a value framed by a
+	// schema registry (see ValueDecoder): the schema it names, the value
+	// decoded as JSON, or why it could not be (the raw bytes stay in
+	// Value either way).
+	Schema        *SchemaRef       `json:"schema,omitempty"`
+	Decoded       json.RawMessage  `json:"decoded,omitempty"`
+	DecodeProblem *catalog.Message `json:"decodeProblem,omitempty"`
 	// HeadersTruncated is set when the record has more than MaxHeaders
 	// headers: Headers holds the first MaxHeaders, and HeaderCount (set
 	// only then) how many the record has.

@@ -88,6 +88,9 @@ type Inspector struct {
 	// what one ReadLog, ReadRecords or Search call returns (default
 	// DefaultAnswerBytes); each says when it stopped early for it.
 	AnswerBytes int64
+	// Values decodes values framed by a schema registry (nil: none are);
+	// set it before the Inspector is shared.
+	Values ValueDecoder
 }
 
 // New returns an Inspector that sends raw requests through client.

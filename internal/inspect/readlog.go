@@ -57,6 +57,7 @@ func (i *Inspector) ReadLog(ctx context.Context, topic string, partition int32, 
 		return log, nil
 	}
 	w := newWindow(from, end, ptrs, i.codecs, i.AnswerBytes)
+	w.values = i.Values
 	if err := i.fill(ctx, &ref, w); err != nil {
 		return nil, asProblem(err)
 	}

@@ -113,13 +113,14 @@ func (i *Inspector) Search(ctx context.Context, topic string, partition int32, r
 	if err != nil {
 		return nil, fmt.Errorf("inspect: search %s/%d: %w", topic, partition, err)
 	}
+	match.values = i.Values
 	limit := bounded(req.Limit, DefaultSearchLimit, MaxSearchLimit)
 	budget := bounded(req.MaxBytes, DefaultSearchBytes, MaxSearchBytes)
 	ref, ptrs, from, to, err := i.locateRange(ctx, topic, partition, req.From, req.To)
 	if err != nil {
 		return nil, err
 	}
-	sink := &searchSink{match: match, limit: limit, codecs: i.codecs, matches: []Entry{}, open: map[int64][]int{}, budget: newAnswerBudget(i.AnswerBytes)}
+	sink := &searchSink{match: match, limit: limit, codecs: i.codecs, values: i.Values, matches: []Entry{}, open: map[int64][]int{}, budget: newAnswerBudget(i.AnswerBytes)}
 	s := newScanner(i, &ref, ptrs, from, to, sink)
 	sink.s, s.maxBytes = s, budget
 	if req.Progress != nil {
@@ -155,6 +156,9 @@ type recordMatcher struct {
 	key, value, headers bool
 	path                *JSONPath
 	field               valueMatcher
+	// values, when set, decodes values framed by a schema registry: a
+	// JSON path and a value search then look into the decoded value too.
+	values ValueDecoder
 }
 
 func newRecordMatcher(req SearchRequest) (*recordMatcher, error) {
@@ -203,9 +207,15 @@ func newRecordMatcher(req SearchRequest) (*recordMatcher, error) {
 
 func (m *recordMatcher) matches(rec *rawRecord) bool {
 	if m.path != nil {
+		if decoded := m.decoded(rec.Value); decoded != nil {
+			return m.path.each(decoded, m.field.match)
+		}
 		return rec.Value != nil && m.path.each(rec.Value, m.field.match)
 	}
 	if m.key && bytes.Contains(rec.Key, m.query) || m.value && bytes.Contains(rec.Value, m.query) {
+		return true
+	}
+	if m.value && bytes.Contains(m.decoded(rec.Value), m.query) {
 		return true
 	}
 	found := false
@@ -218,6 +228,19 @@ func (m *recordMatcher) matches(rec *rawRecord) bool {
 	return found
 }
 
+// decoded is value decoded as JSON with its schema, nil when it is not
+// framed by a schema registry or does not decode.
+func (m *recordMatcher) decoded(value []byte) []byte {
+	if m.values == nil || len(value) < 5 || value[0] != 0 {
+		return nil
+	}
+	d, ok := m.values.DecodeValue(value)
+	if !ok {
+		return nil
+	}
+	return d.Value
+}
+
 // searchSink decodes the data batches of a scan and keeps the records that
 // match, as entries.
 type searchSink struct {
@@ -225,6 +248,7 @@ type searchSink struct {
 	match   *recordMatcher
 	limit   int
 	codecs  *codecs
+	values  ValueDecoder
 	matches []Entry
 	open    map[int64][]int // producer id -> indexes of its open matches
 	budget  answerBudget    // the matches' decoded bytes
@@ -273,6 +297,7 @@ func (k *searchSink) data(b *rawBatch, lo, hi int64, txn string) (first, last in
 			continue
 		}
 		e := recordEntry(b, &rec, o, txn)
+		decodeValue(k.values, &e, rec.Value)
 		if !k.budget.take(EncodedSize(&e)) {
 			// The answer is full: end the range before this match.
 			k.cut = true

@@ -31,6 +31,7 @@ type window struct {
 	from, end int64
 	ptrs      Pointers
 	codecs    *codecs
+	values    ValueDecoder // nil: framed values stay bytes only
 	budget    answerBudget
 	cut       bool // the budget ended the window at end
 
@@ -275,6 +276,7 @@ func (w *window) addRecords(b *rawBatch, txn string) error {
 		}
 		w.gapsTo(o, GapCompacted) // a hole inside the batch's range
 		e := recordEntry(b, &rec, o, txn)
+		decodeValue(w.values, &e, rec.Value)
 		if !w.budget.take(EncodedSize(&e)) {
 			w.end, w.cut = o, true
 			break

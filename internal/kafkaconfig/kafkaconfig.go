@@ -86,12 +86,17 @@ type Config struct {
 	secret    *credentials // behind a pointer so that %+v of a Config prints an address
 	tls       *tls.Config  // nil without TLS
 	desc      Description
+	// registryURL and registryUser are the Schema Registry's address and
+	// basic-auth user (schema.registry.url, basic.auth.user.info or
+	// schema.registry.basic.auth.user.info); its password is in secret.
+	registryURL, registryUser string
 }
 
 // credentials hold what must never be printed.
 type credentials struct {
-	password  string
-	tokenAuth bool // SCRAM with a delegation token (tokenauth=true)
+	password         string
+	registryPassword string
+	tokenAuth        bool // SCRAM with a delegation token (tokenauth=true)
 }
 
 // String is Describe's summary; it never shows a secret.
@@ -169,6 +174,13 @@ func (c *Config) Describe() Description {
 	d.ServerCAs = slices.Clone(d.ServerCAs)
 	d.IgnoredKeys = slices.Clone(d.IgnoredKeys)
 	return d
+}
+
+// SchemaRegistry is the Schema Registry the file names (schema.registry.url,
+// "" when none) and the basic-auth user and password for it
+// (basic.auth.user.info or schema.registry.basic.auth.user.info, "user:password").
+func (c *Config) SchemaRegistry() (url, user, password string) {
+	return c.registryURL, c.registryUser, c.secret.registryPassword
 }
 
 // String is Describe's summary.

@@ -50,7 +50,10 @@ func exactKeys(key string) (keyClass, bool) {
 		"ssl.keystore.certificate.chain", "ssl.keystore.key", "ssl.key.password",
 		"ssl.endpoint.identification.algorithm",
 		"ssl.ca.location", "ssl.ca.pem", "ssl.certificate.location", "ssl.certificate.pem",
-		"ssl.key.location", "ssl.key.pem", "enable.ssl.certificate.verification":
+		"ssl.key.location", "ssl.key.pem", "enable.ssl.certificate.verification",
+		// the Schema Registry beside the cluster, as the serializers spell it
+		"schema.registry.url", "basic.auth.user.info", "basic.auth.credentials.source",
+		"schema.registry.basic.auth.user.info", "schema.registry.basic.auth.credentials.source":
 		return appliedKey, true
 
 	// plug in code or crypto we cannot run

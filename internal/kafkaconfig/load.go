@@ -113,6 +113,12 @@ func (l *loader) load() (*Config, error) {
 			return nil, err
 		}
 	}
+	c.registryURL = l.get("schema.registry.url")
+	for _, k := range []string{"basic.auth.user.info", "schema.registry.basic.auth.user.info"} {
+		if user, pass, ok := strings.Cut(l.get(k), ":"); ok {
+			c.registryUser, c.secret.registryPassword = user, pass
+		}
+	}
 	c.desc.File = l.file
 	c.desc.SecurityProtocol = c.protocol
 	c.desc.SASLMechanism = c.mechanism

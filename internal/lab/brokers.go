@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"time"
 
 	"github.com/offsetlab/offsetlab/internal/catalog"
 	"github.com/offsetlab/offsetlab/internal/cluster"
@@ -24,7 +25,7 @@ type BrokersStatus struct {
 // BrokerStatus reports the brokers the server runs, or the hint.
 func (l *Lab) BrokerStatus(ctx context.Context) (BrokersStatus, error) {
 	if l.brokers == nil {
-		return BrokersStatus{Nodes: []localkafka.Node{}, Hint: l.brokersHint("")}, nil
+		return BrokersStatus{Nodes: []localkafka.Node{}, Hint: l.brokersHint(ctx, "")}, nil
 	}
 	nodes, err := l.brokers.Nodes(ctx)
 	if err != nil {
@@ -33,11 +34,22 @@ func (l *Lab) BrokerStatus(ctx context.Context) (BrokersStatus, error) {
 	return BrokersStatus{Managed: true, Nodes: nodes}, nil
 }
 
+// composeTripleClusterID is the CLUSTER_ID of compose.triple.yaml's
+// brokers: only that cluster's brokers are stopped with docker compose.
+const composeTripleClusterID = "MkU3OEVBNTcwNTJENDM2Qk"
+
 // brokersHint says how to stop a broker the server does not run; id ""
-// means the two followers of lesson 4.
-func (l *Lab) brokersHint(id string) catalog.Message {
+// means the two followers of lesson 4. The docker compose command is
+// offered only to compose.triple.yaml's cluster (known by its id); any
+// other cluster's brokers are stopped where they run.
+func (l *Lab) brokersHint(ctx context.Context, id string) catalog.Message {
 	if l.cluster.Mode() == cluster.Embedded {
 		return catalog.M("brokers.hint.embedded")
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	if l.cluster.ClusterID(ctx) != composeTripleClusterID {
+		return catalog.M("brokers.hint.external")
 	}
 	services := "kafka-2 kafka-3"
 	if id != "" {
@@ -66,7 +78,7 @@ func (l *Lab) brokerAction(ctx context.Context, id int, action string) error {
 		if action == "stop" {
 			key = "error.brokersNotManaged.stop"
 		}
-		return problem.New(problem.Conflict, key).WithHint(l.brokersHint(strconv.Itoa(id)))
+		return problem.New(problem.Conflict, key).WithHint(l.brokersHint(ctx, strconv.Itoa(id)))
 	}
 	var err error
 	if action == "stop" {

@@ -31,7 +31,32 @@ type TopicDetail struct {
 	cluster.TopicInfo
 	Partitions []PartitionDetail     `json:"partitions"`
 	Configs    []cluster.TopicConfig `json:"configs"`
+	// ConfigsUnread says why the configurations could not be read
+	// (DESCRIBE_CONFIGS refused, say); OpenUnread why the open
+	// transactions could not be counted (DescribeProducers needs READ).
+	// Each is nil when its part was read: one missing right leaves the
+	// rest of the answer standing.
+	ConfigsUnread *Unread `json:"configsUnread,omitempty"`
+	OpenUnread    *Unread `json:"openTransactionsUnread,omitempty"`
 }
+
+// Unread says why one part of an answer could not be read while the rest
+// was: the English sentence, its catalogue key and arguments (as an error
+// answer carries them).
+type Unread struct {
+	Error string       `json:"error"`
+	Code  string       `json:"code"`
+	Args  catalog.Args `json:"args,omitempty"`
+}
+
+// unread is err as an Unread.
+func unread(err error) *Unread {
+	p := problem.As(err)
+	return &Unread{Error: p.Error(), Code: p.Message.Key, Args: p.Message.Args}
+}
+
+// Message is the sentence as a catalogue message.
+func (u *Unread) Message() catalog.Message { return catalog.Message{Key: u.Code, Args: u.Args} }
 
 // PartitionDetail is a partition's placement and pointers and how many
 // transactions are open on it (-1: the broker did not say).
@@ -48,6 +73,9 @@ const maxDescribedPartitions = 64
 // log start, LSO, high watermark and open transactions, and the topic's
 // configurations with their source. Cost: one metadata, three ListOffsets,
 // one DescribeConfigs and one DescribeProducers per partition (at most 64).
+// Only the topic's description is needed: a refused DescribeConfigs or
+// DescribeProducers leaves its part empty and says why (ConfigsUnread,
+// OpenUnread).
 func (l *Lab) TopicDetail(ctx context.Context, name string) (TopicDetail, error) {
 	t, err := l.Topic(ctx, name)
 	if err != nil {
@@ -59,7 +87,13 @@ func (l *Lab) TopicDetail(ctx context.Context, name string) (TopicDetail, error)
 		if i >= maxDescribedPartitions {
 			continue
 		}
-		if pp, err := l.cluster.DescribeProducers(ctx, name, p.Partition); err == nil {
+		if d.OpenUnread != nil {
+			continue // refused once, refused for every partition
+		}
+		pp, err := l.cluster.DescribeProducers(ctx, name, p.Partition)
+		if err != nil {
+			d.OpenUnread = unread(l.notAllowed(err, "READ", "topic", name))
+		} else {
 			open := 0
 			for _, s := range pp.Producers {
 				if s.CurrentTransactionStartOffset >= 0 {
@@ -71,7 +105,8 @@ func (l *Lab) TopicDetail(ctx context.Context, name string) (TopicDetail, error)
 	}
 	configs, err := l.cluster.TopicConfigs(ctx, name)
 	if err != nil {
-		return TopicDetail{}, l.notAllowed(err, "DESCRIBE_CONFIGS", "topic", name)
+		d.Configs, d.ConfigsUnread = []cluster.TopicConfig{}, unread(l.notAllowed(err, "DESCRIBE_CONFIGS", "topic", name))
+		return d, nil
 	}
 	d.Configs = configs
 	return d, nil

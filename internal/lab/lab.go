@@ -60,6 +60,11 @@ type Config struct {
 	// Logger receives what the server's operator should know; nil
 	// discards it.
 	Logger *slog.Logger
+	// Values decodes record values written through a Schema Registry
+	// (nil: values stay bytes); SchemaRegistry is that registry's URL,
+	// which GET /api/cluster and the masthead name.
+	Values         inspect.ValueDecoder
+	SchemaRegistry string
 }
 
 // Lab carries out the use cases over one cluster.
@@ -74,6 +79,8 @@ type Lab struct {
 	brokers   Brokers
 	readOnly  bool
 	log       *slog.Logger
+	// schemaRegistry is the registry's URL ("" without one).
+	schemaRegistry string
 }
 
 // New builds the Lab's services over cfg.Cluster.
@@ -87,6 +94,7 @@ func New(cfg Config) *Lab {
 	}
 	opts := cfg.Cluster.ClientOpts()
 	inspector := inspect.New(cfg.Cluster.Client(), opts...)
+	inspector.Values = cfg.Values
 	conn := producer.Connection{Opts: cfg.Cluster.ProducerOpts(), Dial: cfg.Cluster.Dial}
 	l := &Lab{
 		cluster:   cfg.Cluster,
@@ -97,6 +105,8 @@ func New(cfg Config) *Lab {
 		brokers:   cfg.Brokers,
 		readOnly:  cfg.ReadOnly,
 		log:       log,
+
+		schemaRegistry: cfg.SchemaRegistry,
 	}
 	// The feeds read through the lab, so that a partition the user may
 	// not read says which ACL is missing, as the API does.
@@ -163,6 +173,23 @@ func mib(n int64) string { return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1
 func (l *Lab) writable() error {
 	if l.readOnly {
 		return problem.New(problem.Forbidden, "error.readOnly", "brokers", strings.Join(l.cluster.Brokers(), ","))
+	}
+	return nil
+}
+
+// writes is writable plus the classroom's namespace rule: the lab never
+// makes or writes a topic, group or transactional id whose name starts
+// with cluster.StudentNamespace, which the students' ACLs cover, so no
+// student ever owns a name a lesson or the teacher uses, whenever they
+// joined.
+func (l *Lab) writes(names ...string) error {
+	if err := l.writable(); err != nil {
+		return err
+	}
+	for _, n := range names {
+		if cluster.InStudentNamespace(n) {
+			return problem.New(problem.Forbidden, "error.studentNamespace", "name", n)
+		}
 	}
 	return nil
 }

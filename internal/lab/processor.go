@@ -18,7 +18,7 @@ import (
 // CONCURRENT_TRANSACTIONS retries Kafka answers while it aborts) and the
 // crash, if the run was told to crash.
 func (l *Lab) RunProcessor(ctx context.Context, cfg producer.RunConfig) (*producer.RunResult, error) {
-	if err := l.writable(); err != nil {
+	if err := l.writes(cfg.Output, cfg.Group, cfg.TransactionalID); err != nil {
 		return nil, err
 	}
 	if err := l.roomToStore(); err != nil {

@@ -21,7 +21,7 @@ const ClientBatchMaxBytes = 1000012
 // that the log cannot show: acks=0's unknown outcome, a lost ACK and its
 // retry, an application's double send.
 func (l *Lab) Produce(ctx context.Context, req producer.Request) (*producer.Outcome, error) {
-	if err := l.writable(); err != nil {
+	if err := l.writes(req.Topic); err != nil {
 		return nil, err
 	}
 	if err := l.roomToStore(); err != nil {

@@ -35,6 +35,15 @@ type ClusterStatus struct {
 	// data costs, the budget, each other host's share, and whether it
 	// is full. Absent for a real cluster.
 	Budget *cluster.BudgetStatus `json:"budget,omitempty"`
+	// SchemaRegistry is the Schema Registry whose schemas decode the
+	// values (the embedded one beside the embedded broker, or
+	// --schema-registry); absent without one.
+	SchemaRegistry *SchemaRegistry `json:"schemaRegistry,omitempty"`
+}
+
+// SchemaRegistry names the registry values are decoded with.
+type SchemaRegistry struct {
+	URL string `json:"url"`
 }
 
 // Status reports the brokers and whether one answers now.
@@ -46,6 +55,9 @@ func (l *Lab) Status(ctx context.Context) ClusterStatus {
 	}
 	if b, ok := l.cluster.Budget(); ok {
 		s.Budget = &b
+	}
+	if l.schemaRegistry != "" {
+		s.SchemaRegistry = &SchemaRegistry{URL: l.schemaRegistry}
 	}
 	if err := l.cluster.Ping(ctx); err != nil {
 		p := problem.As(err)
@@ -84,7 +96,7 @@ func (l *Lab) Topic(ctx context.Context, name string) (cluster.TopicInfo, error)
 // CreateTopic creates a topic after checking its name and configurations
 // as Kafka would (see cluster.CreateTopic).
 func (l *Lab) CreateTopic(ctx context.Context, spec cluster.TopicSpec) (cluster.TopicInfo, error) {
-	if err := l.writable(); err != nil {
+	if err := l.writes(spec.Name); err != nil {
 		return cluster.TopicInfo{}, err
 	}
 	t, err := l.cluster.CreateTopic(ctx, spec)

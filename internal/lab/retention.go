@@ -14,7 +14,7 @@ import (
 // retention.ms, ...), checked as CreateTopic checks them (see
 // cluster.AlterTopicConfigs).
 func (l *Lab) AlterTopicConfigs(ctx context.Context, topic string, configs map[string]string) error {
-	if err := l.writable(); err != nil {
+	if err := l.writes(topic); err != nil {
 		return err
 	}
 	err := l.cluster.AlterTopicConfigs(ctx, topic, configs)
@@ -25,7 +25,7 @@ func (l *Lab) AlterTopicConfigs(ctx context.Context, topic string, configs map[s
 // cluster.DeleteRecords) and returns the new log start offset. The live
 // story tells the log start moving, as it does when retention moves it.
 func (l *Lab) DeleteRecords(ctx context.Context, topic string, partition int32, before int64) (int64, error) {
-	if err := l.writable(); err != nil {
+	if err := l.writes(topic); err != nil {
 		return 0, err
 	}
 	if _, err := l.partition(ctx, topic, partition); err != nil {
@@ -84,7 +84,7 @@ type GroupReadOutcome struct {
 // after them committed for the group. It narrates a reset that skipped
 // offsets.
 func (l *Lab) ReadAsGroup(ctx context.Context, req GroupRead) (*GroupReadOutcome, error) {
-	if err := l.writable(); err != nil {
+	if err := l.writes(req.Group); err != nil {
 		return nil, err
 	}
 	if req.Reset != ResetEarliest && req.Reset != ResetLatest {

@@ -87,7 +87,7 @@ type shareWorkers struct {
 // StartShareWorker starts a share consumer of req.Group on req.Topic in the
 // dashboard's process; it acquires nothing until it polls.
 func (l *Lab) StartShareWorker(ctx context.Context, req ShareWorkerRequest) (ShareWorkerState, error) {
-	if err := l.writable(); err != nil {
+	if err := l.writes(req.Group); err != nil {
 		return ShareWorkerState{}, err
 	}
 	if !workerName.MatchString(req.Name) {

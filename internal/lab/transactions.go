@@ -20,7 +20,7 @@ import (
 // timeout is the producer's transaction.timeout.ms, fixed when the
 // process first uses id; zero means Kafka's default.
 func (l *Lab) Begin(ctx context.Context, process, id string, timeout time.Duration) (producer.SessionState, error) {
-	if err := l.writable(); err != nil {
+	if err := l.writes(id); err != nil {
 		return producer.SessionState{}, err
 	}
 	sessions, err := l.processes.get(process)
@@ -42,7 +42,7 @@ func (l *Lab) Begin(ctx context.Context, process, id string, timeout time.Durati
 // after checking the topic and partition exist. A producer fenced by a
 // newer one reports Fenced in the state, not an error.
 func (l *Lab) Send(ctx context.Context, process, id string, req producer.Request) (producer.SessionState, error) {
-	if err := l.writable(); err != nil {
+	if err := l.writes(id, req.Topic); err != nil {
 		return producer.SessionState{}, err
 	}
 	if err := l.roomToStore(); err != nil {

@@ -18,6 +18,9 @@ type Lab interface {
 	Mode() cluster.Mode
 	Brokers() []string
 	ReadOnly() bool
+	// Security names the properties file the dashboard connects with,
+	// which the lessons' commands pass to Kafka's tools.
+	Security() cluster.Security
 
 	CreateTopic(ctx context.Context, spec cluster.TopicSpec) (cluster.TopicInfo, error)
 	DeleteTopic(ctx context.Context, name string) error

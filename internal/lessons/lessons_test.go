@@ -327,3 +327,16 @@ func TestOutputLinesSpeakBothLanguages(t *testing.T) {
 		t.Errorf("lesson 6b's output has %d catalogue sentences; want its begins, sends, fence and commit", sentences)
 	}
 }
+
+// TestLessonsOutsideStudentNamespace: no lesson names anything in the
+// students' namespace, which the lab refuses to write (a lesson that did
+// would fail at its step, and its name would be a student's).
+func TestLessonsOutsideStudentNamespace(t *testing.T) {
+	for _, l := range Builtin() {
+		for _, n := range lessonNames(&l) {
+			if cluster.InStudentNamespace(n) || cluster.InStudentNamespace(n+"-000000") {
+				t.Errorf("lesson %s names %q, in the students' namespace %q", l.ID, n, cluster.StudentNamespace)
+			}
+		}
+	}
+}

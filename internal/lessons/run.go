@@ -131,11 +131,15 @@ func (rn *run) over() bool {
 
 // reset gives the run fresh names and pending steps. The caller holds
 // stepMu (or owns the run alone).
-func (rn *run) reset() {
+func (rn *run) reset() { rn.resetWith(randomHex(3)) }
+
+// resetWith is reset with the names' suffix given (a run read back from
+// its file keeps its names).
+func (rn *run) resetWith(suffix string) {
 	rn.memory.reset()
 	rn.mu.Lock()
 	defer rn.mu.Unlock()
-	rn.suffix = randomHex(3)
+	rn.suffix = suffix
 	rn.names = map[string]string{}
 	for _, name := range lessonNames(rn.lesson) {
 		rn.names[name] = name + "-" + rn.suffix
@@ -226,10 +230,16 @@ func (rn *run) nameLocked(logical string) string {
 var namePlaceholder = regexp.MustCompile(`\{([A-Za-z0-9._-]+)(?:\|([^/{}]*)/([^{}]*))?\}`)
 
 // renderLocked replaces {name} placeholders with the run's names and
-// {bootstrap} with the brokers' address, and {name|A/B} with the particle
+// {bootstrap} with the brokers' address (a Kafka tool's
+// --bootstrap-server {bootstrap} followed, on a cluster the dashboard
+// reaches with a properties file, by --command-config with its path, so
+// that the command runs as printed), and {name|A/B} with the particle
 // that follows the run's name (catalog.Particle: gwa after orders-b9cd86,
 // ro after payments-1f).
 func (rn *run) renderLocked(s string) string {
+	if file := rn.runner.lab.Security().CommandConfig; file != "" {
+		s = strings.ReplaceAll(s, "--bootstrap-server {bootstrap}", "--bootstrap-server {bootstrap} --command-config "+file)
+	}
 	return namePlaceholder.ReplaceAllStringFunc(s, func(m string) string {
 		g := namePlaceholder.FindStringSubmatch(m)
 		key, afterConsonant, afterVowel := g[1], g[2], g[3]

@@ -57,6 +57,7 @@ type Runner struct {
 	mu      sync.Mutex
 	runs    map[string]*run
 	current string // the run started or stepped last
+	runPath string // where the current run is kept (keep.go); "" in memory
 }
 
 // New returns a Runner over lab with the Builtin lessons. It records the
@@ -163,6 +164,7 @@ func (r *Runner) Start(id string) (RunState, error) {
 	for _, old := range evicted {
 		old.endProcesses()
 	}
+	r.keepOrLog()
 	return rn.state(), nil
 }
 
@@ -264,10 +266,19 @@ func (r *Runner) exclusive(id, busyKey string, fn func(*run) error) (RunState, e
 	r.mu.Lock()
 	r.current = id
 	r.mu.Unlock()
-	if err := fn(rn); err != nil {
+	err = fn(rn)
+	r.keepOrLog()
+	if err != nil {
 		return RunState{}, err
 	}
 	return rn.state(), nil
+}
+
+// keepOrLog keeps the current run (keep.go), logging a failure to.
+func (r *Runner) keepOrLog() {
+	if err := r.keep(); err != nil {
+		r.lab.Logger().Error("the lesson run in progress was not saved", "err", err)
+	}
 }
 
 // Close ends every run's application processes and forgets the runs.

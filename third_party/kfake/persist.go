@@ -507,7 +507,7 @@ func writeJSONFile(fsys fs, path string, v any) error {
 		return fmt.Errorf("marshaling %s: %w", path, err)
 	}
 	tmpPath := path + ".tmp"
-	f, err := fsys.OpenFile(tmpPath, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	f, err := fsys.OpenFile(tmpPath, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
 	if err != nil {
 		return fmt.Errorf("creating %s: %w", tmpPath, err)
 	}

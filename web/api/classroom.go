@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/offsetlab/offsetlab/internal/exercises"
 	"github.com/offsetlab/offsetlab/web/httpx"
 )
 
@@ -26,6 +27,46 @@ type classroom struct {
 	// through the dashboard, which / opens when the teacher watches none.
 	teacherWrote atomic.Pointer[partitionRef]
 	present      presence
+	// shown are the groups and transactional ids the teacher's actions
+	// used, which the stage shows and students may read.
+	shown shownNames
+}
+
+// maxShown bounds shownNames; past it the oldest name is forgotten.
+const maxShown = 256
+
+// shownNames is a bounded set of names, oldest first.
+type shownNames struct {
+	mu    sync.Mutex
+	order []string
+	set   map[string]bool
+}
+
+// add records names (empty ones are skipped).
+func (n *shownNames) add(names ...string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.set == nil {
+		n.set = map[string]bool{}
+	}
+	for _, name := range names {
+		if name == "" || n.set[name] {
+			continue
+		}
+		if len(n.order) >= maxShown {
+			delete(n.set, n.order[0])
+			n.order = n.order[1:]
+		}
+		n.order = append(n.order, name)
+		n.set[name] = true
+	}
+}
+
+// has reports whether name was shown.
+func (n *shownNames) has(name string) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.set[name]
 }
 
 // Presence of student pages: a page names itself (a random id per tab)
@@ -148,9 +189,18 @@ func loadRef(p *atomic.Pointer[partitionRef]) (string, int32, bool) {
 // remembers the partition a teacher opened, for the students to follow.
 func (s *Server) Watching(r *http.Request, topic string, partition int32) (done func()) {
 	if httpx.RoleOf(r) == httpx.Teacher {
-		s.class.teacherAt.Store(&partitionRef{Topic: topic, Partition: partition})
+		s.stage(&partitionRef{Topic: topic, Partition: partition})
 		return func() {}
 	}
 	s.class.students.Add(1)
 	return func() { s.class.students.Add(-1) }
+}
+
+// stage makes ref the teacher's partition, which students' pages follow,
+// and keeps it with the class (it survives a restart).
+func (s *Server) stage(ref *partitionRef) {
+	s.class.teacherAt.Store(ref)
+	if s.deps.Exercises != nil {
+		s.deps.Exercises.SetStage(exercises.Stage{Topic: ref.Topic, Partition: ref.Partition})
+	}
 }

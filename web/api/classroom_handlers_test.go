@@ -216,6 +216,13 @@ func (f *fakeExercises) Wait(_ context.Context, after int64) int64 {
 	f.add("Wait %d", after)
 	return after + 1
 }
+func (f *fakeExercises) Remove(_ context.Context, name string, deleteNames bool) error {
+	f.add("Remove %s %v", name, deleteNames)
+	return nil
+}
+func (f *fakeExercises) Stage() (exercises.Stage, bool) { return exercises.Stage{}, false }
+func (f *fakeExercises) SetStage(exercises.Stage)       {}
+func (f *fakeExercises) Flush(context.Context) error    { return nil }
 
 // TestExercisesAndStudents: a student joins (a cookie), sees their own
 // identity and results only; the teacher sees every student, starts and
@@ -256,11 +263,11 @@ func TestExercisesAndStudents(t *testing.T) {
 	}{
 		{"me", s.GetMe, request{method: "GET", pattern: "/me", target: "/me", student: true, cookie: annCookie}, 200, []string{`"name":"ann"`, `"bootstrap":"10.0.0.1:9092"`}, nil, ""},
 		{"me without a cookie", s.GetMe, request{method: "GET", pattern: "/me", target: "/me", student: true}, 404, nil, nil, "error.notAStudent"},
-		{"the class", s.ListStudents, request{method: "GET", pattern: "/s", target: "/s"}, 200, []string{`"name":"ann"`, `"topic":"ann-"`}, []string{ann.Token}, ""},
+		{"the class", s.ListStudents, request{method: "GET", pattern: "/s", target: "/s"}, 200, []string{`"name":"ann"`, `"topic":"student-ann-"`}, []string{ann.Token}, ""},
 		{"the class to a student", s.ListStudents, request{method: "GET", pattern: "/s", target: "/s", student: true, cookie: annCookie}, 403, nil, nil, "error.studentView"},
 		{"exercises", s.ListExercises, request{method: "GET", pattern: "/e", target: "/e"}, 200, []string{`"current":"commit"`, `"id":"idempotent"`}, nil, ""},
 		{"an exercise for the teacher", s.GetExercise, request{method: "GET", pattern: "/e/{exercise}", target: "/e/commit"}, 200, []string{`"current":true`, `\u003cname\u003e-commit`}, nil, ""},
-		{"an exercise for ann", s.GetExercise, request{method: "GET", pattern: "/e/{exercise}", target: "/e/commit", student: true, cookie: annCookie}, 200, []string{`ann-commit`}, []string{`\u003cname\u003e`}, ""},
+		{"an exercise for ann", s.GetExercise, request{method: "GET", pattern: "/e/{exercise}", target: "/e/commit", student: true, cookie: annCookie}, 200, []string{`student-ann-commit`}, []string{`\u003cname\u003e`}, ""},
 		{"an unknown exercise", s.GetExercise, request{method: "GET", pattern: "/e/{exercise}", target: "/e/nope"}, 404, nil, nil, "error.unknownExercise"},
 		{"start", s.ExerciseAction, request{method: "POST", pattern: "/e/{exercise}/{action}", target: "/e/commit/start"}, 200, []string{`"id":"commit"`}, nil, ""},
 		{"reset", s.ExerciseAction, request{method: "POST", pattern: "/e/{exercise}/{action}", target: "/e/commit/reset"}, 200, []string{`"from":{"ann":3}`}, nil, ""},

@@ -90,6 +90,7 @@ func (s *Server) ExerciseAction(w http.ResponseWriter, r *http.Request) {
 			s.writeError(w, r, err)
 			return
 		}
+		s.keepClass(r)
 		httpx.WriteJSON(w, http.StatusOK, s.view(r, ex))
 	case "reset":
 		from, err := s.deps.Exercises.Reset(r.Context(), ex.ID)
@@ -97,6 +98,7 @@ func (s *Server) ExerciseAction(w http.ResponseWriter, r *http.Request) {
 			s.writeError(w, r, err)
 			return
 		}
+		s.keepClass(r)
 		httpx.WriteJSON(w, http.StatusOK, map[string]any{"exercise": ex.ID, "from": from})
 	default:
 		s.writeError(w, r, problem.New(problem.NotFound, "error.unknownExerciseAction", "action", action))
@@ -145,7 +147,7 @@ func (s *Server) visibleResults(w http.ResponseWriter, r *http.Request, ex exerc
 	teacher := httpx.RoleOf(r) == httpx.Teacher
 	me, isStudent := s.studentOf(r)
 	if !teacher && !isStudent {
-		s.writeError(w, r, problem.New(problem.Forbidden, "error.notAStudent"))
+		s.writeError(w, r, s.notAStudent(r, problem.Forbidden))
 		return nil, 0, false
 	}
 	if after >= 0 {
@@ -183,7 +185,13 @@ func (s *Server) GetResults(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	httpx.WriteJSON(w, http.StatusOK, map[string]any{"exercise": ex.ID, "version": version, "students": results})
+	out := map[string]any{"exercise": ex.ID, "version": version, "students": results}
+	if me, ok := s.studentOf(r); ok {
+		if share, ok := s.deps.Exercises.Class().Share(r.Context(), me.Name); ok {
+			out["share"] = share // what the student's page says of their quotas
+		}
+	}
+	httpx.WriteJSON(w, http.StatusOK, out)
 }
 
 // GetResultsCSV is GET /api/exercises/{exercise}/results.csv (the
@@ -221,4 +229,13 @@ func bit(b bool) string {
 		return "1"
 	}
 	return "0"
+}
+
+// keepClass waits until the class file holds the teacher's change, so
+// that a crash right after the answer does not undo it; a failure to
+// write is logged (the change holds in memory).
+func (s *Server) keepClass(r *http.Request) {
+	if err := s.deps.Exercises.Flush(r.Context()); err != nil {
+		s.log.Error("the class was not saved", "err", err)
+	}
 }

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"net/http"
+	"slices"
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/web/httpx"
@@ -31,6 +32,9 @@ func (s *Server) ListGroups(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		s.writeError(w, r, err)
 		return
+	}
+	if !s.readsAll(r) {
+		g = slices.DeleteFunc(g, func(x cluster.GroupSummary) bool { return !s.MayReadOwn(r, x.Group) })
 	}
 	httpx.WriteJSON(w, http.StatusOK, map[string]any{"groups": g})
 }

@@ -42,6 +42,7 @@ func (s *Server) RunProcessor(w http.ResponseWriter, r *http.Request) {
 	if !s.allowFault(w, r) {
 		return
 	}
+	s.class.shown.add(cfg.Group, cfg.TransactionalID)
 	res, err := s.deps.Processor.RunProcessor(r.Context(), cfg)
 	if err != nil {
 		s.writeError(w, r, err)

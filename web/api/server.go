@@ -14,6 +14,11 @@ type Options struct {
 	Classroom bool
 	// JoinURL is the address students open in classroom mode.
 	JoinURL string
+	// ScanWorkers, when set, gives a topic-wide scan the function that
+	// lends it more scan turns for r's client (each reports whether one
+	// more partition may run now, and returns its release): the router's
+	// scan limits, which the scan's own turn is already counted in.
+	ScanWorkers func(r *http.Request) func() (release func(), ok bool)
 }
 
 // Deps are the use cases the API's handlers call: one small interface
@@ -25,6 +30,7 @@ type Options struct {
 type Deps struct {
 	Cluster      ClusterLab
 	Topics       TopicsLab
+	TopicSearch  TopicSearchLab
 	Partitions   PartitionsLab
 	Producers    ProducersLab
 	Groups       GroupsLab
@@ -47,6 +53,7 @@ type Deps struct {
 type Lab interface {
 	ClusterLab
 	TopicsLab
+	TopicSearchLab
 	PartitionsLab
 	ProducersLab
 	GroupsLab
@@ -63,7 +70,7 @@ type Lab interface {
 // it does in the server; lessons and exercises may be nil.
 func DepsOf(l Lab, lessons httpx.Lessons, exercises httpx.Exercises) Deps {
 	return Deps{
-		Cluster: l, Topics: l, Partitions: l, Producers: l, Groups: l, Shares: l, ShareWorkers: l, Transactions: l,
+		Cluster: l, Topics: l, TopicSearch: l, Partitions: l, Producers: l, Groups: l, Shares: l, ShareWorkers: l, Transactions: l,
 		Produce: l, Processor: l, Brokers: l, Stage: l,
 		Lessons: lessons, Exercises: exercises,
 	}
@@ -86,7 +93,13 @@ func New(deps Deps, log *slog.Logger, opts Options) *Server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Server{deps: deps, log: log, access: opts, faults: newFaultLimiter(faultRate, faultBurst)}
+	s := &Server{deps: deps, log: log, access: opts, faults: newFaultLimiter(faultRate, faultBurst)}
+	if deps.Exercises != nil {
+		if st, ok := deps.Exercises.Stage(); ok { // the stage of before a restart
+			s.class.teacherAt.Store(&partitionRef{Topic: st.Topic, Partition: st.Partition})
+		}
+	}
+	return s
 }
 
 // writeError answers with err's status and sentence, logging a broker's

@@ -59,6 +59,9 @@ func (s *Server) SetStage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ref := &partitionRef{Topic: req.Topic, Partition: partition}
-	s.class.teacherAt.Store(ref)
+	s.stage(ref)
+	if s.deps.Exercises != nil {
+		s.keepClass(r)
+	}
 	httpx.WriteJSON(w, http.StatusOK, map[string]any{"teacherPartition": ref})
 }

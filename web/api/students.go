@@ -71,7 +71,7 @@ func (s *Server) GetMe(w http.ResponseWriter, r *http.Request) {
 	}
 	st, ok := s.studentOf(r)
 	if !ok {
-		s.writeError(w, r, problem.New(problem.NotFound, "error.notAStudent"))
+		s.writeError(w, r, s.notAStudent(r, problem.NotFound))
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store")
@@ -102,4 +102,40 @@ func (s *Server) ListStudents(w http.ResponseWriter, r *http.Request) {
 		out = append(out, studentSummary{Name: st.Name, JoinedAt: st.JoinedAt, Topic: st.Kafka.Topic, Username: st.Kafka.Username, Managed: st.Kafka.Managed})
 	}
 	httpx.WriteJSON(w, http.StatusOK, map[string]any{"students": out})
+}
+
+// RemoveStudent is DELETE /api/classroom/students/{name}?topics=keep|delete
+// (the teacher's: the router lets only the teacher write): the student
+// leaves the class — name free, cookie dead, Kafka user and ACLs revoked —
+// and their topics and groups are kept (the default: their name stays
+// taken while they exist) or deleted. 204; 404 error.noSuchStudent.
+func (s *Server) RemoveStudent(w http.ResponseWriter, r *http.Request) {
+	if !s.exercisesEnabled(w, r) {
+		return
+	}
+	var deleteNames bool
+	switch topics := r.URL.Query().Get("topics"); topics {
+	case "", "keep":
+	case "delete":
+		deleteNames = true
+	default:
+		s.writeError(w, r, problem.New(problem.Invalid, "error.removeTopicsChoice", "topics", topics))
+		return
+	}
+	if err := s.deps.Exercises.Remove(r.Context(), httpx.PathParam(r, "name"), deleteNames); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// notAStudent is the refusal of a request that is no student's: a
+// browser whose student cookie the class does not know (the teacher
+// removed them, or the server started without its class file) is told
+// so and to join again.
+func (s *Server) notAStudent(r *http.Request, kind problem.Kind) error {
+	if c, err := r.Cookie(StudentCookie); err == nil && c.Value != "" {
+		return problem.New(kind, "error.studentForgotten")
+	}
+	return problem.New(kind, "error.notAStudent")
 }

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"net/http"
+	"slices"
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/internal/lab"
@@ -35,6 +36,9 @@ func (s *Server) ListTopics(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		s.writeError(w, r, err)
 		return
+	}
+	if !s.readsAll(r) {
+		topics = slices.DeleteFunc(topics, func(t cluster.TopicInfo) bool { return !s.ListsTopic(r, t.Name) })
 	}
 	page, err := topicsPageOf(p, len(topics))
 	if err != nil {

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
@@ -74,6 +75,7 @@ func (s *Server) TransactionStep(w http.ResponseWriter, r *http.Request) {
 	default:
 		err = problem.New(problem.NotFound, "error.unknownTxnStep", "step", step)
 	}
+	s.class.shown.add(id)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -91,6 +93,9 @@ func (s *Server) ListTransactions(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		s.writeError(w, r, err)
 		return
+	}
+	if !s.readsAll(r) {
+		t = slices.DeleteFunc(t, func(x cluster.TransactionSummary) bool { return !s.MayReadOwn(r, x.TransactionalID) })
 	}
 	httpx.WriteJSON(w, http.StatusOK, map[string]any{"transactions": t})
 }

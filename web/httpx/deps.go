@@ -48,6 +48,8 @@ type Lab interface {
 	Jump(ctx context.Context, topic string, partition int32, req inspect.JumpRequest) (*inspect.JumpResult, error)
 	Search(ctx context.Context, topic string, partition int32, req inspect.SearchRequest) (*inspect.SearchResult, error)
 	OffsetForTime(ctx context.Context, topic string, partition int32, ms int64) (inspect.TimestampOffset, error)
+	SearchTopic(ctx context.Context, topic string, req lab.TopicSearchRequest) (*lab.TopicSearchResult, error)
+	TopicOffsetsForTime(ctx context.Context, topic string, ms int64, workers func() (func(), bool)) ([]lab.PartitionTimeOffset, error)
 	Groups(ctx context.Context) ([]cluster.GroupSummary, error)
 	GroupDetail(ctx context.Context, name string) (cluster.GroupDetail, error)
 	SharePartition(ctx context.Context, topic string, partition int32, group string, from int64, limit int) (cluster.SharePartition, error)
@@ -62,6 +64,10 @@ type Lab interface {
 	AbortTransaction(ctx context.Context, topic string, partition int32, startOffset int64) (cluster.AbortedTransaction, error)
 	HeldLSO(ctx context.Context, topic string, partition int32) (cluster.LSOHold, error)
 	ForceTerminateTransaction(ctx context.Context, id string) (cluster.TerminatedTransaction, error)
+	Security() cluster.Security
+	SchemaRegistry() string
+	TerminateRight(ctx context.Context, id, topic string, partition int32) cluster.Right
+	AbortRight(ctx context.Context) cluster.Right
 
 	BrokerStatus(ctx context.Context) (lab.BrokersStatus, error)
 	StopBroker(ctx context.Context, id int) error
@@ -92,6 +98,10 @@ type Exercises interface {
 	Reset(ctx context.Context, id string) (map[string]int64, error)
 	Results(id string) ([]exercises.Result, int64, error)
 	Wait(ctx context.Context, after int64) int64
+	Remove(ctx context.Context, name string, deleteNames bool) error
+	Stage() (exercises.Stage, bool)
+	SetStage(exercises.Stage)
+	Flush(ctx context.Context) error
 }
 
 // Deps are the services the web layer drives: the API and the pages

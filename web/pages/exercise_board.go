@@ -17,8 +17,10 @@ type exerciseBoardView struct {
 	Exercises []exercises.Summary
 	// Current is the exercise the teacher started last, "" before any.
 	Current string
-	// JoinURL is where students join, "" outside classroom mode.
-	JoinURL string
+	// JoinURL is where students join, "" outside classroom mode;
+	// JoinWarning why they cannot (a loopback address), nil if they can.
+	JoinURL     string
+	JoinWarning *catalog.Message
 }
 
 // mainAttrs is the board's main#app: the running exercise and the one to
@@ -47,7 +49,7 @@ func (v exerciseBoardView) CSVPath() string {
 // ExerciseBoard is GET /exercises: the teacher's scoreboard. A student
 // is told where their own page is; a server without a class says so.
 func (s *Server) ExerciseBoard(w http.ResponseWriter, r *http.Request) {
-	v := exerciseBoardView{layoutView: s.newLayout(r, sectionExercises, "Exercises"), JoinURL: s.access.JoinURL}
+	v := exerciseBoardView{layoutView: s.newLayout(r, sectionExercises, "Exercises"), JoinURL: s.access.JoinURL, JoinWarning: s.access.JoinWarning}
 	switch {
 	case s.deps.Exercises == nil:
 		v.Problem = catalog.M("error.exercisesDisabled")

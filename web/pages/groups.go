@@ -2,6 +2,7 @@ package pages
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/offsetlab/offsetlab/internal/catalog"
@@ -21,6 +22,22 @@ type groupView struct {
 	Name    string
 	Group   cluster.GroupDetail
 	Offsets []offsetRow
+}
+
+// DescribeCommand is kafka-consumer-groups.sh --describe for the group
+// (kafka-share-groups.sh for a share group), connected as the dashboard is.
+func (v groupView) DescribeCommand() shellCommand {
+	tool := "kafka-consumer-groups.sh"
+	if v.Group.Type == "share" {
+		tool = "kafka-share-groups.sh"
+	}
+	return v.Connection().command(tool, "--describe", "--group "+shellWord(v.Name))
+}
+
+// DescribeRight is what --describe needs: DESCRIBE on the group, which
+// the dashboard's user holds, or the page would not show it.
+func (v groupView) DescribeRight() catalog.Message {
+	return rightMessage(cluster.Right{Operation: "DESCRIBE", Resource: "group", Name: v.Name, Known: true}, v.User)
 }
 
 // offsetRow is a group's committed offset on one partition, with both
@@ -93,6 +110,8 @@ func (o offsetRow) Why() catalog.Message {
 	switch {
 	case o.Held != nil && o.RecordLag >= 0:
 		return heldWhy(o.RecordLag, o.Held)
+	case o.RecordLag < 0 && o.RecordLagProblem != nil:
+		return *o.RecordLagProblem // a right the user lacks, named
 	case o.Lag >= 0 && o.RecordLag < 0:
 		return catalog.M("groupPage.why.uncounted")
 	case !o.Differ():
@@ -132,6 +151,9 @@ func (s *Server) Groups(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		s.renderPage(w, r, s.failPage(r, &v.layoutView, err, catalog.Message{}), groupsPage(v))
 		return
+	}
+	if s.access.MayReadOwn != nil {
+		groups = slices.DeleteFunc(slices.Clone(groups), func(g cluster.GroupSummary) bool { return !s.access.MayReadOwn(r, g.Group) })
 	}
 	v.Groups = groups
 	s.renderPage(w, r, http.StatusOK, groupsPage(v))

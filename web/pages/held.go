@@ -3,6 +3,7 @@ package pages
 import (
 	"net/url"
 	"strconv"
+	"time"
 
 	"github.com/offsetlab/offsetlab/internal/catalog"
 	"github.com/offsetlab/offsetlab/internal/cluster"
@@ -36,12 +37,19 @@ func heldWhy(recordLag int64, h *cluster.LSOHold) catalog.Message {
 		if t.TransactionalID != "" {
 			args = append(args, "whoKey", "groupPage.heldWho", "txid", t.TransactionalID)
 		}
+		// The start time beside the age, when the broker says it: the
+		// moment to look for in the producer's own logs.
+		since := ""
+		if t.StartTimestamp > 0 {
+			since = "Since"
+			args = append(args, "start", time.UnixMilli(t.StartTimestamp).UTC().Format("2006-01-02 15:04:05 UTC"))
+		}
 		switch {
 		case t.AgeMs > 0 && t.TimeoutMs > 0:
-			args = append(args, "ageKey", "groupPage.heldAge", "timeout", i64(t.TimeoutMs/1000))
+			args = append(args, "ageKey", "groupPage.heldAge"+since, "timeout", i64(t.TimeoutMs/1000))
 			args = append(args, durationArgs(t.AgeMs)...)
 		case t.AgeMs > 0:
-			args = append(args, "ageKey", "groupPage.heldAgeOnly")
+			args = append(args, "ageKey", "groupPage.heldAgeOnly"+since)
 			args = append(args, durationArgs(t.AgeMs)...)
 		}
 	}

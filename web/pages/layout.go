@@ -45,6 +45,14 @@ type layoutView struct {
 	Title     string
 	Mode      string
 	KafkaAddr string
+	// CommandConfig is the path of the properties file the dashboard
+	// connects with ("" without --command-config), User its user: the
+	// commands the pages print carry both (see connection).
+	CommandConfig string
+	User          string
+	// SchemaRegistry is the URL of the registry values are decoded with
+	// ("" without one), named in the masthead.
+	SchemaRegistry string
 	// Role is "teacher" or "student".
 	Role string
 	// Classroom is true in classroom mode; CSRFToken is then the teacher
@@ -92,6 +100,9 @@ func (s *Server) newLayout(r *http.Request, section, title string) layoutView {
 		Role: httpx.RoleOf(r).String(), Classroom: s.access.Classroom, ReadOnly: s.deps.Lab.ReadOnly(),
 		HandsOn: s.access.Classroom && s.deps.Exercises != nil,
 	}
+	sec := s.deps.Lab.Security()
+	v.CommandConfig, v.User = sec.CommandConfig, sec.User
+	v.SchemaRegistry = s.deps.Lab.SchemaRegistry()
 	if v.Classroom && v.Teacher() {
 		v.CSRFToken = httpx.CSRFTokenOf(r)
 	}

@@ -40,11 +40,18 @@ type partitionView struct {
 	HasTopic  bool
 
 	// JoinURL is where students join, on the teacher's page in classroom
-	// mode.
-	JoinURL string
+	// mode; JoinWarning why they cannot (a loopback address), nil if they can.
+	JoinURL     string
+	JoinWarning *catalog.Message
 
 	// Lessons are the lessons panel's picker entries.
 	Lessons []lessons.Summary
+
+	// FollowInspect is true off the lab (a real cluster, no lesson
+	// running): the Inspect tab names the transaction and the group of the
+	// partition on show instead of the lab's order-totals-app and
+	// totals-tx.
+	FollowInspect bool
 }
 
 // topicOption is one entry of the topic picker: a topic's partition.
@@ -151,6 +158,7 @@ func (s *Server) baseView(r *http.Request) partitionView {
 	if s.deps.Lessons != nil {
 		v.Lessons = s.deps.Lessons.List()
 	}
+	v.FollowInspect = v.Mode != "embedded" && s.lessonFocus() == nil
 	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 	defer cancel()
 	topics, err := s.deps.Lab.Topics(ctx)
@@ -229,7 +237,7 @@ func (s *Server) renderPartition(w http.ResponseWriter, r *http.Request, status 
 		v.Title = fmt.Sprintf("%s-%d", v.Topic, v.Partition)
 	}
 	if v.Classroom && v.Teacher() {
-		v.JoinURL = s.access.JoinURL
+		v.JoinURL, v.JoinWarning = s.access.JoinURL, s.access.JoinWarning
 	}
 	s.renderPage(w, r, status, partitionPage(v))
 }

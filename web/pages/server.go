@@ -2,7 +2,9 @@ package pages
 
 import (
 	"log/slog"
+	"net/http"
 
+	"github.com/offsetlab/offsetlab/internal/catalog"
 	"github.com/offsetlab/offsetlab/web/httpx"
 )
 
@@ -13,10 +15,19 @@ type Options struct {
 	Classroom bool
 	// JoinURL is the address students open in classroom mode.
 	JoinURL string
+	// JoinWarning, when set, is why students cannot open JoinURL (it is
+	// this computer's loopback address) and the flag that fixes it: the
+	// teacher's pages show it beside the join address and its QR code.
+	JoinWarning *catalog.Message
 	// TeacherWatches and TeacherWrote, when set, tell / what the
 	// teacher chose: the partition the teacher's page watches, and the
 	// one the teacher last wrote to or created; each nil when none.
 	TeacherWatches, TeacherWrote func() *Choice
+	// ListsTopic and MayReadOwn, when set, say what a classroom
+	// student's lists show: the topics, and the groups and
+	// transactional ids, they may read (web/api/reads.go).
+	ListsTopic func(r *http.Request, topic string) bool
+	MayReadOwn func(r *http.Request, name string) bool
 }
 
 // Choice names a partition the teacher chose (see Options).

@@ -26,6 +26,9 @@ type topicView struct {
 	// Hidden is how many partitions are past maxStrips.
 	Hidden  int
 	Configs []configRow
+	// ConfigsProblem and OpenProblem say why the configurations or the
+	// open transactions could not be read; the rest of the page stands.
+	ConfigsProblem, OpenProblem catalog.Message
 }
 
 // stripView is one partition's strip as the server draws it first;
@@ -104,6 +107,12 @@ func (s *Server) Topic(w http.ResponseWriter, r *http.Request) {
 	}
 	for _, c := range d.Configs {
 		v.Configs = append(v.Configs, configRow{c})
+	}
+	if d.ConfigsUnread != nil {
+		v.ConfigsProblem = d.ConfigsUnread.Message()
+	}
+	if d.OpenUnread != nil {
+		v.OpenProblem = d.OpenUnread.Message()
 	}
 	// What was set on purpose first, then Kafka's defaults; by name within.
 	slices.SortStableFunc(v.Configs, func(a, b configRow) int {

@@ -125,10 +125,10 @@ func (s *Server) Topics(w http.ResponseWriter, r *http.Request) {
 		s.renderPage(w, r, s.failPage(r, &v.layoutView, err, catalog.Message{}), topicsPage(v))
 		return
 	}
-	if v.Filter != "" {
+	if v.Filter != "" || s.access.ListsTopic != nil {
 		var kept []cluster.TopicInfo // a new slice: the list may be shared
 		for _, t := range topics {
-			if strings.Contains(t.Name, v.Filter) {
+			if strings.Contains(t.Name, v.Filter) && (s.access.ListsTopic == nil || s.access.ListsTopic(r, t.Name)) {
 				kept = append(kept, t)
 			}
 		}

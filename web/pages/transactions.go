@@ -2,15 +2,11 @@ package pages
 
 import (
 	"context"
-	"html"
-	"io"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/a-h/templ"
 
 	"github.com/offsetlab/offsetlab/internal/catalog"
 	"github.com/offsetlab/offsetlab/internal/cluster"
@@ -42,14 +38,20 @@ type transactionsView struct {
 	// Quiet are the partitions shown without producer state.
 	Partitions []producersView
 	Quiet      []string
-	// ProducersProblem says why the producers could not be described.
-	ProducersProblem catalog.Message
+	// ProducersProblem says why the producers could not be described,
+	// ListProblem why the transactional ids could not be listed (a
+	// missing right): each section says its own, the other stands.
+	ProducersProblem, ListProblem catalog.Message
 }
 
 // producersView is one partition's producers.
 type producersView struct {
 	cluster.PartitionProducers
-	Bootstrap string
+	Conn connection
+	// TerminateRights are the rights forceTerminateTransaction needs, by
+	// transactional id; AbortRight the one abort needs.
+	TerminateRights map[string]cluster.Right
+	AbortRight      cluster.Right
 }
 
 // LogPath is the partition page's URL.
@@ -59,7 +61,8 @@ func (p producersView) LogPath() string { return partitionPath(p.Topic, p.Partit
 func (p producersView) Rows() []producerRow {
 	rows := make([]producerRow, len(p.Producers))
 	for i, s := range p.Producers {
-		rows[i] = producerRow{ProducerState: s, Topic: p.Topic, Partition: p.Partition, Bootstrap: p.Bootstrap}
+		rows[i] = producerRow{ProducerState: s, Topic: p.Topic, Partition: p.Partition, Conn: p.Conn,
+			TerminateRight: p.TerminateRights[s.TransactionalID], AbortRight: p.AbortRight}
 	}
 	return rows
 }
@@ -72,42 +75,20 @@ func (p producersView) TimeoutMinutes() string {
 // DescribeCommand is kafka-transactions.sh describe-producers for the
 // partition.
 func (p producersView) DescribeCommand() shellCommand {
-	return shellCommand{"kafka-transactions.sh", "--bootstrap-server " + p.Bootstrap, "describe-producers",
-		"--topic " + p.Topic, "--partition " + itoa32(p.Partition)}
+	return p.Conn.command("kafka-transactions.sh", "describe-producers", "--topic "+shellWord(p.Topic), "--partition "+itoa32(p.Partition))
 }
 
 // FindHangingCommand is kafka-transactions.sh find-hanging for the
 // partition.
 func (p producersView) FindHangingCommand() shellCommand {
-	return shellCommand{"kafka-transactions.sh", "--bootstrap-server " + p.Bootstrap, "find-hanging",
-		"--topic " + p.Topic, "--partition " + itoa32(p.Partition)}
+	return p.Conn.command("kafka-transactions.sh", "find-hanging", "--topic "+shellWord(p.Topic), "--partition "+itoa32(p.Partition))
 }
 
-// shellCommand is a command line as its words, an option with its value
-// one word: the page breaks a long line between words only.
-type shellCommand []string
-
-// String is the command line as typed.
-func (c shellCommand) String() string { return strings.Join(c, " ") }
-
-// commandLine shows a command to copy in a <pre>, one span a word, so
-// that a long line wraps between words (an option stays with its value)
-// and a copy is exactly the command, single spaces (a templ component
-// would add whitespace a <pre> keeps).
-func commandLine(c shellCommand, testID string) templ.Component {
-	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
-		var b strings.Builder
-		b.WriteString(`<pre class="command"><code data-testid="` + html.EscapeString(testID) + `">`)
-		for i, word := range c {
-			if i > 0 {
-				b.WriteByte(' ')
-			}
-			b.WriteString(`<span class="word">` + html.EscapeString(word) + `</span>`)
-		}
-		b.WriteString(`</code></pre>`)
-		_, err := io.WriteString(w, b.String())
-		return err
-	})
+// DescribeRight is what describe-producers and find-hanging need: READ
+// on the topic, which the dashboard's user holds, or the page would not
+// list the producers.
+func (p producersView) DescribeRight() catalog.Message {
+	return rightMessage(cluster.Right{Operation: "READ", Resource: "topic", Name: p.Topic, Known: true}, p.Conn.User)
 }
 
 // producerRow is one producer with state on a partition.
@@ -115,7 +96,10 @@ type producerRow struct {
 	cluster.ProducerState
 	Topic     string
 	Partition int32
-	Bootstrap string
+	Conn      connection
+	// TerminateRight and AbortRight are the rights of the two commands
+	// that end the producer's open transaction.
+	TerminateRight, AbortRight cluster.Right
 }
 
 // Open reports whether the producer has a transaction open here.
@@ -145,14 +129,22 @@ func (p producerRow) Named() bool {
 // TerminateCommand is what an administrator types to abort the named
 // transaction through its coordinator (Kafka 4.1+).
 func (p producerRow) TerminateCommand() shellCommand {
-	return shellCommand{"kafka-transactions.sh", "--bootstrap-server " + p.Bootstrap, "forceTerminateTransaction",
-		"--transactionalId " + p.TransactionalID}
+	return p.Conn.command("kafka-transactions.sh", "forceTerminateTransaction", "--transactionalId "+shellWord(p.TransactionalID))
+}
+
+// TerminateRightMessage names the right forceTerminateTransaction needs.
+func (p producerRow) TerminateRightMessage() catalog.Message {
+	return rightMessage(p.TerminateRight, p.Conn.User)
+}
+
+// AbortRightMessage names the right abort needs.
+func (p producerRow) AbortRightMessage() catalog.Message {
+	return rightMessage(p.AbortRight, p.Conn.User)
 }
 
 // AbortCommand is what an administrator types to abort the transaction.
 func (p producerRow) AbortCommand() shellCommand {
-	return shellCommand{"kafka-transactions.sh", "--bootstrap-server " + p.Bootstrap, "abort",
-		"--topic " + p.Topic, "--partition " + itoa32(p.Partition), "--start-offset " + p.StartText()}
+	return p.Conn.command("kafka-transactions.sh", "abort", "--topic "+shellWord(p.Topic), "--partition "+itoa32(p.Partition), "--start-offset "+p.StartText())
 }
 
 // Transactions is GET /transactions?state=&topic=: ListTransactions
@@ -169,13 +161,25 @@ func (s *Server) Transactions(w http.ResponseWriter, r *http.Request) {
 		states = append(states, v.State)
 	}
 	txns, err := s.deps.Lab.Transactions(ctx, states...)
-	if err != nil {
+	switch {
+	case problem.KindOf(err) == problem.Forbidden:
+		v.ListProblem = problem.As(err).Message
+	case err != nil:
 		s.renderPage(w, r, s.failPage(r, &v.layoutView, err, catalog.Message{}), transactionsPage(v))
 		return
 	}
+	if s.access.MayReadOwn != nil {
+		txns = slices.DeleteFunc(slices.Clone(txns), func(t cluster.TransactionSummary) bool { return !s.access.MayReadOwn(r, t.TransactionalID) })
+	}
 	v.Transactions = txns
+	if v.Topic != "" && s.access.ListsTopic != nil && !s.access.ListsTopic(r, v.Topic) {
+		v.Topic = "" // another student's: their producers are not this reader's to see
+	}
 	if topics, err := s.deps.Lab.Topics(ctx); err == nil {
 		for _, t := range topics {
+			if s.access.ListsTopic != nil && !s.access.ListsTopic(r, t.Name) {
+				continue
+			}
 			if !t.Internal && !strings.HasPrefix(t.Name, "__") {
 				v.Topics = append(v.Topics, t.Name)
 			}
@@ -189,6 +193,9 @@ func (s *Server) Transactions(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		status = s.failPage(r, &v.layoutView, err, catalog.M("page.noTopic", "topic", strconv.Quote(v.Topic)))
 		v.ProducersProblem, v.Problem = v.Problem, catalog.Message{}
+		if problem.KindOf(err) == problem.Forbidden {
+			status = http.StatusOK // the list stands; the section says what it could not read
+		}
 	}
 	s.renderPage(w, r, status, transactionsPage(v))
 }
@@ -256,6 +263,7 @@ func (s *Server) producerPartitions(ctx context.Context, topic string, txns []cl
 
 // describeProducers describes each partition's producers into v.
 func (s *Server) describeProducers(ctx context.Context, v *transactionsView, partitions []topicPartition) error {
+	var abortRight *cluster.Right // asked once, for the first open transaction
 	for _, tp := range partitions {
 		pp, err := s.deps.Lab.Producers(ctx, tp.Topic, tp.Partition)
 		if err != nil {
@@ -268,7 +276,21 @@ func (s *Server) describeProducers(ctx context.Context, v *transactionsView, par
 			v.Quiet = append(v.Quiet, tp.Topic+"-"+itoa32(tp.Partition))
 			continue
 		}
-		v.Partitions = append(v.Partitions, producersView{PartitionProducers: pp, Bootstrap: v.KafkaAddr})
+		view := producersView{PartitionProducers: pp, Conn: v.Connection(), TerminateRights: map[string]cluster.Right{}}
+		for _, ps := range pp.Producers {
+			if ps.CurrentTransactionStartOffset < 0 {
+				continue
+			}
+			if abortRight == nil {
+				r := s.deps.Lab.AbortRight(ctx)
+				abortRight = &r
+			}
+			view.AbortRight = *abortRight
+			if row := (producerRow{ProducerState: ps}); row.Named() {
+				view.TerminateRights[ps.TransactionalID] = s.deps.Lab.TerminateRight(ctx, ps.TransactionalID, tp.Topic, tp.Partition)
+			}
+		}
+		v.Partitions = append(v.Partitions, view)
 	}
 	return nil
 }

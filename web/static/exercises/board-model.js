@@ -27,25 +27,45 @@ export function attempted(result) {
 }
 
 /**
- * cellState is a check's state on the board: 'ok' (✓) when it passed;
- * 'pending' (…) when there is nothing to judge yet — the grader has not
- * looked at the student's log since the start, or the broker shows
- * nothing of their attempt; 'fail' (✗) when what the broker holds is
- * wrong.
+ * STATES are a check's four states, each with one mark (a shape, not a
+ * colour alone) and one word, the same on the teacher's board and the
+ * student's checklist: not started (no exercise running), waiting
+ * (nothing to judge yet), failed, done.
+ * @type {Record<'none'|'pending'|'fail'|'ok', {mark: string, key: string}>}
+ */
+export const STATES = {
+  none: { mark: '○', key: 'check.state.none' },
+  pending: { mark: '…', key: 'check.state.pending' },
+  fail: { mark: '✗', key: 'check.state.fail' },
+  ok: { mark: '✓', key: 'check.state.ok' },
+};
+
+/**
+ * cellState is a check's state: 'none' (○) while its exercise is not
+ * running; 'ok' (✓) when it passed; 'pending' (…) when there is nothing
+ * to judge yet — the grader has not looked at the student's log since the
+ * start, or the broker shows nothing of their attempt; 'fail' (✗) when
+ * what the broker holds is wrong.
  * @param {import('../types/wire.js').ResultView} result
  * @param {import('../types/wire.js').CheckView} check
+ * @param {boolean} [running] whether the exercise runs (default true)
+ * @returns {'none'|'pending'|'fail'|'ok'}
  */
-export function cellState(result, check) {
+export function cellState(result, check, running = true) {
+  if (running === false) return 'none';
   if (check.ok) return 'ok';
   if (!result.checkedAt || !attempted(result)) return 'pending';
   return 'fail';
 }
 
 /**
- * rowState is a student's state: 'ok' when done, 'fail' when a check failed, else 'pending'.
+ * rowState is a student's state: 'none' when not running, 'ok' when done, 'fail' when a check failed, else 'pending'.
  * @param {import('../types/wire.js').ResultView} result
+ * @param {boolean} [running] whether the exercise runs (default true)
+ * @returns {'none'|'pending'|'fail'|'ok'}
  */
-export function rowState(result) {
+export function rowState(result, running = true) {
+  if (running === false) return 'none';
   if (result.done) return 'ok';
   return (result.checks || []).some((c) => cellState(result, c) === 'fail') ? 'fail' : 'pending';
 }
@@ -110,7 +130,7 @@ export function evidenceLines(ev) {
 
 /**
  * topicOf is a student's topic for an exercise, from the exercise's names
- * as the teacher's GET /api/exercises/{id} gives them ("<name>-commit").
+ * as the teacher's GET /api/exercises/{id} gives them ("student-<name>-commit").
  * @param {Record<string, string>|null|undefined} names
  * @param {string} student
  */

@@ -9,9 +9,7 @@
 
 import { partitionPath } from '../common/api.js';
 import { plain, span, tr, trAttr } from '../common/i18n.js';
-import { cellState, evidenceLines, rowState, topicOf } from './board-model.js';
-
-const MARKS = { ok: '✓', fail: '✗', pending: '…' };
+import { STATES, cellState, evidenceLines, rowState, topicOf } from './board-model.js';
 
 /** stateNode is a mark and its word: the state of a cell without colour. */
 function stateNode(state, tag = 'span') {
@@ -20,8 +18,8 @@ function stateNode(state, tag = 'span') {
   const mark = document.createElement('span');
   mark.className = 'verdict-mark';
   mark.setAttribute('aria-hidden', 'true');
-  mark.textContent = MARKS[state];
-  node.append(mark, ' ', span('board.cell.' + state, undefined));
+  mark.textContent = STATES[state].mark;
+  node.append(mark, ' ', span(STATES[state].key, undefined));
   /** @type {HTMLElement} */ (node.lastChild).className = 'verdict-word';
   return node;
 }
@@ -37,6 +35,7 @@ function stateNode(state, tag = 'span') {
  */
 export function createBoard(els) {
   let exercise = null; // {id, checks: [{key}]}
+  let running = true; // whether the exercise on show runs (setRunning)
   let names = null;
   let students = [];
   const rows = new Map(); // student name -> {tr, cells: Map(key -> button), done, result}
@@ -79,7 +78,14 @@ export function createBoard(els) {
     badge.className = 'on-stage';
     badge.dataset.testid = 'on-stage';
     badge.hidden = true;
-    head.append(link, badge);
+    const remove = document.createElement('button');
+    remove.type = 'button';
+    remove.className = 'remove-student';
+    remove.dataset.testid = 'remove-student';
+    remove.dataset.student = name;
+    remove.append(span('board.remove'));
+    trAttr(remove, 'aria-label', 'board.removeLabel', { student: name });
+    head.append(link, badge, remove);
     row.append(head);
     const cells = new Map();
     for (const c of exercise.checks) {
@@ -112,21 +118,20 @@ export function createBoard(els) {
     for (const c of result.checks) {
       const b = r.cells.get(c.key);
       if (!b) continue;
-      const state = cellState(result, c);
+      const state = cellState(result, c, running);
       if (r.states[c.key] !== state) {
         r.states[c.key] = state;
         b.dataset.state = state;
         b.replaceChildren(stateNode(state));
-        trAttr(b, 'aria-label', 'board.cellLabel', { student: result.name, checkKey: checkKey(c.key), stateKey: 'board.cell.' + state });
+        trAttr(b, 'aria-label', 'board.cellLabel', { student: result.name, checkKey: checkKey(c.key), stateKey: STATES[state].key });
       }
     }
-    const state = rowState(result);
+    const state = rowState(result, running);
     if (r.states.$done !== state) {
       r.states.$done = state;
       r.tr.dataset.state = state;
       r.done.dataset.state = state;
       r.done.replaceChildren(stateNode(state));
-      if (state === 'ok') tr(r.done.querySelector('.verdict-word'), 'board.done');
     }
   }
 
@@ -146,7 +151,7 @@ export function createBoard(els) {
       /** @type {HTMLElement} */ (els.evidenceBody.firstChild).className = 'hint';
       return;
     }
-    const state = cellState(result, check);
+    const state = cellState(result, check, running);
     const out = [];
     const title = document.createElement('h3');
     title.append(plain(document.createElement('span'), at.student), ' · ', span(checkKey(check.key)));
@@ -155,7 +160,7 @@ export function createBoard(els) {
     st.dataset.testid = 'evidence-state';
     st.dataset.state = state;
     out.push(st);
-    const lead = state === 'ok' ? 'board.evidenceOk' : !result.checkedAt ? 'board.evidenceNotChecked' : state === 'fail' ? 'board.evidenceFail' : 'board.evidenceWaiting';
+    const lead = state === 'none' ? 'board.evidenceNotRunning' : state === 'ok' ? 'board.evidenceOk' : !result.checkedAt ? 'board.evidenceNotChecked' : state === 'fail' ? 'board.evidenceFail' : 'board.evidenceWaiting';
     out.push(span(lead, { topic: topicOf(names, at.student) }, 'p'));
     if (check.hintCode) {
       const hint = span(check.hintCode, check.hintArgs || {}, 'p');
@@ -234,6 +239,14 @@ export function createBoard(els) {
     update(results) {
       if (!exercise) return;
       students = results;
+      const present = new Set(results.map((res) => res.name));
+      for (const [name, r] of rows) {
+        if (present.has(name)) continue; // a removed student leaves the board
+        r.tr.remove();
+        rows.delete(name);
+        if (selected?.student === name) selected = null;
+        if (pointed?.student === name) pointed = null;
+      }
       let before = null;
       for (let i = results.length - 1; i >= 0; i--) {
         const res = results[i];
@@ -247,6 +260,16 @@ export function createBoard(els) {
         before = r.tr;
       }
       els.empty.hidden = results.length > 0;
+      drawEvidence();
+    },
+    /**
+     * setRunning says whether the exercise on show runs: while it does
+     * not, nothing grades it and every cell says "not started".
+     */
+    setRunning(on) {
+      if (running === on) return;
+      running = on;
+      for (const r of rows.values()) if (r.result) updateRow(r, r.result);
       drawEvidence();
     },
     /** setStage marks the student whose log is on the stage. */

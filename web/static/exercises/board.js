@@ -8,7 +8,7 @@
 // the join address and its QR code full screen, Esc closes it.
 
 import { ApiError, api, showErrorText } from '../common/api.js';
-import { onLanguage, setupI18n, tr } from '../common/i18n.js';
+import { onLanguage, plain, setupI18n, t, tr } from '../common/i18n.js';
 import { watchBudget } from '../common/budget.js';
 import { countDone } from './board-model.js';
 import { createBoard } from './board-table.js';
@@ -62,11 +62,16 @@ async function setup() {
     tr(running, key);
     running.dataset.running = String(viewed === current);
     startButton.disabled = viewed === current;
+    board.setRunning(viewed === current);
+    showCount();
   }
 
   function showCount() {
     const { done, total } = countDone(board.students());
-    tr(count, 'board.count', { done: String(done), total: String(total) });
+    // "0 of 1 done" of an exercise nobody runs says nothing true: the
+    // count stands only while the exercise on show runs.
+    if (viewed === current) tr(count, 'board.count', { done: String(done), total: String(total) });
+    else plain(count, '');
     count.dataset.done = String(done);
     count.dataset.total = String(total);
     if (joinCount) tr(joinCount, 'board.joinCount', { count: String(total) });
@@ -194,6 +199,11 @@ async function setup() {
   // A student's name: their log on the stage, then open it here. A
   // click that opens a new tab (Ctrl, middle button) stages it too.
   $('board-rows').addEventListener('click', async (ev) => {
+    const remove = ev.target instanceof Element ? ev.target.closest('button.remove-student') : null;
+    if (remove) {
+      await removeStudent(remove.dataset.student);
+      return;
+    }
     const link = ev.target instanceof Element ? ev.target.closest('a.stage-link') : null;
     if (!link) return;
     const newTab = ev.ctrlKey || ev.metaKey || ev.shiftKey || ev.button !== 0;
@@ -209,6 +219,18 @@ async function setup() {
       else showErrorText(status, err);
     }
   });
+
+  /** removeStudent asks twice — remove? delete their topics too? — then removes. */
+  async function removeStudent(student) {
+    if (!window.confirm(t('board.removeConfirm', { student }))) return;
+    const topics = window.confirm(t('board.removeTopics', { student })) ? 'delete' : 'keep';
+    try {
+      await api('DELETE', `/api/classroom/students/${encodeURIComponent(student)}?topics=${topics}`);
+      tr(status, topics === 'delete' ? 'board.removedDeleted' : 'board.removedKept', { student });
+    } catch (err) {
+      showErrorText(status, err);
+    }
+  }
 
   setupJoinCode();
   onLanguage(() => board.redraw());

@@ -42,7 +42,7 @@ async function start() {
   try {
     me = await api('GET', '/api/classroom/students/me');
   } catch (err) {
-    if (err.status !== 404) showErrorText(pageStatus, err);
+    if (err.status !== 404 || err.code === 'error.studentForgotten') showErrorText(pageStatus, err);
   }
   if (me) joined(me);
   else showJoin();
@@ -153,6 +153,7 @@ async function follow() {
       if (!waitOn) return;
       const res = await api('GET', `/api/exercises/${encodeURIComponent(waitOn)}/results` + (version >= 0 ? `?after=${version}` : ''));
       version = res.version;
+      drawShare(res.share);
       if (current && res.exercise === state.view?.id) {
         state.result = res.students?.[0];
         drawChecklist();
@@ -356,4 +357,18 @@ async function copyText(text, node) {
     ok = false;
   }
   return ok;
+}
+
+/** drawShare says when the student's share of the broker (data, topics, partitions) is used up, and what to do. */
+function drawShare(share) {
+  const el = $('student-share');
+  if (!el) return;
+  el.hidden = !share?.full;
+  if (!share?.full) return;
+  const mib = (n) => (n / 1048576).toFixed(1) + ' MiB';
+  tr(el, 'student.shareFull', {
+    used: mib(share.usedBytes || 0), max: mib(share.maxBytes || 0),
+    topics: String(share.topics), maxTopics: String(share.maxTopics),
+    partitions: String(share.partitions), maxPartitions: String(share.maxPartitions),
+  });
 }

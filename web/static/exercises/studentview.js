@@ -7,6 +7,7 @@
 // shortened beside it.
 
 import { shortId } from '../partition/aliases.js';
+import { cellState } from './board-model.js';
 
 // NAME_RULE is the class's rule for a name (internal/exercises, nameRule):
 // a letter, then letters and digits, 2 to 16 in all.
@@ -87,12 +88,9 @@ export function evidenceSentences(ev) {
   return out;
 }
 
-/** STATES are a check's states: the mark shown (a shape, not a colour alone) and its word. */
-export const STATES = {
-  ok: { mark: '✓', key: 'student.state.ok' },
-  fail: { mark: '✗', key: 'student.state.fail' },
-  pending: { mark: '…', key: 'student.state.pending' },
-};
+// A check's states, marks and words are the teacher's board's: one word
+// and one shape per state on both pages.
+export { STATES } from './board-model.js';
 
 /**
  * checklistRows are the checklist of an exercise (its summary's checks,
@@ -108,12 +106,14 @@ export function checklistRows(checks, result) {
   return (checks ?? []).map((c) => {
     const got = byKey.get(c.key);
     if (!got) return { key: c.key, title: c.title, state: 'pending', evidence: [], hint: null };
+    // As the board decides it: before any attempt the check waits.
+    const state = cellState(result, got);
     return {
       key: c.key,
       title: c.title,
-      state: got.ok ? 'ok' : 'fail',
+      state,
       evidence: evidenceSentences(got.evidence),
-      hint: !got.ok && (got.hintCode || got.hint) ? { code: got.hintCode || '', args: got.hintArgs || {}, text: got.hint || '' } : null,
+      hint: state === 'fail' && (got.hintCode || got.hint) ? { code: got.hintCode || '', args: got.hintArgs || {}, text: got.hint || '' } : null,
     };
   });
 }

@@ -21,6 +21,7 @@ import { setupReplay } from './replay.js';
 import { setupSave } from './save.js';
 import { HeatStrip } from './partmap.js';
 import { setupExplore } from './explore.js';
+import { setupInspectFollow } from './inspectfollow.js';
 import { reportEpoch, setProducers } from './producers.js';
 import { has, plain, setupI18n, span, t, tr } from '../common/i18n.js';
 import { UnreadableNotice } from './unreadable.js';
@@ -188,6 +189,8 @@ function onMessage(m) {
       heat.setPointers(m.pointers);
       timeline.setPointers(m.pointers);
       labelPicked(m.pointers);
+      follow.groups(m.groups || []);
+      follow.pointers(m.pointers);
       for (const e of m.events || []) heard(e);
       timeline.reset(m.events);
       reach.stream = m.reachable !== false;
@@ -204,10 +207,12 @@ function onMessage(m) {
       heat.setPointers(m.pointers);
       timeline.setPointers(m.pointers);
       labelPicked(m.pointers);
+      follow.pointers(m.pointers);
       replay.onLive(m);
       break;
     case 'groups':
       view.applyGroups(m.groups || []);
+      follow.groups(m.groups || []);
       break;
     case 'producers':
       setProducers(m.topic, m.partition, m.producers);
@@ -317,6 +322,7 @@ async function navigate(topic, partition, opts = {}) {
   main.dataset.partition = String(partition);
   main.dataset.hasTopic = 'true';
   panels.onTopic(topic);
+  follow.reset(topic, partition);
   syncPicker();
   replay.reset();
   timeline.unpick();
@@ -461,6 +467,7 @@ const app = { current, navigate, show, refreshTopics, apiFailed, dock, view, tim
 const replay = setupReplay(app);
 const explore = setupExplore(app);
 const panels = setupPanels(app);
+const follow = setupInspectFollow({ readHold: (topic, partition) => api('GET', `${apiPartition(topic, partition)}/lso`) });
 setupSave(app);
 
 if (state.hasTopic) {

@@ -28,6 +28,35 @@ export function setupDetails(jump) {
   button?.addEventListener('click', () => copy(button));
 }
 
+/**
+ * schemaRows shows a value written through a Schema Registry: its schema
+ * (id, subject, version, type) and the value decoded as JSON, or the
+ * sentence saying why it stays raw; the raw bytes follow as for any value.
+ */
+function schemaRows(dl, entry) {
+  const s = entry.schema;
+  row(dl, 'Schema', t(s.subject ? 'details.schema' : 'details.schemaId', { id: s.id, subject: s.subject || '', version: s.version || 0, type: s.type || '?' }));
+  if (entry.decoded !== undefined) {
+    const pre = document.createElement('pre');
+    pre.dataset.json = 'true';
+    pre.dataset.testid = 'details-decoded';
+    highlight(pre, JSON.stringify(entry.decoded, null, 2));
+    const dd = row(dl, 'Decoded', pre);
+    if (entry.decodeProblem) dd.append(problemNote(entry.decodeProblem)); // decoded, yet refused by its schema
+  } else if (entry.decodeProblem) {
+    row(dl, 'Decoded', problemNote(entry.decodeProblem));
+  }
+}
+
+/** problemNote is why a value stays raw, or why its schema refuses it. */
+function problemNote(problem) {
+  const p = document.createElement('p');
+  p.className = 'note';
+  p.dataset.testid = 'details-decode-problem';
+  p.textContent = t(problem.key, problem.args);
+  return p;
+}
+
 /** row adds a field; its name is translated, data-field keeps the English name. */
 function row(dl, name, value) {
   const dt = document.createElement('dt');
@@ -234,6 +263,9 @@ export function showDetails(offset, entry, pointers, transient, copyOf, epochRis
     return;
   }
   row(dl, 'What', describeKind(entry));
+  // A value written through a Schema Registry: decoded, near the top, so
+  // that it shows without scrolling; the raw bytes come with the rest.
+  if (entry.schema) schemaRows(dl, entry);
   if (copyOf) {
     const box = document.createElement('div');
     box.append(para(t(copyOf.kind === 'retry' ? 'details.retryOf' : 'details.sameAs', { offset: copyOf.of }), 'note'), linkTo(copyOf.of));

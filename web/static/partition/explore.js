@@ -285,7 +285,8 @@ function setupSearch({ app, view, path, pointers, failed }) {
     progress.value = done;
     progressLine.hidden = false;
     const args = { done: fmt(done), all: fmt(search.to - search.from), from: fmt(search.from), to: fmt(Math.max(search.from, search.to - 1)), count: fmt(search.count), at: fmt(search.at) };
-    const key = { running: 'search.running', done: 'search.done', stopped: 'search.stopped', full: 'search.full' }[state];
+    const key = state === 'done' && search.count === 0 ? 'search.none'
+      : { running: 'search.running', done: 'search.done', stopped: 'search.stopped', full: 'search.full' }[state];
     tr(searchStatus, key, args);
     searchStatus.dataset.state = state;
     searchStatus.dataset.count = search.count;

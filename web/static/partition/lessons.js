@@ -185,6 +185,8 @@ export function setupLessons(app) {
   const error = $('lesson-error');
   const status = $('lesson-status');
   const unavailable = $('lesson-unavailable');
+  // The masthead's copy of the run's place and Next, for a page that stacks.
+  const mini = { box: $('lesson-mini'), where: $('lesson-mini-where'), next: $('lesson-mini-next') };
   // A student's page (classroom mode) has no buttons: it shows the run the
   // teacher drives, which classroom.js passes on as an event.
   const student = $('app')?.dataset.role === 'student';
@@ -240,6 +242,21 @@ export function setupLessons(app) {
     buttons.finish.disabled = busy || !ready;
     buttons.reset.disabled = busy || !onShow();
     buttons.cleanup.disabled = busy;
+    if (mini.next) mini.next.disabled = buttons.next.disabled;
+  }
+
+  /** drawMini writes the masthead's copy of where the run is (hidden without one). */
+  function drawMini() {
+    if (!mini.box) return;
+    mini.box.hidden = !onShow();
+    if (!onShow()) return;
+    const total = run.steps.length;
+    const n = Math.min(run.cursor + 1, total);
+    // Short on screen (the masthead keeps two rows at 150 %), whole for
+    // screen readers and as the tooltip.
+    const whole = tx(run.title) + ' · ' + t('lesson.ui.stepOf', { n, total }) + (run.checked ? ' · ' + t('lesson.ui.passedShort', { passed: run.passed, checked: run.checked }) : '');
+    mini.where.title = whole;
+    mini.where.replaceChildren(el('span', { 'aria-hidden': 'true' }, `${n}/${total}`), el('span', { class: 'sr-only' }, whole));
   }
 
   function showError(err) {
@@ -324,6 +341,7 @@ export function setupLessons(app) {
       else if (fallen && before && before !== document.body && before.isConnected) before.focus({ preventScroll: true });
     }
     buttons.next.addEventListener('click', next);
+    mini.next?.addEventListener('click', next);
     // A presenter's clicker: → / PageDown / Space run the next step when
     // the focus is not in a field, a list of tabs, the log or a control
     // that answers the key itself.
@@ -393,6 +411,7 @@ export function setupLessons(app) {
   // ---- drawing ----------------------------------------------------------------
 
   function draw() {
+    drawMini();
     if (!onShow()) {
       bar.replaceChildren();
       buttons.next?.parentElement.querySelector('.lesson-title')?.remove();
@@ -450,8 +469,10 @@ export function setupLessons(app) {
     if (run.status === 'finished') parts.unshift(el('p', { class: 'status lesson-end', 'data-testid': 'lesson-end', role: 'status' }, t('lesson.ui.finished')));
     if (run.status === 'failed') parts.unshift(el('p', { class: 'error', 'data-testid': 'lesson-failed' }, t('lesson.ui.failed')));
     // The step just done comes first, under the bar: its words are what
-    // the class reads; the lesson's closing summary follows it.
-    if (last) parts.splice(run.status === 'finished' || run.status === 'failed' ? 1 : 0, 0, stepCard(run, last, false, tx));
+    // the class reads; "Lesson finished." follows it at once (the tab
+    // scrolls the card to the bar, so anything above it would hide under
+    // the bar), then the lesson's closing summary.
+    if (last) parts.unshift(stepCard(run, last, false, tx));
     const next = run.steps[run.cursor];
     if (next && run.status !== 'failed') parts.push(stepCard(run, next, true, tx));
     parts.push(namesList(run));
@@ -477,6 +498,16 @@ export function setupLessons(app) {
     scroller.scrollTop += top;
   }
 
+  /**
+   * moved tells whether a run read by a poll went on from the one this
+   * page showed (another run, step or status); a page that showed none
+   * follows it only when it has no log of its own open.
+   */
+  function moved(before, st) {
+    if (!before) return !app.current().hasTopic;
+    return before.id !== st.id || before.cursor !== st.cursor || before.status !== st.status;
+  }
+
   // ---- boot -------------------------------------------------------------------
 
   setLang(lang);
@@ -492,7 +523,12 @@ export function setupLessons(app) {
       }
       const st = await api('GET', `/api/lessons/runs/${encodeURIComponent(current)}`);
       if (busy || asked !== acted || JSON.stringify(st) === shown) return;
+      const before = run;
       setRun(st);
+      // A page that follows the run follows its log: a step taken in
+      // another tab (or by curl) opens the log it concerns here too, even
+      // when this page opened before that log existed.
+      if (moved(before, st)) await openStep(st);
     } catch {
       // The banner tells an unreachable server; the panel keeps what it shows.
     }

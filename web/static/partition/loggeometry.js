@@ -32,11 +32,13 @@ export function fullRows(g) {
 }
 
 /**
- * maxScroll lets the last row end the view with whole rows above it: no row is cut at the top when following.
+ * maxScroll lets the last row end the view: the rows above it fill the
+ * view (the top one cut when whole rows do not fit), never empty room
+ * under the last row.
  * @param {Geometry} g
  */
 export function maxScroll(g) {
-  return Math.max(0, (rowCount(g) - fullRows(g)) * g.rowH);
+  return Math.max(0, rowCount(g) * g.rowH - g.viewH);
 }
 
 /**
@@ -123,17 +125,29 @@ export function rowInView(g, offset) {
 
 /**
  * followScroll is where the view rests while it follows the end of the
- * log: the last rows at the bottom (maxScroll), unless the view holds a
- * single row and the next offset's slot starts a row of its own — then
- * the row of the last written offset, so that a short view (a page zoomed
- * to 150 %) shows cells rather than the empty slot alone.
+ * log: the latest rows filling the view, the last one at the bottom
+ * (maxScroll), unless the view holds a single row and the next offset's
+ * slot starts a row of its own — then the row of the last written offset
+ * at the top, so that a short view (a page zoomed to 150 %) shows cells
+ * rather than the empty slot alone. With lso below the high watermark (an
+ * open transaction holds it) the LSO's cell stays whole in view: its row
+ * comes to the top when the latest rows would cut into its cell (cellTop,
+ * where a row's cells start under its flags; 0 keeps the row whole).
  * @param {Geometry} g
+ * @param {number|null} [lso]
+ * @param {number} [cellTop]
  */
-export function followScroll(g) {
-  const end = maxScroll(g);
-  if (g.hw <= g.start || fullRows(g) > 1) return end;
-  const lastWritten = rowOf(g, g.hw - 1);
-  return lastWritten < rowOf(g, g.hw) ? Math.min(end, lastWritten * g.rowH) : end;
+export function followScroll(g, lso, cellTop = 0) {
+  let y = maxScroll(g);
+  if (g.hw > g.start && fullRows(g) === 1) {
+    const lastWritten = rowOf(g, g.hw - 1);
+    if (lastWritten < rowOf(g, g.hw)) y = Math.min(y, lastWritten * g.rowH);
+  }
+  if (lso !== undefined && lso !== null && lso >= g.start && lso < g.hw) {
+    const top = rowOf(g, lso) * g.rowH;
+    if (y > top + cellTop) y = top;
+  }
+  return y;
 }
 
 /**

@@ -101,9 +101,24 @@ export const logPlacement = {
     this.viewport.appendChild(probe);
     const rowH = probe.offsetHeight || this.rowH;
     const gutter = this.table ? 0 : probe.firstChild.offsetWidth;
+    // Where a row's cells start under its flags and batch brackets, and
+    // the flags' font (flaglines.js measures their labels with it).
+    this.cellTop = this.table ? 0 : probe.querySelector('.cell')?.offsetTop || 0;
+    const flagBox = this.table ? null : probe.querySelector('.flags');
+    this.flagsH = flagBox ? flagBox.offsetHeight : 0;
+    if (flagBox) {
+      const flag = document.createElement('span');
+      flag.className = 'flag';
+      flag.textContent = 'HW 0';
+      flagBox.append(flag);
+      const fs = getComputedStyle(flag);
+      this.flagFont = `${fs.fontWeight} ${fs.fontSize} ${fs.fontFamily}`;
+      this.flagPad = parseFloat(fs.paddingLeft) + parseFloat(fs.paddingRight) + 1;
+    }
     probe.remove();
     const slotMin = parseFloat(getComputedStyle(this.viewport).getPropertyValue('--slot-min')) || 128;
     const cols = this.table ? 1 : geometry.columnCount(width, gutter, slotMin);
+    this.slotW = this.table ? 0 : (width - gutter) / cols;
     this.headH = this.table ? this.head.offsetHeight : 0;
     const viewH = Math.max(rowH, this.viewport.clientHeight - this.headH);
     this.minimapH = this.minimap.clientHeight;

@@ -11,6 +11,7 @@ import { t } from '../common/i18n.js';
 import { producerLabel } from './producers.js';
 import * as geometry from './loggeometry.js';
 import { pointerTitle } from './celltext.js';
+import { flagLayout } from './flaglines.js';
 
 const el = (tag, cls, text) => {
   const e = document.createElement(tag);
@@ -35,6 +36,35 @@ export const logPointers = {
     add('hw', 'HW', p.highWatermark);
     for (const g of this.groups) add('group:' + g.group, g.group, g.committed);
     return m;
+  },
+
+  /**
+   * layoutFlags decides the flags' lines and each pointed offset's room
+   * (flaglines.js) from every pointer of the log, so that the rows keep one
+   * height wherever the view scrolls; when the lines change the rows are
+   * measured again.
+   */
+  layoutFlags(flags) {
+    if (!this.cols || !this.slotW || !this.flagFont) return;
+    // The flags of one offset say its number once, after the last of them.
+    const groups = [...flags].map(([offset, list]) => ({
+      offset,
+      flags: list.map((f, i) => {
+        const n = i === list.length - 1 ? ` ${fmt(f.value)}` : '';
+        return { id: f.id, label: f.label + n, short: f.id.startsWith('group:') ? t('legend.group') + n : undefined };
+      }),
+    }));
+    const ctx = (this.measureCtx ||= document.createElement('canvas').getContext('2d'));
+    ctx.font = this.flagFont;
+    const widthOf = (label) => Math.ceil(ctx.measureText(label).width) + this.flagPad;
+    const out = flagLayout(groups, { start: this.start, cols: this.cols, slotW: this.slotW, gap: 4 }, widthOf);
+    this.flagRoom = out.room;
+    this.flagShort = out.short;
+    if (out.lines !== (this.flagLines || 1)) {
+      this.flagLines = out.lines;
+      this.viewport.style.setProperty('--flag-lines', String(out.lines));
+      this.layout(true);
+    }
   },
 
   updatePointerText() {

@@ -102,7 +102,7 @@ export const logRows = {
     const e = offset < this.hw ? this.cache.get(offset) : undefined;
     const kind = !inLog ? 'none' : offset === this.hw ? 'next' : e ? e.kind : 'loading';
     const here = inLog ? flags.get(offset) : undefined;
-    const flagKey = here ? here.map((f) => f.id + '=' + f.value).join(',') : '';
+    const flagKey = here ? here.map((f) => f.id + '=' + f.value + (this.flagShort?.has(f.id) ? 's' : '')).join(',') + '@' + (this.flagRoom?.get(offset) ?? '') : '';
     const copy = copyOf(e, this.retryOf);
     const key = [offset, kind, e && e.txn, e && e.reason, e && e.marker, e && e.readCommitted, e && e.readUncommitted,
       e && e.value, e && e.producerId, e && alias(e.producerId), e && e.batchBaseOffset, flagKey, copy && copy.kind + copy.of,
@@ -166,16 +166,22 @@ export const logRows = {
   fillFlags(box, slot, here) {
     box.replaceChildren();
     slot.classList.toggle('pointed', !!here);
+    // The room up to the next pointed offset (flaglines.js): the flags
+    // wrap within it instead of running over their neighbours' or out of the row.
+    const room = here ? this.flagRoom?.get(Number(slot.dataset.offset)) : undefined;
+    box.style.width = room === undefined ? '' : `${room}px`;
     if (!here) return;
-    for (const f of here) {
-      const flag = el('span', 'flag', `${f.label} ${fmt(f.value)}`);
+    here.forEach((f, i) => {
+      const label = this.flagShort?.has(f.id) ? t('legend.group') : f.label;
+      // The offset's number once, after its last flag (flaglines.js measures them so).
+      const flag = el('span', 'flag', i === here.length - 1 ? `${label} ${fmt(f.value)}` : label);
       flag.dataset.testid = 'pointer';
       flag.dataset.pointer = f.id;
       flag.dataset.value = f.value;
       flag.dataset.kind = f.id.startsWith('group:') ? 'group' : f.id;
       flag.title = pointerTitle(f);
       box.append(flag);
-    }
+    });
   },
 
   fillBatch(batch, offset, e) {

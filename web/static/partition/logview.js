@@ -192,14 +192,27 @@ export class LogView {
     document.dispatchEvent(new CustomEvent('offsetlab:log-height', { detail: need }));
   }
 
-  /** neededHeight is the height every row of the log needs (0 before it is laid out). */
-  neededHeight() { return this.cols && this.pointers ? this.headH + this.totalH() : 0; }
+  /**
+   * neededHeight is the height every row of the log needs (0 before it is
+   * laid out), and under them the room a step's answer asks for
+   * (stepstage.js's callout, which then covers no cell, lane or label)
+   * unless withAnswer is false.
+   * @param {boolean} [withAnswer]
+   */
+  neededHeight(withAnswer = true) { return this.cols && this.pointers ? this.headH + this.totalH() + (withAnswer ? this.answerRoom || 0 : 0) : 0; }
 
-  /** maxScroll lets the last row end the view with whole rows above it: no row is cut at the top when following. */
+  /** askRoom sets the room under the rows a step's answer needs (0: none). */
+  askRoom(px) {
+    if ((this.answerRoom || 0) === px) return;
+    this.answerRoom = px;
+    this.tellHeight();
+  }
+
+  /** maxScroll lets the last row end the view, the rows above it filling the view. */
   maxScroll() { return this.pointers ? geometry.maxScroll(this) : 0; }
 
   /** followY is where the view rests while following the end (loggeometry.js's followScroll). */
-  followY() { return this.pointers ? geometry.followScroll(this) : 0; }
+  followY() { return this.pointers ? geometry.followScroll(this, this.pointers.lastStableOffset, this.cellTop || 0) : 0; }
 
   rowOf(offset) { return geometry.rowOf(this, offset); }
 
@@ -247,6 +260,8 @@ export class LogView {
       return;
     }
     const rows = this.rowCount();
+    const flags = this.flagMap();
+    if (!this.table) this.layoutFlags(flags);
     const [r0, r1] = geometry.visibleRowRange(this);
     for (const [r, row] of this.rows) {
       if (r < r0 || r > r1) {
@@ -254,7 +269,6 @@ export class LogView {
         this.rows.delete(r);
       }
     }
-    const flags = this.flagMap();
     for (let r = r0; r <= r1; r++) {
       let row = this.rows.get(r);
       if (!row) {
@@ -270,6 +284,11 @@ export class LogView {
       }
       const slots = row.lastChild.children;
       for (let i = 0; i < this.cols; i++) this.fillSlot(slots[i], this.start + r * this.cols + i, flags);
+      // A row the view cuts at its top (the latest rows fill the view)
+      // hides the labels the cut would slice: its flags, then its batches'.
+      const cut = r * this.rowH - this.scrollY;
+      if (cut < 0 && -cut > 0.5) row.dataset.cut = -cut > this.flagsH ? 'batch' : 'flags';
+      else delete row.dataset.cut;
     }
     this.viewport.classList.toggle('scrollable', this.maxScroll() > 0);
     this.tellHeight();

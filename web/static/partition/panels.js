@@ -39,7 +39,25 @@ async function busy(button, fn) {
     if (form) form.removeAttribute('aria-busy');
     const fallen = !document.activeElement || document.activeElement === document.body;
     if (focused && fallen && button.isConnected && !button.hidden) button.focus({ preventScroll: true });
+    showResult(form);
   }
+}
+
+/**
+ * showResult scrolls the dock's tab — only it, never the page — so that
+ * what an action answered (its form's status and error lines) is on
+ * screen: a tab holds more than the dock shows at 1280×720.
+ */
+function showResult(form) {
+  const scroller = form?.closest('.dock-panel');
+  if (!scroller || scroller.hidden) return;
+  const lines = [...form.querySelectorAll('.status, .error')].filter((n) => !n.hidden && n.textContent.trim() !== '' && n.getClientRects().length > 0);
+  if (!lines.length) return;
+  const box = scroller.getBoundingClientRect();
+  const top = Math.min(...lines.map((n) => n.getBoundingClientRect().top));
+  const bottom = Math.max(...lines.map((n) => n.getBoundingClientRect().bottom));
+  if (bottom > box.bottom - 4) scroller.scrollTop += bottom - box.bottom + 8;
+  else if (top < box.top + 4) scroller.scrollTop -= box.top - top + 8;
 }
 
 /** onSubmit routes a form's submit (Enter in a field, or its submit button). */

@@ -37,7 +37,7 @@ function arrangements(n) {
 
 /**
  * setupStepPlace places the step cards lessons.js draws.
- * @param {{neededHeight: () => number}} view the log view
+ * @param {{neededHeight: (withAnswer?: boolean) => number}} view the log view
  * @param {() => void} moved called once the card has found its place
  * @returns {{place: (card: Element | null) => void}}
  */
@@ -161,10 +161,15 @@ export function setupStepPlace(view, moved) {
       arrange({ head: 'dock', keep: Infinity, fold: 'story' }, need, 0);
       const roomy = frame.getBoundingClientRect().height;
       const all = arrangements(pieces(false).length);
-      const i = all.findIndex((a) => arrange(a, need, roomy));
+      let i = all.findIndex((a) => arrange(a, need, roomy));
+      // The room a step's answer asked for under the rows gives way
+      // before the step's words do: the callout then finds a place over
+      // the cells that covers no label (stepstage.js).
+      const bare = view.neededHeight(false);
+      if (i < 0 && bare < need) i = all.findIndex((a) => arrange(a, bare, roomy));
       // Too long for the screen: every cell still shows, and the card
       // whole in the Lesson tab with the most room, the rest a scroll away.
-      if (i < 0) arrange({ head: 'dock', keep: Infinity, fold: 'story' }, need, roomy);
+      if (i < 0) arrange({ head: 'dock', keep: Infinity, fold: 'story' }, bare, roomy);
       panel.dataset.arrangement = String(i);
     }
     moved();

@@ -147,6 +147,7 @@ export function setupStepStage(app) {
     if (!step || busy() || view.topic !== step.topic || view.partition !== step.partition || !view.pointers || !view.cols) {
       layer.replaceChildren();
       said.textContent = '';
+      view.askRoom(0);
       return;
     }
     const p = plan(step, view.pointers);
@@ -183,6 +184,9 @@ export function setupStepStage(app) {
       return;
     }
     layer.replaceChildren(...nodes, callout);
+    // Room for the callout under the rows, where the page has it to give
+    // (stepplace.js sizes the log to what it needs).
+    view.askRoom(callout.offsetHeight + 8);
     position(callout, anchor, layer, vp);
     if (said.textContent !== p.text) said.textContent = p.text;
   };
@@ -240,8 +244,9 @@ function place(node, box, vp) {
 /**
  * position puts the callout next to the anchor cell where it hides the
  * least: it tries every height in the view and weighs what it would
- * cover — a ringed cell or lane most, then the other cells and lanes,
- * then pointers — and takes the cheapest, the nearest the anchor among equals.
+ * cover — labels (pointers, batches, the rings') most, then a ringed cell
+ * or lane, then the other cells and lanes — and takes the cheapest, the
+ * nearest the anchor among equals.
  * A lesson's log of one row leaves room under it; a log of two rows at
  * 1280×720 leaves the band of a row's second lane and the next row's
  * pointers.
@@ -265,8 +270,11 @@ function position(callout, cell, layer, vp) {
     }
   };
   weigh('.step-answer-ring', 8, layer);
+  // Labels are never covered: a ring's, a pointer's (the group's committed
+  // offset among them), a batch's.
+  weigh('.step-answer-ring-label', 1000, layer);
   weigh('.row .cell, .trow', 3);
-  weigh('.row .flag, .row .batch-label', 1);
+  weigh('.row .flag, .row .batch-label', 1000);
   // The lanes stay in view as the cells do: what each consumer received.
   weigh('.row .lane', 3);
   const cost = (top) => {

@@ -158,6 +158,8 @@ export function fillTableRow(row, offset, ctx) {
   else if (!e) v = { text: t('cell.loading'), cls: 'muted' };
   else if (e.kind === 'control') v = { text: e.marker ? t('details.markerOf', { marker: e.marker }) : t('cell.controlRecord'), cls: 'marker' };
   else if (e.kind === 'gap') v = { text: t('cell.noRecord'), cls: 'muted' };
+  else if (e.kind === 'data' && e.value === null && e.key !== null) v = { text: t('cell.tombstone'), cls: 'tombstone' };
+  else if (e.decoded !== undefined) v = { text: JSON.stringify(e.decoded), cls: 'decoded' }; // decoded with its registry schema
   else v = bytesText(e.value, e.valueEncoding, e.valueTruncated);
   val.append(el('span', 'tval', v.text));
   // The headers also in the value's title: a laptop's table has no room for their column.

@@ -3,7 +3,8 @@
 // transactions). The server renders every table; this module
 // switches the language, runs the confirmations of the teacher's two
 // writes — delete a topic (type its name), abort a transaction — and, on
-// a topic's page, starts the live strips (strips.js). A write's outcome
+// a topic's page, starts the live strips (strips.js) and the search of
+// every partition (topicsearch.js). A write's outcome
 // is said in the page's status line, also after the reload that shows
 // the cluster as it is now.
 
@@ -11,6 +12,7 @@ import { api, apiPartition, showErrorText } from '../common/api.js';
 import { apply, setupI18n, tr } from '../common/i18n.js';
 import { watchBudget } from '../common/budget.js';
 import { setupStrips } from './strips.js';
+import { setupTopicSearch } from './topicsearch.js';
 
 await setupI18n();
 watchBudget();
@@ -232,6 +234,8 @@ if ($('group-offsets')) follow(`/api${location.pathname}`, 4000, groupLags, show
 
 const strips = $('strips');
 if (strips) setupStrips(strips, { live: $('strips-live'), error: $('strips-error') });
+const topicSearch = $('topic-search');
+if (topicSearch) setupTopicSearch(topicSearch);
 
 showFlash();
 main.dataset.ready = 'true';

@@ -55,15 +55,20 @@ export function setupStrips(root, { live, error }) {
     for (const s of strips.values()) s.resize();
   }
   rescale();
-  const state = { recountAt: 0, recountWanted: false, timer: 0, busy: false };
+  // denied is the refusal of a map read (403: the user may not READ the
+  // topic): said once under the strips, which then follow the pointers
+  // alone instead of asking again every tick.
+  const state = { recountAt: 0, recountWanted: false, timer: 0, busy: false, denied: null };
 
   function setLive(s, err) {
     live.dataset.state = s;
     if (s === 'open') tr(live, 'strip.live');
     else if (s === 'paused') tr(live, 'strip.paused');
     else tr(live, 'strip.retrying');
-    error.hidden = !err;
-    if (err) showErrorText(error, err);
+    const shown = err || state.denied;
+    error.hidden = !shown;
+    error.dataset.denied = String(!err && !!state.denied);
+    if (shown) showErrorText(error, shown);
   }
 
   async function recountOpen() {
@@ -86,8 +91,14 @@ export function setupStrips(root, { live, error }) {
     rescale();
     if (state.recountWanted && Date.now() - state.recountAt >= POLL_MS) await recountOpen();
     for (const s of strips.values()) {
-      if (document.hidden) break;
-      if (s.due()) await s.refresh();
+      if (document.hidden || state.denied) break;
+      if (!s.due()) continue;
+      try {
+        await s.refresh();
+      } catch (err) {
+        if (err.status !== 403) throw err;
+        state.denied = err;
+      }
     }
     setLive('open');
   }

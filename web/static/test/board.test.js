@@ -4,7 +4,7 @@
 // writes a check's evidence as catalogue sentences.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cellState, countDone, evidenceLines, listText, rowState, topicOf } from '../exercises/board-model.js';
+import { STATES, cellState, countDone, evidenceLines, listText, rowState, topicOf } from '../exercises/board-model.js';
 
 const graded = { checkedAt: '2026-12-02T00:00:00Z' };
 
@@ -21,6 +21,16 @@ test('cellState: passed, failed, or waiting', () => {
     { name: 'one check passed, another not', result: { ...graded, checks: [{ ok: true, evidence: {} }, nothing] }, check: nothing, want: 'fail' },
   ];
   for (const tt of tests) assert.equal(cellState(/** @type {any} */ (tt.result), /** @type {any} */ (tt.check)), tt.want, tt.name);
+  // An exercise that does not run: every cell and row is not started.
+  for (const tt of tests) assert.equal(cellState(/** @type {any} */ (tt.result), /** @type {any} */ (tt.check), false), 'none', tt.name + ', not running');
+  assert.equal(rowState(/** @type {any} */ ({ ...graded, done: true, checks: [{ ok: true }] }), false), 'none');
+});
+
+test('STATES: one mark and one catalogue word per state', () => {
+  assert.deepEqual(Object.keys(STATES), ['none', 'pending', 'fail', 'ok']);
+  const marks = Object.values(STATES).map((s) => s.mark);
+  assert.equal(new Set(marks).size, marks.length);
+  for (const [state, s] of Object.entries(STATES)) assert.equal(s.key, 'check.state.' + state);
 });
 
 test('rowState and countDone', () => {
@@ -30,7 +40,7 @@ test('rowState and countDone', () => {
   const wrong = { ...graded, done: false, checks: [{ ok: true }, { ok: false, evidence: { marker: { offset: 3, type: 'ABORT' } } }] };
   /** @type {any} */
   const idle = { checkedAt: null, done: false, checks: [{ ok: false }] };
-  assert.deepEqual([done, wrong, idle].map(rowState), ['ok', 'fail', 'pending']);
+  assert.deepEqual([done, wrong, idle].map((r) => rowState(r)), ['ok', 'fail', 'pending']);
   assert.deepEqual(countDone([done, wrong, idle]), { done: 1, total: 3 });
   assert.deepEqual(countDone([]), { done: 0, total: 0 });
 });
@@ -66,5 +76,5 @@ test('evidenceLines names a producer as the partition page does, its id shortene
 });
 
 test('topicOf fills the exercise names in for a student', () => {
-  assert.equal(topicOf({ topic: '<name>-commit' }, 'ada'), 'ada-commit');
+  assert.equal(topicOf({ topic: 'student-<name>-commit' }, 'ada'), 'student-ada-commit');
 });

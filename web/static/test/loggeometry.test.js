@@ -24,7 +24,7 @@ test('the slots are the offsets and the next one, cut into rows', () => {
 test('the last scroll position shows whole rows, the last one at the bottom', () => {
   assert.equal(geometry.fullRows(g()), 5);
   assert.equal(geometry.maxScroll(g()), (13 - 5) * 40);
-  assert.equal(geometry.maxScroll(g({ viewH: 230 })), (13 - 5) * 40, 'a partial row does not count');
+  assert.equal(geometry.maxScroll(g({ viewH: 230 })), 13 * 40 - 230, 'the last row ends the view, the one above it cut: no room left empty under the log');
   assert.equal(geometry.maxScroll(g({ hw: 1010 })), 0, 'a log that fits');
   assert.equal(geometry.clampScroll(g(), -5), 0);
   assert.equal(geometry.clampScroll(g(), 1e9), 320);
@@ -112,7 +112,17 @@ test('following, a one-row view ends on written offsets, not on the next slot al
   const lesson = (viewH) => g({ start: 0, hw: 8, cols: 4, rowH: 226, viewH });
   assert.equal(geometry.followScroll(lesson(300)), 226, 'one row shows: 4…7, the next slot under it');
   assert.equal(geometry.followScroll(lesson(500)), geometry.maxScroll(lesson(500)), 'two rows show: 4…7 and 8');
-  assert.equal(geometry.followScroll(g({ start: 0, hw: 7, cols: 4, rowH: 226, viewH: 300 })), 226, 'the next slot shares the last row');
+  assert.equal(geometry.followScroll(g({ start: 0, hw: 7, cols: 4, rowH: 226, viewH: 300 })), 2 * 226 - 300, 'the next slot shares the last row: it ends the view, the row above fills the rest');
   assert.equal(geometry.followScroll(g({ start: 0, hw: 0, cols: 4, rowH: 226, viewH: 300 })), 0, 'an empty log');
   assert.equal(geometry.followScroll(g()), geometry.maxScroll(g()), 'several rows show: the end');
+});
+
+test('following, the latest rows fill the view and keep an open transaction\'s first record whole', () => {
+  // kcat wrote 10 while 7…8 are open: 0…10 written, five to a row, rows
+  // of 212 px in a view of 392: rows 5…9 and [10, next] fill it.
+  const kcat = (lso) => ({ start: 0, hw: 11, cols: 5, rowH: 212, viewH: 392, scrollY: 0, lso });
+  assert.equal(geometry.followScroll(kcat()), 3 * 212 - 392, 'not the newest row alone: the row above it fills the view');
+  assert.equal(geometry.followScroll(kcat(), 7, 40), 3 * 212 - 392, 'the LSO\'s cell (7) whole under the cut flags');
+  assert.equal(geometry.followScroll(kcat(), 7, 20), 212, 'a cut into the LSO\'s cell brings its row to the top');
+  assert.equal(geometry.followScroll(kcat(), 11, 40), 3 * 212 - 392, 'no open transaction');
 });

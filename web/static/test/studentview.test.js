@@ -4,7 +4,7 @@
 // above them — from the API's answers, with no page.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checklistRows, checklistSummary, evidenceSentences, logPath, nameProblem, spans, textIn } from '../exercises/studentview.js';
+import { STATES, checklistRows, checklistSummary, evidenceSentences, logPath, nameProblem, spans, textIn } from '../exercises/studentview.js';
 
 test('nameProblem follows the class rule: a letter, then letters and digits, 2 to 16', () => {
   const tests = [
@@ -93,6 +93,20 @@ test('checklistRows: pending before grading, then ok or failing with the hint', 
   assert.deepEqual(checklistSummary(rows, result), { key: 'student.checks.todo', args: { passed: '1', total: '2' } });
   assert.deepEqual(checklistSummary(rows, { ...result, done: true }), { key: 'student.checks.done' });
   assert.deepEqual(checklistSummary(checklistRows(checks, undefined), undefined), { key: 'student.checks.waiting' });
+});
+
+test('checklistRows: before any attempt a check waits, as on the teacher\'s board, with no hint', () => {
+  const untouched = {
+    name: 'ann', checkedAt: '2026-12-02T00:00:00Z', done: false,
+    checks: [
+      { key: 'committed', ok: false, evidence: { logEnd: 0 }, hintCode: 'exercise.hint.tooFew', hintArgs: { got: '0', want: '3' } },
+      { key: 'readCommitted', ok: false, evidence: { logEnd: 0 }, hintCode: 'exercise.hint.receivesFew', hintArgs: { got: '0', want: '3' } },
+    ],
+  };
+  const rows = checklistRows(checks, untouched);
+  assert.deepEqual(rows.map((r) => r.state), ['pending', 'pending']);
+  assert.deepEqual(rows.map((r) => r.hint), [null, null]);
+  assert.deepEqual(rows.map((r) => STATES[r.state].key), ['check.state.pending', 'check.state.pending']);
 });
 
 test('logPath opens the student\'s own partition without following the teacher', () => {

@@ -22,5 +22,18 @@ declare module '../partition/logview.js' {
     measuredW?: number;
     /** the minimap's height when last measured (logplace.js), unset before */
     minimapH?: number;
+    /** where a row's cells start under its flags and batch brackets, and the flags' height (logplace.js) */
+    cellTop?: number;
+    flagsH?: number;
+    /** a slot's width, the flags' font and their labels' padding, measured with the rows (logplace.js) */
+    slotW?: number;
+    flagFont?: string;
+    flagPad?: number;
+    /** the canvas the flags' labels are measured on (logpointers.js) */
+    measureCtx?: CanvasRenderingContext2D | null;
+    /** the flags' lines, each pointed offset's room and the flags shown short (flaglines.js, logpointers.js) */
+    flagLines?: number;
+    flagRoom?: Map<number, number>;
+    flagShort?: Set<string>;
   }
 }

@@ -67,6 +67,7 @@ export interface ClusterStatus {
   readOnly: boolean;
   security?: Security;
   budget?: BudgetStatus;
+  schemaRegistry?: SchemaRegistry;
 }
 
 /** TopicInfo (Go cluster.TopicInfo) */
@@ -82,6 +83,8 @@ export interface TopicDetail {
   internal?: boolean;
   partitions: PartitionDetail[] | null;
   configs: TopicConfig[] | null;
+  configsUnread?: Unread;
+  openTransactionsUnread?: Unread;
 }
 
 /** PartitionMap (Go inspect.PartitionMap) */
@@ -188,6 +191,9 @@ export interface Entry {
   valueEncoding?: string;
   valueTruncated?: boolean;
   headers: Header[] | null;
+  schema?: SchemaRef;
+  decoded?: unknown;
+  decodeProblem?: { key: string; args?: Record<string, string> };
   headersTruncated?: boolean;
   headerCount?: number;
   duplicateOf?: number;
@@ -243,6 +249,7 @@ export interface Security {
   user?: string;
   serverCAs?: string[];
   clientCertificate?: string;
+  commandConfig?: string;
 }
 
 /** BudgetStatus (Go cluster.BudgetStatus) */
@@ -250,9 +257,15 @@ export interface BudgetStatus {
   usedBytes: number;
   maxBytes: number;
   clientMaxBytes: number;
+  studentMaxBytes: number;
   segmentBytes: number;
   batches: number;
   full: boolean;
+}
+
+/** SchemaRegistry (Go lab.SchemaRegistry) */
+export interface SchemaRegistry {
+  url: string;
 }
 
 /** PartitionInfo (Go cluster.PartitionInfo) */
@@ -287,6 +300,13 @@ export interface TopicConfig {
   source: string;
   sensitive?: boolean;
   synonyms?: ConfigSynonym[];
+}
+
+/** Unread (Go lab.Unread) */
+export interface Unread {
+  error: string;
+  code: string;
+  args?: Record<string, string>;
 }
 
 /** MapBucket (Go inspect.MapBucket) */
@@ -401,6 +421,14 @@ export interface Header {
   value: string;
   valueEncoding?: string;
   valueTruncated?: boolean;
+}
+
+/** SchemaRef (Go inspect.SchemaRef) */
+export interface SchemaRef {
+  id: number;
+  subject?: string;
+  version?: number;
+  type?: string;
 }
 
 /** ShareRecord (Go cluster.ShareRecord) */

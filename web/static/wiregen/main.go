@@ -81,6 +81,10 @@ var unions = []struct{ name, prefix, doc string }{
 var fieldTypes = map[string]string{
 	"live.Message.Type": "MessageType",
 	"live.Event.Kind":   "EventKind",
+	// a value decoded with its Schema Registry schema: any JSON
+	"inspect.Entry.Decoded": "unknown",
+	// why it stays raw: a catalogue sentence
+	"inspect.Entry.DecodeProblem": "{ key: string; args?: Record<string, string> }",
 }
 
 // generate is the declaration file's content.

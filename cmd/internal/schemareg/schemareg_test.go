@@ -1,0 +1,152 @@
+package schemareg
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/hamba/avro/v2"
+	"github.com/twmb/franz-go/pkg/sr"
+	"github.com/twmb/franz-go/pkg/sr/srfake"
+)
+
+const orderSchema = `{"type":"record","name":"Order","fields":[{"name":"id","type":"string"},{"name":"total","type":"long"},{"name":"note","type":["null","string"],"default":null}]}`
+
+// frame is value in Confluent's wire format for schema id.
+func frame(id int, payload []byte) []byte {
+	out := []byte{0, 0, 0, 0, 0}
+	binary.BigEndian.PutUint32(out[1:], uint32(id))
+	return append(out, payload...)
+}
+
+// TestDecodeValue: a framed Avro value decodes to JSON naming its schema
+// (id, subject, version, type), a JSON Schema value is its JSON; an
+// JSON value its schema refuses is shown with the sentence saying so; an
+// unknown id, a registry that is down, a Protobuf frame without indexes,
+// bytes that do not fit the schema, and unframed bytes each keep the raw
+// bytes with their sentence (or are not framed at all); Protobuf decodes
+// the message its indexes name, nested ones too.
+func TestDecodeValue(t *testing.T) {
+	reg := srfake.New()
+	t.Cleanup(reg.Close)
+	avroID, _, err := reg.RegisterSchema("orders-value", sr.Schema{Schema: orderSchema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jsonID, _, err := reg.RegisterSchema("events-value", sr.Schema{Schema: `{"type":"object","required":["a"]}`, Type: sr.TypeJSON})
+	if err != nil {
+		t.Fatal(err)
+	}
+	protoID, _, err := reg.RegisterSchema("prices-value", sr.Schema{Schema: `syntax = "proto3"; message Price { string sku = 1; message Tier { int32 level = 1; } }`, Type: sr.TypeProtobuf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	payload, err := avro.Marshal(avro.MustParse(orderSchema), map[string]any{"id": "O-1", "total": int64(30000), "note": nil})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := New(reg.URL(), Auth{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	down, err := New("http://127.0.0.1:1", Auth{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name        string
+		dec         *Decoder
+		value       []byte
+		framed      bool
+		wantJSON    string
+		wantProblem string
+		wantSubject string
+	}{
+		{"avro", d, frame(avroID, payload), true, `{"id":"O-1","note":null,"total":30000}`, "", "orders-value"},
+		{"json schema", d, frame(jsonID, []byte(`{"a":1}`)), true, `{"a":1}`, "", "events-value"},
+		{"json its schema refuses, shown and said", d, frame(jsonID, []byte(`{"b":2}`)), true, `{"b":2}`, "schema.invalid", "events-value"},
+		{"an unknown id", d, frame(999, payload), true, "", "schema.unknownId", ""},
+		{"a registry that is down", down, frame(avroID, payload), true, "", "schema.registryDown", ""},
+		{"protobuf without message indexes", d, frame(protoID, nil), true, "", "schema.badFrame", "prices-value"},
+		{"protobuf, the first message", d, frame(protoID, []byte{0, 0x0a, 1, 'x'}), true, `{"sku":"x"}`, "", "prices-value"},
+		{"protobuf, a nested message", d, frame(protoID, []byte{4, 0, 0, 0x08, 5}), true, `{"level":5}`, "", "prices-value"},
+		{"protobuf, an index past the schema", d, frame(protoID, []byte{2, 6, 0x08, 5}), true, "", "schema.decodeFailed", "prices-value"},
+		{"bytes that do not fit the schema", d, frame(avroID, []byte{0x80}), true, "", "schema.decodeFailed", "orders-value"},
+		{"plain text", d, []byte("O-1 total=30000"), false, "", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := tt.dec.DecodeValue(tt.value)
+			if ok != tt.framed {
+				t.Fatalf("framed %v, want %v", ok, tt.framed)
+			}
+			if !ok {
+				return
+			}
+			if tt.wantJSON != "" && canonical(t, got.Value) != canonical(t, []byte(tt.wantJSON)) {
+				t.Errorf("decoded %s, want %s", got.Value, tt.wantJSON)
+			}
+			key := ""
+			if got.Problem != nil {
+				key = got.Problem.Key
+			}
+			if key != tt.wantProblem {
+				t.Errorf("problem %q (%v), want %q", key, got.Problem, tt.wantProblem)
+			}
+			if got.Schema.Subject != tt.wantSubject {
+				t.Errorf("schema %+v, want subject %q", got.Schema, tt.wantSubject)
+			}
+		})
+	}
+}
+
+func canonical(t *testing.T, b []byte) string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("%s: %v", b, err)
+	}
+	out, _ := json.Marshal(v)
+	return string(out)
+}
+
+// TestEmbeddedKeepsSchemas: a schema registered with the embedded registry
+// is there, under the same id, after it restarts on the same directory.
+func TestEmbeddedKeepsSchemas(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	first, err := StartEmbedded("127.0.0.1:0", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := sr.NewClient(sr.URLs(first.URL()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cl.CreateSchema(ctx, "warmup-value", sr.Schema{Schema: `"string"`}); err != nil {
+		t.Fatal(err)
+	}
+	ss, err := cl.CreateSchema(ctx, "orders-value", sr.Schema{Schema: orderSchema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.Close()
+
+	again, err := StartEmbedded("127.0.0.1:0", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	d, err := New(again.URL(), Auth{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	payload, _ := avro.Marshal(avro.MustParse(orderSchema), map[string]any{"id": "O-2", "total": int64(42000), "note": "gift"})
+	got, ok := d.DecodeValue(frame(ss.ID, payload))
+	if !ok || got.Problem != nil || got.Schema.Subject != "orders-value" {
+		t.Fatalf("after a restart, id %d: %+v %v", ss.ID, got, got.Problem)
+	}
+}
