@@ -11,7 +11,7 @@ import (
 var queuesNumbers = []string{
 	"created=2", "offsets=0, 1, 2, 3, 4, 5",
 	"offsets=0, 1, 2, 3, 4, 5", "next=6",
-	"configs=share.auto.offset.reset=earliest, share.record.lock.duration.ms=10000, share.delivery.count.limit=2",
+	"configs=share.auto.offset.reset=earliest, share.record.lock.duration.ms=15000, share.delivery.count.limit=2",
 	"held=0/1, 1/1, 2/1", "held=3/1, 4/1, 5/1", "held=none",
 	"crashed=yes", "held=3/1, 4/1, 5/1",
 	"held=3/2, 4/2, 5/2", "startOffset=3", "lag=3", "held=5/2", "held=none",

@@ -16,7 +16,7 @@ const (
 	cmdSharePoll     = "records = consumer.poll(Duration.ofSeconds(3));   // %s: KafkaShareConsumer of {%s}, max.poll.records=%d"
 	cmdShareAck      = "consumer.acknowledge(record, AcknowledgeType.%s);   // %s: offsets %s\nconsumer.commitSync();"
 	cmdShareCrash    = "kill -STOP <pid of %s>   # it hangs holding its records"
-	jobsLockMs       = "10000"
+	jobsLockMs       = "15000"
 	jobsDeliveryCaps = "2"
 	pyInitPayer      = `producer = Producer({"bootstrap.servers": "{bootstrap}", "transactional.id": "{payer-app}"})` + "\n" + `producer.init_transactions(); producer.begin_transaction()`
 )
