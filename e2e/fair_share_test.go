@@ -95,8 +95,21 @@ func TestTeacherKeepsHerShare(t *testing.T) {
 		}
 		open = append(open, conn)
 	}
+	// A student may view only what the class may read: the teacher puts
+	// each partition on the stage before a student opens it (views stay
+	// open when the stage moves on), so that the caps are what refuses.
+	stage := func(topic string) {
+		t.Helper()
+		teacher.mustPost("/api/classroom/stage", fmt.Sprintf(`{"topic":%q,"partition":0}`, topic), http.StatusOK)
+	}
+	studentView := func(cl *http.Client, topic, who string) {
+		t.Helper()
+		stage(topic)
+		mustView(cl, topic, who)
+	}
 	mustRefuse := func(cl *http.Client, topic, who, key string) {
 		t.Helper()
+		stage(topic)
 		conn, status, body := dialView(ctx, srv.url, cl, topic)
 		if conn != nil {
 			open = append(open, conn)
@@ -105,6 +118,15 @@ func TestTeacherKeepsHerShare(t *testing.T) {
 		if status != http.StatusServiceUnavailable || !strings.Contains(body, key) {
 			t.Fatalf("%s: view of %s refused with %d %s, want 503 %s", who, topic, status, body, key)
 		}
+	}
+
+	// Off the stage (and not the partition the teacher last wrote) a
+	// student's view is refused for its rights.
+	if conn, status, body := dialView(ctx, srv.url, viewerDialer(studentAddr(0), nil), topic(maxFeeds)); conn != nil || status != http.StatusForbidden || !strings.Contains(body, "error.readNotYours") {
+		if conn != nil {
+			open = append(open, conn)
+		}
+		t.Fatalf("a student's view of a topic off the stage: %d %s, want 403 error.readNotYours", status, body)
 	}
 
 	// Students take every watched partition that is not the teacher's,
@@ -116,7 +138,7 @@ func TestTeacherKeepsHerShare(t *testing.T) {
 	}
 	for n := range studentFeeds / watchedPerClient {
 		for k := range watchedPerClient {
-			mustView(students[n], topic(n*watchedPerClient+k), "student "+strconv.Itoa(n))
+			studentView(students[n], topic(n*watchedPerClient+k), "student "+strconv.Itoa(n))
 		}
 	}
 	mustRefuse(students[0], topic(studentFeeds), "student 0's third partition", "error.tooManyPartitionsWatchedByClient")
@@ -126,7 +148,7 @@ func TestTeacherKeepsHerShare(t *testing.T) {
 	// Students fill the views left to them by joining partitions they
 	// watch: student 0 up to its own cap, students 1 and 2 one more each.
 	for _, n := range []int{0, 0, 1, 2} {
-		mustView(students[n], topic(n*watchedPerClient), "student "+strconv.Itoa(n)+", another view")
+		studentView(students[n], topic(n*watchedPerClient), "student "+strconv.Itoa(n)+", another view")
 	}
 	mustRefuse(students[0], topic(0), "student 0 past its views", "error.viewersPerClient")
 	mustRefuse(last, topic(0), "a student when only the teacher's views are free", "error.viewersFull")
