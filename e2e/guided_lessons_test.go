@@ -120,6 +120,9 @@ func TestGuidedLessons(t *testing.T) {
 				if l.ID == "7" || l.ID == "8" {
 					continue // TestMissingOffsetLessons, with their numbers
 				}
+				if l.ID == "9" {
+					continue // TestQueuesLesson, with its numbers
+				}
 				st := a.runLesson(l.ID, l.ID == "3")
 				ran[l.ID] = true
 				var got []string

@@ -8,9 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kmsg"
-
 	"github.com/offsetlab/offsetlab/internal/wait"
 )
 
@@ -47,19 +44,8 @@ func TestShareWorkers(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 			defer cancel()
 			produceShareJobs(t, ctx, a.bootstrap(), topic, 5)
-			// Short locks: the group's setting on Kafka; the embedded
-			// broker knows only its own (docs/divergences.md).
+			// Short locks: the group's setting, on both brokers.
 			setGroupConfig(t, ctx, a, group, "share.record.lock.duration.ms", "2000")
-			if kind == embedded {
-				_, err := kadm.NewClient(a.kafka.Client()).AlterBrokerConfigs(ctx, []kadm.AlterConfig{
-					{Name: "group.share.record.lock.duration.ms", Value: kmsg.StringPtr("2000")},
-					{Name: "share.record.lock.sweep.interval.ms", Value: kmsg.StringPtr("200")},
-				})
-				if err != nil {
-					t.Fatal(err)
-				}
-			}
-
 			var w1 workerView
 			a.do("POST", "/api/share/workers", map[string]any{"name": "w1", "group": group, "topic": topic, "fromStart": true}, http.StatusCreated, &w1)
 			defer a.request("DELETE", "/api/share/workers/w1", nil)

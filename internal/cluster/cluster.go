@@ -156,6 +156,11 @@ func StartEmbedded(cfg EmbeddedConfig) (*Cluster, error) {
 			// lab's real brokers (single.properties), so that lessons 7
 			// and 8 see them act within seconds.
 			"log.cleaner.backoff.ms": "1000",
+			// Lesson 9: a share group may lock records for a second
+			// (single.properties), and an expired lock is noticed
+			// within 200 ms (Kafka times each lock on its own).
+			"group.share.min.record.lock.duration.ms": "1000",
+			"share.record.lock.sweep.interval.ms":     "200",
 		}),
 	}
 	if cfg.Logger != nil {

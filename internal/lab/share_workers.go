@@ -45,6 +45,9 @@ type ShareWorkerRequest struct {
 	// first, so that it reads what the topic holds already (a share
 	// group starts at the log end by default).
 	FromStart bool `json:"fromStart,omitempty"`
+	// MaxRecords bounds the records one poll acquires (1 to 50; 0 is
+	// 50), as the Java client's max.poll.records does.
+	MaxRecords int `json:"maxRecords,omitempty"`
 }
 
 // ShareWorkerState is a worker as the dashboard shows it.
@@ -93,6 +96,12 @@ func (l *Lab) StartShareWorker(ctx context.Context, req ShareWorkerRequest) (Sha
 	if req.Group == "" {
 		return ShareWorkerState{}, problem.New(problem.Invalid, "error.groupRequired")
 	}
+	if req.MaxRecords < 0 || req.MaxRecords > maxSharePoll {
+		return ShareWorkerState{}, problem.New(problem.Invalid, "error.maxRecords", "max", strconv.Itoa(maxSharePoll))
+	}
+	if req.MaxRecords == 0 {
+		req.MaxRecords = maxSharePoll
+	}
 	if _, err := l.Topic(ctx, req.Topic); err != nil {
 		return ShareWorkerState{}, err
 	}
@@ -110,7 +119,7 @@ func (l *Lab) StartShareWorker(ctx context.Context, req ShareWorkerRequest) (Sha
 		return ShareWorkerState{}, problem.New(problem.Busy, "error.tooManyWorkers", "max", strconv.Itoa(MaxShareWorkers))
 	}
 	opts := append(l.cluster.ClientOpts(), kgo.ClientID("offsetlab-worker-"+req.Name), kgo.ConsumeTopics(req.Topic),
-		kgo.ShareGroup(req.Group), kgo.ShareMaxRecords(maxSharePoll), kgo.ShareMaxRecordsStrict())
+		kgo.ShareGroup(req.Group), kgo.ShareMaxRecords(int32(req.MaxRecords)), kgo.ShareMaxRecordsStrict())
 	client, err := kgo.NewClient(opts...)
 	if err != nil {
 		return ShareWorkerState{}, problem.Wrap(err, problem.Internal, "error.internal")
@@ -171,7 +180,7 @@ func (l *Lab) PollShareWorker(ctx context.Context, name string) (ShareWorkerStat
 		return ShareWorkerState{}, problem.New(problem.Conflict, "error.workerCrashed", "name", name)
 	}
 	pollCtx, cancel := context.WithTimeout(ctx, sharePollWait)
-	fetches := w.client.PollRecords(pollCtx, maxSharePoll)
+	fetches := w.client.PollRecords(pollCtx, w.req.MaxRecords)
 	cancel()
 	accepted := 0
 	for _, byOffset := range w.held {
@@ -347,4 +356,21 @@ func offsetList(offsets []int64) string {
 		s += strconv.FormatInt(o, 10)
 	}
 	return s
+}
+
+// SetGroupConfig sets one config of group, as kafka-configs.sh
+// --entity-type groups --alter --add-config does: a share group's
+// share.auto.offset.reset, share.record.lock.duration.ms,
+// share.delivery.count.limit or share.isolation.level.
+func (l *Lab) SetGroupConfig(ctx context.Context, group, key, value string) error {
+	if err := l.writable(); err != nil {
+		return err
+	}
+	if group == "" {
+		return problem.New(problem.Invalid, "error.groupRequired")
+	}
+	if err := l.cluster.SetGroupConfig(ctx, group, key, value); err != nil {
+		return l.notAllowed(err, "ALTER_CONFIGS", "group", group)
+	}
+	return nil
 }

@@ -32,7 +32,8 @@ const (
 // lesson_safe_producer.go) and seed 003 (lessons 6a–6g,
 // lesson_delivery_semantics.go and lesson_transactions_in_practice.go),
 // and lessons 7 and 8 (lesson_missing_offsets.go: compaction, retention
-// and delete-records, which no seed runs).
+// and delete-records, which no seed runs) and lesson 9
+// (lesson_queues_for_kafka.go: share groups).
 // Each call returns fresh data.
 func Builtin() []Lesson {
 	return []Lesson{
@@ -50,6 +51,7 @@ func Builtin() []Lesson {
 		brokerAbortsOnTimeout(),       // 6g
 		compactedTopic(),              // 7
 		retentionAndDeleteRecords(),   // 8
+		queuesForKafka(),              // 9
 	}
 }
 

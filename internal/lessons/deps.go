@@ -49,6 +49,14 @@ type Lab interface {
 	DeleteRecords(ctx context.Context, topic string, partition int32, before int64) (int64, error)
 	ReadAsGroup(ctx context.Context, req lab.GroupRead) (*lab.GroupReadOutcome, error)
 
+	SetGroupConfig(ctx context.Context, group, key, value string) error
+	GroupDetail(ctx context.Context, name string) (cluster.GroupDetail, error)
+	StartShareWorker(ctx context.Context, req lab.ShareWorkerRequest) (lab.ShareWorkerState, error)
+	PollShareWorker(ctx context.Context, name string) (lab.ShareWorkerState, error)
+	AckShareRecord(ctx context.Context, name string, partition int32, offset int64, ack lab.ShareAck) (lab.ShareWorkerState, error)
+	CrashShareWorker(name string) (lab.ShareWorkerState, error)
+	StopShareWorker(name string) error
+
 	Narrate(kind, topic string, partition int32, msg catalog.Message)
 	// Logger receives what the operator should know and a viewer is
 	// not shown: an internal error's own text.

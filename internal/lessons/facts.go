@@ -91,4 +91,8 @@ const (
 	FactLeaderKept       Fact = "leaderKept"       // the leader stayed the same broker
 	FactISRBefore        Fact = "isrBefore"        // ISR size when the followers start
 	FactISRFull          Fact = "isrFull"          // the ISR holds every replica again
+
+	// Share groups.
+	FactHeld        Fact = "held"        // records a share consumer holds, "offset/delivery count"
+	FactStartOffset Fact = "startOffset" // the share group's START-OFFSET (SPSO)
 )

@@ -108,6 +108,7 @@ type run struct {
 	running   bool
 	used      time.Time
 	processes []string // the lab's names of the run's application processes
+	workers   []string // the lab's names of the run's share consumers
 }
 
 func (rn *run) busy() bool {
@@ -186,6 +187,27 @@ func (rn *run) endProcesses() {
 	for _, p := range procs {
 		rn.runner.lab.EndProcess(p)
 	}
+	rn.mu.Lock()
+	workers := rn.workers
+	rn.workers = nil
+	rn.mu.Unlock()
+	for _, w := range workers {
+		// A worker already stopped is unknown: nothing to do.
+		_ = rn.runner.lab.StopShareWorker(w)
+	}
+}
+
+// worker is the lab's name of the run's share consumer name, which the
+// run stops when it ends; first is true the first time the run names it.
+func (rn *run) worker(name string) (full string, first bool) {
+	full = "l" + rn.id + "-" + name
+	rn.mu.Lock()
+	defer rn.mu.Unlock()
+	if slices.Contains(rn.workers, full) {
+		return full, false
+	}
+	rn.workers = append(rn.workers, full)
+	return full, true
 }
 
 // name is the run's name for a logical name; other strings are kept.

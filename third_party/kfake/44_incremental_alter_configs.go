@@ -229,6 +229,9 @@ outer:
 				if !validGroupConfigs[rr.Configs[i].Name] {
 					invalid = true
 				}
+				if rr.Configs[i].Op == kmsg.IncrementalAlterConfigOpSet && !c.checkShareGroupConfig(rr.Configs[i].Name, rr.Configs[i].Value) {
+					invalid = true
+				}
 			}
 			if invalid {
 				doner(rr.ResourceName, rr.ResourceType, kerr.InvalidConfig.Code)

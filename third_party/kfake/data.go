@@ -859,7 +859,11 @@ var validBrokerConfigs = map[string]string{
 	"group.share.heartbeat.interval.ms":         "",
 	"group.share.session.timeout.ms":            "",
 	"group.share.delivery.count.limit":          "",
+	"group.share.min.delivery.count.limit":      "",
+	"group.share.max.delivery.count.limit":      "",
 	"group.share.record.lock.duration.ms":       "",
+	"group.share.min.record.lock.duration.ms":   "",
+	"group.share.max.record.lock.duration.ms":   "",
 	"share.record.lock.sweep.interval.ms":       "",
 	"group.share.partition.max.record.locks":    "",
 	"group.share.max.share.sessions":            "",
@@ -1008,7 +1012,11 @@ var configDefaults = map[string]string{
 	"group.share.heartbeat.interval.ms":         strconv.Itoa(defHeartbeatInterval),
 	"group.share.session.timeout.ms":            "45000",
 	"group.share.delivery.count.limit":          "5",
+	"group.share.min.delivery.count.limit":      "2",
+	"group.share.max.delivery.count.limit":      "10",
 	"group.share.record.lock.duration.ms":       "30000",
+	"group.share.min.record.lock.duration.ms":   "15000",
+	"group.share.max.record.lock.duration.ms":   "60000",
 	"share.record.lock.sweep.interval.ms":       "5000",
 	"group.share.partition.max.record.locks":    "2000",
 	"group.share.max.share.sessions":            "2000",
@@ -1056,7 +1064,11 @@ var configTypes = map[string]kmsg.ConfigType{
 	"group.share.heartbeat.interval.ms":         kmsg.ConfigTypeInt,
 	"group.share.session.timeout.ms":            kmsg.ConfigTypeInt,
 	"group.share.delivery.count.limit":          kmsg.ConfigTypeInt,
+	"group.share.min.delivery.count.limit":      kmsg.ConfigTypeInt,
+	"group.share.max.delivery.count.limit":      kmsg.ConfigTypeInt,
 	"group.share.record.lock.duration.ms":       kmsg.ConfigTypeInt,
+	"group.share.min.record.lock.duration.ms":   kmsg.ConfigTypeInt,
+	"group.share.max.record.lock.duration.ms":   kmsg.ConfigTypeInt,
 	"share.record.lock.sweep.interval.ms":       kmsg.ConfigTypeLong,
 	"group.share.partition.max.record.locks":    kmsg.ConfigTypeInt,
 	"group.share.max.share.sessions":            kmsg.ConfigTypeInt,
@@ -1179,12 +1191,56 @@ func (c *Cluster) shareLockSweepIntervalMs() int32 {
 	return c.brokerConfigInt("share.record.lock.sweep.interval.ms", 5000)
 }
 
-func (c *Cluster) shareRecordLockDurationMs() int32 {
+// shareRecordLockDurationMs returns how long a record the group's members
+// acquire stays locked: the group's share.record.lock.duration.ms if set,
+// else the broker's group.share.record.lock.duration.ms, as Kafka's
+// share partition reads it. The group's value was checked against the
+// broker's min and max when it was set (checkShareGroupConfig).
+func (c *Cluster) shareRecordLockDurationMs(group string) int32 {
+	if v := c.groupConfig(group, "share.record.lock.duration.ms"); v != "" {
+		if n, err := strconv.Atoi(v); err == nil {
+			return int32(n)
+		}
+	}
 	return c.brokerConfigInt("group.share.record.lock.duration.ms", 30000)
 }
 
-func (c *Cluster) shareMaxDeliveryAttempts() int32 {
+// shareMaxDeliveryAttempts returns how many deliveries a record of the
+// group gets before it is archived: the group's share.delivery.count.limit
+// if set, else the broker's group.share.delivery.count.limit.
+func (c *Cluster) shareMaxDeliveryAttempts(group string) int32 {
+	if v := c.groupConfig(group, "share.delivery.count.limit"); v != "" {
+		if n, err := strconv.Atoi(v); err == nil {
+			return int32(n)
+		}
+	}
 	return c.brokerConfigInt("group.share.delivery.count.limit", 5)
+}
+
+// shareGroupConfigBounds names, for a group config Kafka bounds by broker
+// configs, the broker's min and max keys and their defaults.
+var shareGroupConfigBounds = map[string]struct {
+	minKey, maxKey string
+	minDef, maxDef int
+}{
+	"share.record.lock.duration.ms": {"group.share.min.record.lock.duration.ms", "group.share.max.record.lock.duration.ms", 15000, 60000},
+	"share.delivery.count.limit":    {"group.share.min.delivery.count.limit", "group.share.max.delivery.count.limit", 2, 10},
+}
+
+// checkShareGroupConfig reports whether a group config value is one Kafka
+// accepts: a number within the broker's min and max for the keys
+// shareGroupConfigBounds names (Kafka's GroupConfig answers
+// INVALID_CONFIG otherwise). Other keys are not checked here.
+func (c *Cluster) checkShareGroupConfig(name string, value *string) bool {
+	b, ok := shareGroupConfigBounds[name]
+	if !ok || value == nil {
+		return true
+	}
+	n, err := strconv.Atoi(*value)
+	if err != nil {
+		return false
+	}
+	return n >= int(c.brokerConfigInt(b.minKey, b.minDef)) && n <= int(c.brokerConfigInt(b.maxKey, b.maxDef))
 }
 
 func (c *Cluster) shareMaxRecordLocks() int32 {

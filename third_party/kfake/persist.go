@@ -2440,8 +2440,13 @@ func (c *Cluster) loadSessionState() error {
 	// Acquisitions whose save-time is older than the configured record
 	// lock duration are released too, so fresh members can re-acquire
 	// records the prior owner never got to ack/release.
+	// Group configs first: a share group's lock duration and delivery
+	// limit may be its own.
+	if len(ss.GroupConfigs) > 0 {
+		c.groupConfigs = ss.GroupConfigs
+		c.cfg.logger.Logf(LogLevelDebug, "loadSessionState: restored %d group configs", len(ss.GroupConfigs))
+	}
 	shareSessionTimeout := time.Duration(c.shareSessionTimeoutMs()) * time.Millisecond
-	shareLockDuration := time.Duration(c.shareRecordLockDurationMs()) * time.Millisecond
 	restoreMembers := func(sg *shareGroup, members []sessionShareMember) map[string]struct{} {
 		restored := make(map[string]struct{}, len(members))
 		now := time.Now()
@@ -2476,8 +2481,9 @@ func (c *Cluster) loadSessionState() error {
 		}
 		return restored
 	}
-	acquisitionStale := time.Since(ss.ShutdownAt) >= shareLockDuration
 	for name, ssg := range ss.ShareGroups {
+		shareLockDuration := time.Duration(c.shareRecordLockDurationMs(name)) * time.Millisecond
+		acquisitionStale := time.Since(ss.ShutdownAt) >= shareLockDuration
 		sg := c.shareGroups.getOrCreate(name)
 		sg.groupEpoch = ssg.GroupEpoch
 		restoredMembers := restoreMembers(sg, ssg.Members)
@@ -2501,7 +2507,7 @@ func (c *Cluster) loadSessionState() error {
 					// owner re-acquire on the next fetch.
 					_, memberSurvived := restoredMembers[acquiredBy]
 					if state == shareRecordAcquired && (!memberSurvived || acquisitionStale) {
-						if ssr.DeliveryCount >= c.shareMaxDeliveryAttempts() {
+						if ssr.DeliveryCount >= c.shareMaxDeliveryAttempts(name) {
 							state = shareRecordArchived
 						} else {
 							state = shareRecordAvailable
@@ -2525,10 +2531,6 @@ func (c *Cluster) loadSessionState() error {
 			name, sg.groupEpoch, len(sg.members))
 	}
 
-	if len(ss.GroupConfigs) > 0 {
-		c.groupConfigs = ss.GroupConfigs
-		c.cfg.logger.Logf(LogLevelDebug, "loadSessionState: restored %d group configs", len(ss.GroupConfigs))
-	}
 	if len(ss.ClientMetrics) > 0 {
 		c.clientMetrics = ss.ClientMetrics
 	}

@@ -57,8 +57,8 @@ func (c *Cluster) SharePartitionState(group, topic string, partition int32, from
 		s = &SharePartitionState{
 			StartOffset:        sp.spso,
 			EndOffset:          max(sp.acquireEnd, sp.spso),
-			LockDuration:       time.Duration(c.shareRecordLockDurationMs()) * time.Millisecond,
-			DeliveryCountLimit: c.shareMaxDeliveryAttempts(),
+			LockDuration:       time.Duration(c.shareRecordLockDurationMs(group)) * time.Millisecond,
+			DeliveryCountLimit: c.shareMaxDeliveryAttempts(group),
 		}
 		if pd, ok := c.data.tps.getp(topic, partition); ok {
 			s.HighWatermark = pd.highWatermark
