@@ -25,7 +25,7 @@ export const logFeed = {
       return;
     }
     this.cache.clear();
-    this.failed.clear();
+    this.pages.forgetFailures();
     if (msg.pointers) this.pointers = { ...msg.pointers };
     this.groups = msg.groups || [];
     for (const e of msg.entries || []) this.cache.put(e);
@@ -140,14 +140,13 @@ export const logFeed = {
       this.stash = { cache: this.cache, pointers: this.pointers, groups: this.groups };
       this.replaying = true;
       this.cache = new EntryCache(60);
-      for (const c of this.inflight.values()) c.abort();
-      this.inflight.clear();
+      this.pages.abort();
     }
     this.cache.clear();
     for (const e of past.entries) this.cache.put(e);
     this.pointers = past.pointers ? { ...past.pointers } : null;
     this.groups = past.groups || [];
-    this.summaryKey = null;
+    this.pointerSummary.redo();
     this.follow = true;
     this.updateFollow();
     this.layoutIfNeeded();
@@ -169,7 +168,7 @@ export const logFeed = {
     this.groups = s.groups;
     this.stash = null;
     this.replaying = false;
-    this.summaryKey = null;
+    this.pointerSummary.redo();
     this.gen++;
     this.setFollow(true);
     if (this.selected !== null) this.opts.onDetails(this.selected, this.cache.get(this.selected));

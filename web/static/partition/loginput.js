@@ -93,7 +93,7 @@ export const logInput = {
    * offset under it and selects it, as the heat strip shows it.
    */
   bindMinimap() {
-    const mm = this.minimap;
+    const mm = this.minimap.el;
     const offsetAt = (clientY) => {
       const rect = mm.getBoundingClientRect();
       return geometry.minimapScale(this.start, this.hw, rect.height).offset(clientY - rect.top);

@@ -121,7 +121,7 @@ export const logPlacement = {
     this.slotW = this.table ? 0 : (width - gutter) / cols;
     this.headH = this.table ? this.head.offsetHeight : 0;
     const viewH = Math.max(rowH, this.viewport.clientHeight - this.headH);
-    this.minimapH = this.minimap.clientHeight;
+    this.minimap.measure();
     const changed = cols !== this.cols || rowH !== this.rowH || viewH !== this.viewH;
     if (cols !== this.cols) this.clearRows();
     this.rowH = rowH;

@@ -1,12 +1,11 @@
 // logpointers.js: what the log says around its cells: the pointer summary
 // above it (log start, LSO, HW, the groups' committed offsets) with the
-// sentence on why the LSO is held, the lanes' "records received vs offsets
-// spanned" counts, the window's range, and the minimap's thumb and
-// pointer marks. Mixed into LogView (logview.js): `this` is the view.
+// sentence on why the LSO is held (PointerSummary, handed its elements and
+// what it shows), the pointer flags' lines (mixed into LogView, logview.js:
+// `this` is the view), and the minimap's thumb and pointer marks (Minimap,
+// handed its elements). The lanes' counts are lanecounts.js's.
 
 import { fmt } from '../common/api.js';
-import { PAGE } from './cache.js';
-import { laneReason } from './cells.js';
 import { t } from '../common/i18n.js';
 import { producerLabel } from './producers.js';
 import * as geometry from './loggeometry.js';
@@ -20,7 +19,152 @@ const el = (tag, cls, text) => {
   return e;
 };
 
-/** logPointers draws the pointers, the counts and the minimap from the view's state. */
+/**
+ * @typedef {object} SummaryState what the pointer summary shows
+ * @property {string} [topic]
+ * @property {number} [partition]
+ * @property {import('../types/wire.js').Pointers|null} pointers
+ * @property {{group: string, committed: number}[]} groups the groups' committed offsets
+ * @property {{get: (offset: number) => import('../types/wire.js').Entry|undefined}} cache the entries known (the LSO's holder is named)
+ */
+
+/**
+ * PointerSummary is the row of pointer buttons above the log and the
+ * sentence on why the LSO is held (or that it is not); it redraws only
+ * when the pointers or groups changed, or after redo().
+ */
+export class PointerSummary {
+  /**
+   * @param {HTMLElement} summary the buttons' row
+   * @param {HTMLElement} why the LSO sentence
+   * @param {import('./lsohold.js').HeldBanner} held the banner that writes the sentence
+   * @param {(offset: number) => void} jump called when a pointer's button is clicked
+   */
+  constructor(summary, why, held, jump) {
+    this.summary = summary;
+    this.why = why;
+    this.held = held;
+    this.jump = jump;
+    /** @type {string|null} what is on show ('' nothing; null: redraw whatever comes) */
+    this.key = '';
+  }
+
+  /** redo has the next show draw again (a language or a producer's name changed). */
+  redo() {
+    this.key = null;
+  }
+
+  /** forget takes what is on show as nothing (a new partition). */
+  forget() {
+    this.key = '';
+  }
+
+  /** @param {SummaryState} s */
+  show(s) {
+    const p = s.pointers;
+    const key = p ? JSON.stringify([p, s.groups]) : '';
+    if (key === this.key) return;
+    this.key = key;
+    this.summary.replaceChildren();
+    if (!p) {
+      this.why.textContent = s.topic ? t('log.reading') : '';
+      this.why.dataset.state = '';
+      return;
+    }
+    const items = [
+      { id: 'logstart', label: t('pointer.logStart'), value: p.logStartOffset },
+      { id: 'lso', label: 'LSO', value: p.lastStableOffset },
+      { id: 'hw', label: 'HW', value: p.highWatermark },
+      ...s.groups.map((g) => ({ id: 'group:' + g.group, label: t('pointer.group', { group: g.group }), value: g.committed })),
+    ];
+    for (const it of items) {
+      const b = el('button', 'ptr', `${it.label} ${fmt(it.value)}`);
+      b.type = 'button';
+      b.dataset.testid = 'pointer-summary';
+      b.dataset.pointerSummary = it.id;
+      b.dataset.value = it.value;
+      b.dataset.kind = it.id.startsWith('group:') ? 'group' : it.id;
+      b.title = pointerTitle(it) + t('pointer.clickHint');
+      b.addEventListener('click', () => this.jump(it.value));
+      this.summary.append(b);
+    }
+    if (p.lastStableOffset < p.highWatermark) {
+      const holder = s.cache.get(p.lastStableOffset);
+      const who = holder && Number(holder.producerId) >= 0 ? t('lso.who', { producer: producerLabel(holder.producerId), epoch: holder.producerEpoch }) : '';
+      this.why.dataset.state = 'held';
+      this.held.show(s.topic, s.partition, p, () => t('lso.held', { who, lso: fmt(p.lastStableOffset), hw: fmt(p.highWatermark) }));
+    } else {
+      this.why.dataset.state = 'stable';
+      this.held.show(s.topic, s.partition, p, () => t('lso.stable', { hw: fmt(p.highWatermark) }));
+    }
+  }
+}
+
+/**
+ * Minimap is the strip beside the log: its thumb over the offsets on
+ * screen and the pointer marks, on loggeometry.js's minimapScale (the heat
+ * strip's), so that the thumb sits on the part of the strip shown.
+ */
+export class Minimap {
+  /**
+   * @param {HTMLElement} el the strip (a slider)
+   * @param {HTMLElement} thumb the thumb in it
+   */
+  constructor(el, thumb) {
+    this.el = el;
+    this.thumb = thumb;
+    /** @type {HTMLElement[]} the pointer marks, made as needed */
+    this.marks = [];
+    /** the strip's height when last measured (0 before) */
+    this.h = 0;
+  }
+
+  /** measure takes the strip's height again (the view was laid out). */
+  measure() {
+    this.h = this.el.clientHeight;
+  }
+
+  /**
+   * draw places the thumb and the marks.
+   * @param {any} g the view's geometry (loggeometry.js: start, hw, cols, rowH, viewH, scrollY)
+   * @param {object} s
+   * @param {import('../types/wire.js').Pointers|null} s.pointers
+   * @param {boolean} s.follow whether the view follows the end
+   * @param {number} s.first the first offset on screen
+   * @param {{id: string, label: string, value: number}[]} s.flags the pointers to mark (none without pointers)
+   */
+  draw(g, s) {
+    const H = this.h || 0;
+    const mm = this.el;
+    const first = s.first;
+    const thumb = s.pointers && g.cols ? geometry.minimapThumb(g, H, s.follow) : null;
+    this.thumb.style.height = `${thumb ? thumb.height : H}px`;
+    this.thumb.style.transform = `translateY(${thumb ? thumb.top : 0}px)`;
+    mm.setAttribute('aria-valuemin', String(g.start));
+    mm.setAttribute('aria-valuemax', String(g.hw));
+    mm.setAttribute('aria-valuenow', String(first));
+    mm.setAttribute('aria-valuetext', s.pointers ? t('log.minimapValue', { first, start: g.start, hw: g.hw }) : t('log.minimapEmpty'));
+    // Pointer marks: where LSO, HW and the groups sit in the whole log.
+    const marks = s.flags;
+    while (this.marks.length < marks.length) {
+      const m = el('div', 'mm-mark');
+      mm.append(m);
+      this.marks.push(m);
+    }
+    const sc = s.pointers ? geometry.minimapScale(g.start, g.hw, H) : null;
+    this.marks.forEach((m, i) => {
+      const f = marks[i];
+      m.hidden = !f || !sc;
+      if (!f || !sc) return;
+      const y = sc.y(f.value + 0.5);
+      m.style.transform = `translateY(${Math.max(0, Math.min(H - 3, y - 1.5))}px)`;
+      m.dataset.kind = f.id.startsWith('group:') ? 'group' : f.id;
+      m.title = `${f.label} ${f.value}`;
+    });
+  }
+}
+
+/** logPointers lays out the pointer flags from the view's state. */
 /** @satisfies {ThisType<import('./logview.js').LogView>} */
 export const logPointers = {
   /** flagMap groups the pointers by the offset they point at. */
@@ -65,118 +209,5 @@ export const logPointers = {
       this.viewport.style.setProperty('--flag-lines', String(out.lines));
       this.layout(true);
     }
-  },
-
-  updatePointerText() {
-    const p = this.pointers;
-    const key = p ? JSON.stringify([p, this.groups]) : '';
-    if (key === this.summaryKey) return;
-    this.summaryKey = key;
-    this.summary.replaceChildren();
-    if (!p) {
-      this.why.textContent = this.topic ? t('log.reading') : '';
-      this.why.dataset.state = '';
-      return;
-    }
-    const items = [
-      { id: 'logstart', label: t('pointer.logStart'), value: p.logStartOffset },
-      { id: 'lso', label: 'LSO', value: p.lastStableOffset },
-      { id: 'hw', label: 'HW', value: p.highWatermark },
-      ...this.groups.map((g) => ({ id: 'group:' + g.group, label: t('pointer.group', { group: g.group }), value: g.committed })),
-    ];
-    for (const it of items) {
-      const b = el('button', 'ptr', `${it.label} ${fmt(it.value)}`);
-      b.type = 'button';
-      b.dataset.testid = 'pointer-summary';
-      b.dataset.pointerSummary = it.id;
-      b.dataset.value = it.value;
-      b.dataset.kind = it.id.startsWith('group:') ? 'group' : it.id;
-      b.title = pointerTitle(it) + t('pointer.clickHint');
-      b.addEventListener('click', () => this.jumpTo(it.value));
-      this.summary.append(b);
-    }
-    if (p.lastStableOffset < p.highWatermark) {
-      const holder = this.cache.get(p.lastStableOffset);
-      const who = holder && Number(holder.producerId) >= 0 ? t('lso.who', { producer: producerLabel(holder.producerId), epoch: holder.producerEpoch }) : '';
-      this.why.dataset.state = 'held';
-      this.held.show(this.topic, this.partition, p, () => t('lso.held', { who, lso: fmt(p.lastStableOffset), hw: fmt(p.highWatermark) }));
-    } else {
-      this.why.dataset.state = 'stable';
-      this.held.show(this.topic, this.partition, p, () => t('lso.stable', { hw: fmt(p.highWatermark) }));
-    }
-  },
-
-  /** updateCounts writes "records received vs offsets spanned" for each lane. */
-  updateCounts(r0, r1) {
-    const p = this.pointers;
-    let from = this.start;
-    let to = this.hw;
-    let where = t('count.wholeLog');
-    if (to - from > 2 * PAGE || !this.cache.complete(from, to)) {
-      from = Math.max(this.start, this.start + r0 * this.cols);
-      to = Math.min(this.hw, this.start + (r1 + 1) * this.cols);
-      where = t('count.onScreen');
-    }
-    let rc = 0;
-    let ru = 0;
-    let known = 0;
-    for (let o = from; o < to; o++) {
-      const e = this.cache.get(o);
-      if (!e) continue;
-      known++;
-      if (laneReason(e, 'rc', p) === '') rc++;
-      if (laneReason(e, 'ru', p) === '') ru++;
-    }
-    const span = to - from;
-    const range = span > 0 ? `${fmt(from)}–${fmt(to - 1)}, ${where}` : t('count.none');
-    const put = (node, name, n) => {
-      const key = `count.receives${n === 1 ? 'One' : 'Many'}${span === 1 ? 'One' : 'Many'}`; // English plurals
-      node.textContent = t(key, { name, n: fmt(n), span: fmt(span) }) +
-        (name === 'read_uncommitted' ? ` (${range})` : '') + (known < span ? t('count.loading') : '') + t('count.end');
-      node.dataset.received = n;
-      node.dataset.span = span;
-    };
-    put(this.countRC, 'read_committed', rc);
-    put(this.countRU, 'read_uncommitted', ru);
-    if (this.windowText) {
-      const first = Math.max(this.start, this.start + r0 * this.cols);
-      const last = Math.min(this.hw, this.start + (r1 + 1) * this.cols - 1);
-      this.windowText.textContent = t('log.window', { first: fmt(first), last: fmt(last), start: fmt(this.start), hw: fmt(this.hw) });
-    }
-  },
-
-  /**
-   * updateMinimap places the thumb over the offsets on screen and the
-   * pointer marks on the minimap's scale (loggeometry.js's minimapScale, the
-   * heat strip's), so that the thumb sits on the part of the strip shown.
-   */
-  updateMinimap() {
-    const H = this.minimapH || 0;
-    const mm = this.minimap;
-    const first = this.firstVisibleOffset() ?? 0;
-    const thumb = this.pointers && this.cols ? geometry.minimapThumb(this, H, this.follow) : null;
-    this.thumb.style.height = `${thumb ? thumb.height : H}px`;
-    this.thumb.style.transform = `translateY(${thumb ? thumb.top : 0}px)`;
-    mm.setAttribute('aria-valuemin', String(this.start));
-    mm.setAttribute('aria-valuemax', String(this.hw));
-    mm.setAttribute('aria-valuenow', String(first));
-    mm.setAttribute('aria-valuetext', this.pointers ? t('log.minimapValue', { first, start: this.start, hw: this.hw }) : t('log.minimapEmpty'));
-    // Pointer marks: where LSO, HW and the groups sit in the whole log.
-    const marks = this.pointers ? [...this.flagMap().values()].flat() : [];
-    while (this.marks.length < marks.length) {
-      const m = el('div', 'mm-mark');
-      mm.append(m);
-      this.marks.push(m);
-    }
-    const s = this.pointers ? geometry.minimapScale(this.start, this.hw, H) : null;
-    this.marks.forEach((m, i) => {
-      const f = marks[i];
-      m.hidden = !f || !s;
-      if (!f || !s) return;
-      const y = s.y(f.value + 0.5);
-      m.style.transform = `translateY(${Math.max(0, Math.min(H - 3, y - 1.5))}px)`;
-      m.dataset.kind = f.id.startsWith('group:') ? 'group' : f.id;
-      m.title = `${f.label} ${f.value}`;
-    });
   },
 };

@@ -21,13 +21,17 @@
 // The view is one class whose methods live in modules by their job, each
 // mixed into LogView.prototype below: logfeed.js (what the view is told),
 // logplace.js (layout, scrolling and the anchor), logrows.js (the rows'
-// DOM), logpointers.js (pointer summary, counts, minimap), logpages.js
-// (loading pages), loginput.js (wheel, touch, keys, pointer); the cells'
-// words are celltext.js's. This file holds the state, the draw loop, the
-// table toggle, the tab stop and the selection.
+// DOM), logpointers.js (pointer flags), loginput.js
+// (wheel, touch, keys, pointer); the cells' words are celltext.js's. Pages
+// are loaded by a PageLoader (logpages.js), the pointer summary and the
+// minimap are a PointerSummary and a Minimap (logpointers.js) and the
+// lanes' counts LaneCounts
+// (lanecounts.js), each handed only what it reads. This file holds the state, the draw loop, the table toggle, the
+// tab stop and the selection.
 
 import { onLanguage, t } from '../common/i18n.js';
-import { EntryCache } from './cache.js';
+import { apiPartition } from '../common/api.js';
+import { EntryCache, PAGE } from './cache.js';
 import { onProducers, resetProducers } from './producers.js';
 import * as geometry from './loggeometry.js';
 import { makeTableHead } from './tableview.js';
@@ -35,8 +39,9 @@ import { HeldBanner } from './lsohold.js';
 import { logFeed } from './logfeed.js';
 import { logPlacement } from './logplace.js';
 import { logRows } from './logrows.js';
-import { logPointers } from './logpointers.js';
-import { logPages } from './logpages.js';
+import { logPointers, Minimap, PointerSummary } from './logpointers.js';
+import { LaneCounts } from './lanecounts.js';
+import { PageLoader, readWindow } from './logpages.js';
 import { logInput } from './loginput.js';
 
 export { describe, describeKind } from './celltext.js';
@@ -54,14 +59,11 @@ export class LogView {
   constructor(opts) {
     this.opts = opts;
     this.viewport = document.getElementById('log-viewport');
-    this.minimap = document.getElementById('minimap');
-    this.thumb = document.getElementById('minimap-thumb');
-    this.summary = document.getElementById('pointer-summary');
-    this.why = document.getElementById('lso-why');
-    this.held = new HeldBanner(this.why, { canWrite: document.getElementById('app')?.dataset.canWrite === 'true' });
-    this.countRC = document.getElementById('lane-count-rc');
-    this.countRU = document.getElementById('lane-count-ru');
-    this.windowText = document.getElementById('window-text');
+    this.minimap = new Minimap(document.getElementById('minimap'), document.getElementById('minimap-thumb'));
+    const why = document.getElementById('lso-why');
+    const held = new HeldBanner(why, { canWrite: document.getElementById('app')?.dataset.canWrite === 'true' });
+    this.pointerSummary = new PointerSummary(document.getElementById('pointer-summary'), why, held, (offset) => this.jumpTo(offset));
+    this.counts = new LaneCounts(document.getElementById('lane-count-rc'), document.getElementById('lane-count-ru'), document.getElementById('window-text'));
     this.followBtn = document.getElementById('follow-toggle');
 
     this.cache = new EntryCache(60);
@@ -75,7 +77,6 @@ export class LogView {
     this.stash = null;
     this.wanted = null;
     this.rows = new Map();
-    this.marks = [];
     this.gen = 0;
     this.cols = 0;
     this.rowH = 240;
@@ -94,12 +95,18 @@ export class LogView {
     this.selected = null;
     this.hovered = null;
     this.tabStop = null;
-    this.inflight = new Map();
-    this.failed = new Map();
+    this.pages = new PageLoader({
+      cache: () => this.cache,
+      start: () => this.start,
+      gen: () => this.gen,
+      replaying: () => this.replaying,
+      read: (from, limit, signal) => readWindow(`${apiPartition(this.topic, this.partition)}/log`, from, limit, signal),
+      onPage: (log) => this.takePage(log),
+      onError: (err) => this.opts.onError(err),
+      schedule: () => this.schedule(),
+    });
     this.renderHooks = [];
     this.raf = 0;
-    this.loadTimer = 0;
-    this.summaryKey = '';
     this.reduceMotion = window.matchMedia('(prefers-reduced-motion: reduce)');
     // Table mode: one row per offset (tableview.js) under a header row.
     this.table = false;
@@ -124,13 +131,13 @@ export class LogView {
     // A language switch redraws every row, label and sentence.
     onLanguage(() => {
       const focused = this.viewport.contains(document.activeElement);
-      this.summaryKey = null;
+      this.pointerSummary.redo();
       this.clearRows();
       this.render();
       if (focused) this.focusActive();
     });
     onProducers(() => {
-      this.summaryKey = null;
+      this.pointerSummary.redo();
       this.schedule();
     });
   }
@@ -140,9 +147,8 @@ export class LogView {
     this.gen++;
     this.topic = topic;
     this.partition = partition;
-    for (const c of this.inflight.values()) c.abort();
-    this.inflight.clear();
-    this.failed.clear();
+    this.pages.abort();
+    this.pages.forgetFailures();
     this.cache.clear();
     this.clearRows();
     resetProducers(topic, partition);
@@ -161,7 +167,7 @@ export class LogView {
     this.active = sel ?? at ?? null;
     this.selected = sel ?? null;
     this.hovered = null;
-    this.summaryKey = '';
+    this.pointerSummary.forget();
     this.updateFollow();
     this.schedule();
     this.opts.onDetails(this.selected, undefined);
@@ -251,7 +257,7 @@ export class LogView {
       this.raf = 0;
     }
     this.layoutIfNeeded();
-    this.updatePointerText();
+    this.pointerSummary.show(this);
     if (!this.pointers || !this.cols) {
       this.clearRows();
       this.updateMinimap();
@@ -296,9 +302,40 @@ export class LogView {
     else this.viewport.removeAttribute('aria-rowcount');
     this.fixTabStop();
     this.updateMinimap();
-    this.updateCounts(r0, r1);
+    this.counts.show(this, r0, r1);
     this.requestPages(r0, r1);
     this.afterRender();
+  }
+
+  /** requestPages has the pages of rows r0..r1 loaded (logpages.js). */
+  requestPages(r0, r1) {
+    this.pages.want(geometry.pageRange(this, r0, r1, PAGE));
+  }
+
+  /**
+   * takePage moves the pointers on to what a live page says (never back)
+   * and shows the selected offset's entry as the page brought it.
+   * @param {import('../types/wire.js').Log} log
+   */
+  takePage(log) {
+    if (this.pointers) {
+      this.pointers = {
+        logStartOffset: Math.max(this.pointers.logStartOffset, log.logStartOffset),
+        lastStableOffset: Math.max(this.pointers.lastStableOffset, log.lastStableOffset),
+        highWatermark: Math.max(this.pointers.highWatermark, log.highWatermark),
+      };
+    }
+    if (this.selected !== null) this.opts.onDetails(this.selected, this.cache.get(this.selected));
+  }
+
+  /** updateMinimap redraws the minimap's thumb and pointer marks. */
+  updateMinimap() {
+    this.minimap.draw(this, {
+      pointers: this.pointers,
+      follow: this.follow,
+      first: this.firstVisibleOffset() ?? 0,
+      flags: this.pointers ? [...this.flagMap().values()].flat() : [],
+    });
   }
 
   /** onRender calls f after every draw of the view: a layer over the cells (stepstage.js) follows them. */
@@ -395,4 +432,4 @@ export class LogView {
   }
 }
 
-Object.assign(LogView.prototype, logFeed, logPlacement, logRows, logPointers, logPages, logInput);
+Object.assign(LogView.prototype, logFeed, logPlacement, logRows, logPointers, logInput);
