@@ -318,11 +318,23 @@ func TestConsumerGroupEpochsAsKafka(t *testing.T) {
 		join := kmsg.NewPtrConsumerGroupHeartbeatRequest()
 		join.Group, join.MemberID, join.MemberEpoch, join.RebalanceTimeoutMillis = group, member, 0, 30000
 		join.SubscribedTopicNames, join.Topics = []string{name}, []kmsg.ConsumerGroupHeartbeatRequestTopic{}
-		resp, err := c.Client().Request(ctx, join)
+		// A fresh Kafka answers COORDINATOR_NOT_AVAILABLE until its
+		// __consumer_offsets exists: ask again while the answer is retriable.
+		var joined *kmsg.ConsumerGroupHeartbeatResponse
+		err := wait.Until(ctx, 100*time.Millisecond, func(ctx context.Context) (bool, error) {
+			resp, err := c.Client().Request(ctx, join)
+			if err == nil {
+				joined = resp.(*kmsg.ConsumerGroupHeartbeatResponse)
+				err = kerr.ErrorForCode(joined.ErrorCode)
+			}
+			if err != nil && kerr.IsRetriable(err) {
+				return false, nil
+			}
+			return true, err
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		joined := resp.(*kmsg.ConsumerGroupHeartbeatResponse)
 		groupEpoch, assignmentEpoch := describe()
 		if got := [3]int32{joined.MemberEpoch, groupEpoch, assignmentEpoch}; joined.ErrorCode != 0 || got != [3]int32{2, 2, 2} {
 			t.Errorf("first member: member, group and assignment epochs %v (error %d); want [2 2 2]", got, joined.ErrorCode)
