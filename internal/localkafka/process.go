@@ -15,12 +15,14 @@ import (
 	"strings"
 )
 
-// brokerJVMOptions are the JVM options brokers start with.
+// brokerJVMOptions are the JVM options brokers start with. 768 MiB of
+// heap: share-group coordinators and the test suite's many groups and
+// transactions made a 384 MiB broker slow to answer under load.
 // Serial GC: no parallel GC threads competing for two cores; C1 only: the
 // JIT work at startup is what makes a broker slow to come up on a small
 // machine, and a teaching cluster never needs C2's peak throughput.
 func brokerJVMOptions() []string {
-	return []string{"-Xmx384m", "-Xms128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:MaxDirectMemorySize=128m", "-Djava.awt.headless=true"}
+	return []string{"-Xmx768m", "-Xms128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:MaxDirectMemorySize=128m", "-Djava.awt.headless=true"}
 }
 
 // toolJVMOptions are the JVM options Kafka's tools run with.
