@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // lessonRun is the API's run state, as far as the tests read it.
@@ -123,7 +124,9 @@ func TestGuidedLessons(t *testing.T) {
 				if l.ID == "9" {
 					continue // TestQueuesLesson, with its numbers
 				}
+				began := time.Now()
 				st := a.runLesson(l.ID, l.ID == "3")
+				t.Logf("%s: lesson %s ran in %v", kind, l.ID, time.Since(began).Round(100*time.Millisecond))
 				ran[l.ID] = true
 				var got []string
 				for _, s := range st.Steps {

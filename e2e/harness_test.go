@@ -300,3 +300,10 @@ func equal[T comparable](t *testing.T, what string, got, want []T) {
 		}
 	}
 }
+
+// TestMain runs the package's tests, then stops the clusters they shared.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	stopSecure()
+	os.Exit(code)
+}

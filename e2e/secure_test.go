@@ -18,6 +18,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -28,11 +29,14 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// startSecure starts `offsetlab-kafka start secure` in a fresh directory
-// (a single Apache Kafka 4.3.1 node with SASL_SSL, SCRAM-SHA-512 and
-// PLAIN, and ACLs) and returns that directory; the cluster is stopped when
-// the test ends. It skips (fails under CI=true) when java or the Kafka jars
-// are missing.
+// startSecure returns the directory of the package's one secure cluster
+// (`offsetlab-kafka start secure`: a single Apache Kafka 4.3.1 node with
+// SASL_SSL, SCRAM-SHA-512 and PLAIN, and ACLs), started by the first test
+// that asks and stopped by TestMain when every test is done. The tests
+// sharing it keep to their own topics, groups, transactional ids and users
+// (each named with randomSuffix), so one cluster serves them all: a JVM
+// apiece would start six brokers at once on a two-core machine. It skips
+// (fails under CI=true) when java or the Kafka jars are missing.
 func startSecure(t *testing.T) string {
 	t.Helper()
 	testenv.Needs(t, testenv.JVM)
@@ -42,12 +46,46 @@ func startSecure(t *testing.T) string {
 	if _, err := runHarness(t, "fetch"); err != nil {
 		testenv.MissingSetup(t, "secure Kafka tests skipped: the Apache Kafka 4.3.1 jars are missing and `go run ./cmd/offsetlab-kafka fetch` failed (%v)", err)
 	}
-	dir := t.TempDir()
-	begin := time.Now()
-	harness(t, "start", "secure", dir)
-	t.Logf("secure cluster up in %v", time.Since(begin).Round(time.Millisecond))
-	t.Cleanup(func() { harness(t, "stop", dir) })
-	return dir
+	secure.once.Do(func() {
+		dir, err := os.MkdirTemp("", "offsetlab-secure-")
+		if err != nil {
+			secure.err = err
+			return
+		}
+		begin := time.Now()
+		if _, err := runHarness(t, "start", "secure", dir); err != nil {
+			secure.err = fmt.Errorf("offsetlab-kafka start secure %s: %w", dir, err)
+			os.RemoveAll(dir)
+			return
+		}
+		secure.dir = dir
+		t.Logf("secure cluster up in %v", time.Since(begin).Round(time.Millisecond))
+	})
+	if secure.err != nil {
+		t.Fatal(secure.err)
+	}
+	return secure.dir
+}
+
+// secure is the package's one secure cluster, once started.
+var secure struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// stopSecure stops the secure cluster if a test started it and removes its
+// directory.
+func stopSecure() {
+	if secure.dir == "" {
+		return
+	}
+	cmd := exec.Command(kafkaRunner.bin, "stop", secure.dir)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		fmt.Fprintf(os.Stderr, "offsetlab-kafka stop %s: %v\n", secure.dir, err)
+	}
+	os.RemoveAll(secure.dir)
 }
 
 // secureClient loads a properties file and connects a client as it says.

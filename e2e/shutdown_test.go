@@ -42,12 +42,16 @@ func TestShutdownClosesLiveViews(t *testing.T) {
 			}
 		}
 	}()
-	// A stalled view: connected, never reads, so never answers a close.
+	// A stalled view: reads its snapshot (so the server holds it as a view
+	// before the signal), then never reads again, so never answers a close.
 	stalled, _, err := a.dialStream(ctx, topic, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer stalled.CloseNow()
+	if _, _, err := stalled.Read(ctx); err != nil {
+		t.Fatalf("the stalled view's snapshot: %v", err)
+	}
 
 	if err := srv.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
