@@ -18,6 +18,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kversion"
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
+	embeddedbroker "github.com/offsetlab/offsetlab/internal/embedded"
 	"github.com/offsetlab/offsetlab/internal/inspect"
 	"github.com/offsetlab/offsetlab/internal/problem"
 	"github.com/offsetlab/offsetlab/internal/testenv"
@@ -41,7 +42,7 @@ func newExplorer(t *testing.T, kind brokerKind) *explorer {
 	var err error
 	switch kind {
 	case embedded:
-		kafka, err = cluster.StartEmbedded(cluster.EmbeddedConfig{KafkaAddr: "127.0.0.1:0"})
+		kafka, err = embeddedbroker.Start(embeddedbroker.Config{KafkaAddr: "127.0.0.1:0"})
 	case realKafka:
 		testenv.Needs(t, testenv.JVM)
 		brokers := os.Getenv(brokersEnv)
