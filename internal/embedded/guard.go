@@ -231,7 +231,6 @@ func (l *guardListener) Close() error {
 	l.closeOnce.Do(func() {
 		close(l.closed)
 		err = l.tcp.Close()
-		l.batches.close()
 	})
 	return err
 }

@@ -118,7 +118,6 @@ func TestBatchValidator(t *testing.T) {
 		}(), "decompress"},
 	}
 	var bv batchValidator
-	defer bv.close()
 	for _, tt := range tests {
 		err := bv.check(tt.batch)
 		got := ""
