@@ -264,7 +264,7 @@ func (x *explorer) liveGroup(topic, live, groupType string, opts ...kgo.Opt) {
 		t.Fatal(err)
 	}
 	// ListGroups names the protocol type of a KIP-848 group "consumer" on
-	// both brokers (compat.go fills in the embedded broker's empty one).
+	// both brokers (a patch of the embedded broker's kfake, PATCHES.md 6).
 	i := slices.IndexFunc(groups, func(g cluster.GroupSummary) bool { return g.Group == live })
 	if i < 0 || groups[i].Members != 1 || groups[i].State != "Stable" || groups[i].ProtocolType != "consumer" || groups[i].Type != groupType {
 		t.Errorf("ListGroups, %s: %+v", live, groups)
