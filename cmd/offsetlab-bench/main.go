@@ -17,8 +17,8 @@
 // broker's copy of the partition, so look at how much each phase adds.
 //
 // It lives under cmd/ rather than scripts/ because it is Go that uses
-// internal/inspect and internal/cluster directly, and so is built and
-// vetted with the module.
+// internal/inspect, internal/cluster and internal/embedded directly, and so
+// is built and vetted with the module.
 package main
 
 import (

@@ -166,7 +166,7 @@ type guardListener struct {
 	batches batchValidator
 	logins  *failedLogins
 	// shares are the classroom students' topic and partition shares;
-	// set by StartEmbedded before the acceptor starts, nil without.
+	// set by Start before the acceptor starts, nil without.
 	shares *studentShares
 	// producerIDs rates each SASL user's InitProducerId but superuser's
 	// (the dashboard's own); nil without a classroom.
