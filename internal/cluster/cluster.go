@@ -31,7 +31,7 @@ import (
 type Mode string
 
 const (
-	// Embedded is the in-process kfake broker.
+	// Embedded is the in-process broker internal/embedded starts.
 	Embedded Mode = "embedded"
 	// External is a real Kafka cluster reached over the network.
 	External Mode = "external"

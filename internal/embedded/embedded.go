@@ -85,8 +85,13 @@ func closeListener(ln net.Listener) {
 // cfg.KafkaAddr and reloads any state persisted under cfg.DataDir. The
 // Kafka port is guarded (guard.go): a client can close its own connection
 // by misbehaving, never the process, and what it can make the broker hold
-// is bounded by cfg.Limits.
-// The caller must Close the returned Cluster to flush state to disk.
+// is bounded by cfg.Limits. After an unclean shutdown it ends the
+// transactions the crash left open before it returns (recover.go).
+//
+// The returned Cluster owns the broker: the caller must Close it, which
+// persists the broker's state, stops it and marks the data directory as
+// cleanly shut down. On failure nothing is left running, and a
+// cfg.Listener is closed.
 func Start(cfg Config) (*cluster.Cluster, error) {
 	c, _, err := start(cfg)
 	return c, err

@@ -29,7 +29,7 @@ func markRunning(dataDir string) (unclean bool, err error) {
 		unclean = true
 	}
 	if err := os.WriteFile(path, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
-		return unclean, fmt.Errorf("cluster: mark data dir %s in use: %w", dataDir, err)
+		return unclean, fmt.Errorf("embedded: mark data dir %s in use: %w", dataDir, err)
 	}
 	return unclean, nil
 }
