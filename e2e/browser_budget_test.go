@@ -11,7 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/offsetlab/offsetlab/internal/cluster"
+	embeddedbroker "github.com/offsetlab/offsetlab/internal/embedded"
 )
 
 // TestBrowserBudgetLine: the masthead shows the embedded broker's data
@@ -20,7 +20,7 @@ import (
 func TestBrowserBudgetLine(t *testing.T) {
 	t.Parallel()
 	chromium := chromiumPath(t)
-	kafka, err := cluster.StartEmbedded(cluster.EmbeddedConfig{KafkaAddr: "127.0.0.1:0", Budget: cluster.DataBudget{MaxBytes: 2 << 20}})
+	kafka, err := embeddedbroker.Start(embeddedbroker.Config{KafkaAddr: "127.0.0.1:0", Budget: embeddedbroker.DataBudget{MaxBytes: 2 << 20}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
+	embeddedbroker "github.com/offsetlab/offsetlab/internal/embedded"
 	"github.com/offsetlab/offsetlab/web"
 )
 
@@ -35,7 +36,7 @@ type classroom struct {
 // broker, listening on a loopback port it knows (for the Host allowlist).
 func startClassroom(t *testing.T, access web.Access) *classroom {
 	t.Helper()
-	kafka, err := cluster.StartEmbedded(cluster.EmbeddedConfig{KafkaAddr: "127.0.0.1:0"})
+	kafka, err := embeddedbroker.Start(embeddedbroker.Config{KafkaAddr: "127.0.0.1:0"})
 	if err != nil {
 		t.Fatal(err)
 	}

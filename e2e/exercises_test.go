@@ -19,6 +19,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
+	embeddedbroker "github.com/offsetlab/offsetlab/internal/embedded"
 	"github.com/offsetlab/offsetlab/internal/exercises"
 	"github.com/offsetlab/offsetlab/internal/localkafka"
 	"github.com/offsetlab/offsetlab/internal/testenv"
@@ -44,7 +45,7 @@ func startHandsOn(t *testing.T, kind brokerKind) *handsOn {
 	cfg := exercises.ClassConfig{SharedTopics: []string{"orders"}}
 	if kind == embedded {
 		var err error
-		kafka, err = cluster.StartEmbedded(cluster.EmbeddedConfig{KafkaAddr: "127.0.0.1:0", Students: &cluster.StudentAuth{Admin: "offsetlab-admin", AdminPassword: "e2e-admin"}})
+		kafka, err = embeddedbroker.Start(embeddedbroker.Config{KafkaAddr: "127.0.0.1:0", Students: &embeddedbroker.StudentAuth{Admin: "offsetlab-admin", AdminPassword: "e2e-admin"}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kversion"
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
+	embeddedbroker "github.com/offsetlab/offsetlab/internal/embedded"
 	"github.com/offsetlab/offsetlab/internal/inspect"
 	"github.com/offsetlab/offsetlab/internal/problem"
 	"github.com/offsetlab/offsetlab/internal/testenv"
@@ -41,7 +42,7 @@ func newExplorer(t *testing.T, kind brokerKind) *explorer {
 	var err error
 	switch kind {
 	case embedded:
-		kafka, err = cluster.StartEmbedded(cluster.EmbeddedConfig{KafkaAddr: "127.0.0.1:0"})
+		kafka, err = embeddedbroker.Start(embeddedbroker.Config{KafkaAddr: "127.0.0.1:0"})
 	case realKafka:
 		testenv.Needs(t, testenv.JVM)
 		brokers := os.Getenv(brokersEnv)
@@ -263,7 +264,7 @@ func (x *explorer) liveGroup(topic, live, groupType string, opts ...kgo.Opt) {
 		t.Fatal(err)
 	}
 	// ListGroups names the protocol type of a KIP-848 group "consumer" on
-	// both brokers (compat.go fills in the embedded broker's empty one).
+	// both brokers (a patch of the embedded broker's kfake, PATCHES.md 6).
 	i := slices.IndexFunc(groups, func(g cluster.GroupSummary) bool { return g.Group == live })
 	if i < 0 || groups[i].Members != 1 || groups[i].State != "Stable" || groups[i].ProtocolType != "consumer" || groups[i].Type != groupType {
 		t.Errorf("ListGroups, %s: %+v", live, groups)

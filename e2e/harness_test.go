@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
+	embeddedbroker "github.com/offsetlab/offsetlab/internal/embedded"
 	"github.com/offsetlab/offsetlab/internal/lab"
 	"github.com/offsetlab/offsetlab/internal/lessons"
 	"github.com/offsetlab/offsetlab/internal/localkafka"
@@ -88,7 +89,7 @@ func connectKafka(t *testing.T, kind brokerKind) *cluster.Cluster {
 	var err error
 	switch kind {
 	case embedded:
-		kafka, err = cluster.StartEmbedded(cluster.EmbeddedConfig{KafkaAddr: "127.0.0.1:0"})
+		kafka, err = embeddedbroker.Start(embeddedbroker.Config{KafkaAddr: "127.0.0.1:0"})
 	case realKafka:
 		testenv.Needs(t, testenv.JVM)
 		brokers := os.Getenv(brokersEnv)

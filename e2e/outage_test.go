@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
+	embeddedbroker "github.com/offsetlab/offsetlab/internal/embedded"
 )
 
 // outageBroker is an embedded broker that Offset Lab reaches as an external
@@ -30,7 +31,7 @@ func newOutageBroker(t *testing.T) (*outageBroker, *cluster.Cluster) {
 		// 12000-19999: below the ephemeral range, and apart from the
 		// local Kafka's 20000 and up (internal/localkafka).
 		o.addr = fmt.Sprintf("127.0.0.1:%d", 12000+rand.IntN(8000))
-		b, err := cluster.StartEmbedded(cluster.EmbeddedConfig{KafkaAddr: o.addr, DataDir: o.dir})
+		b, err := embeddedbroker.Start(embeddedbroker.Config{KafkaAddr: o.addr, DataDir: o.dir})
 		if err != nil && try > 20 {
 			t.Fatalf("start a broker below the ephemeral port range: %v", err)
 		}
@@ -51,7 +52,7 @@ func (o *outageBroker) stop() { o.broker.Close() }
 // start (re)starts the broker at its address on its data directory.
 func (o *outageBroker) start() {
 	o.t.Helper()
-	b, err := cluster.StartEmbedded(cluster.EmbeddedConfig{KafkaAddr: o.addr, DataDir: o.dir})
+	b, err := embeddedbroker.Start(embeddedbroker.Config{KafkaAddr: o.addr, DataDir: o.dir})
 	if err != nil {
 		o.t.Fatalf("start the broker at %s: %v", o.addr, err)
 	}

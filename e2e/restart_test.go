@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/offsetlab/offsetlab/internal/cluster"
+	embeddedbroker "github.com/offsetlab/offsetlab/internal/embedded"
 )
 
 // TestRestartKeepsLog runs lesson 2 on an embedded broker persisted under a
@@ -16,7 +16,7 @@ func TestRestartKeepsLog(t *testing.T) {
 	dir := t.TempDir()
 	start := func() *app {
 		t.Helper()
-		kafka, err := cluster.StartEmbedded(cluster.EmbeddedConfig{KafkaAddr: "127.0.0.1:0", DataDir: dir})
+		kafka, err := embeddedbroker.Start(embeddedbroker.Config{KafkaAddr: "127.0.0.1:0", DataDir: dir})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -154,6 +154,6 @@ go test -run '^$' -fuzz '^FuzzDecodeBatches$' -fuzztime "${OFFSETLAB_FUZZTIME:-1
 step "fuzz the embedded broker's Kafka port"
 # Random byte streams through the port's guard into a running embedded
 # broker, which must keep answering (about 30 s on two cores).
-go test -run '^$' -fuzz '^FuzzKafkaFrames$' -fuzztime "${OFFSETLAB_KAFKA_FUZZTIME:-100000x}" -fuzzminimizetime 5s ./internal/cluster
+go test -run '^$' -fuzz '^FuzzKafkaFrames$' -fuzztime "${OFFSETLAB_KAFKA_FUZZTIME:-100000x}" -fuzzminimizetime 5s ./internal/embedded
 
 step "done"

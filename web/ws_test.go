@@ -14,6 +14,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
+	"github.com/offsetlab/offsetlab/internal/embedded"
 	"github.com/offsetlab/offsetlab/internal/lab"
 	"github.com/offsetlab/offsetlab/internal/live"
 	"github.com/offsetlab/offsetlab/internal/producer"
@@ -24,7 +25,7 @@ import (
 // by cfg, and a topic t of one partition.
 func liveLab(t *testing.T, cfg live.Config) *lab.Lab {
 	t.Helper()
-	c, err := cluster.StartEmbedded(cluster.EmbeddedConfig{KafkaAddr: "127.0.0.1:0"})
+	c, err := embedded.Start(embedded.Config{KafkaAddr: "127.0.0.1:0"})
 	if err != nil {
 		t.Fatal(err)
 	}

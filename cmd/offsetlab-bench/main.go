@@ -17,8 +17,8 @@
 // broker's copy of the partition, so look at how much each phase adds.
 //
 // It lives under cmd/ rather than scripts/ because it is Go that uses
-// internal/inspect and internal/cluster directly, and so is built and
-// vetted with the module.
+// internal/inspect, internal/cluster and internal/embedded directly, and so
+// is built and vetted with the module.
 package main
 
 import (
@@ -40,6 +40,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
+	"github.com/offsetlab/offsetlab/internal/embedded"
 	"github.com/offsetlab/offsetlab/internal/inspect"
 )
 
@@ -111,7 +112,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	var kafka *cluster.Cluster
 	if cfg.brokers == "" {
 		// No data budget: the partition is as large as --offsets asks.
-		kafka, err = cluster.StartEmbedded(cluster.EmbeddedConfig{KafkaAddr: "127.0.0.1:0", Budget: cluster.DataBudget{MaxBytes: -1}})
+		kafka, err = embedded.Start(embedded.Config{KafkaAddr: "127.0.0.1:0", Budget: embedded.DataBudget{MaxBytes: -1}})
 	} else {
 		kafka, err = cluster.ConnectExternal(cluster.ExternalConfig{Brokers: strings.Split(cfg.brokers, ",")})
 	}

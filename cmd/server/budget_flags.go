@@ -7,20 +7,20 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/offsetlab/offsetlab/internal/cluster"
+	"github.com/offsetlab/offsetlab/internal/embedded"
 )
 
 // budgetFlags registers the embedded broker's data budget (see
-// cluster.DataBudget) and returns the function that reads it after Parse.
-func budgetFlags(fs *flag.FlagSet, env func(key, def string) string) func() (cluster.DataBudget, error) {
+// embedded.DataBudget) and returns the function that reads it after Parse.
+func budgetFlags(fs *flag.FlagSet, env func(key, def string) string) func() (embedded.DataBudget, error) {
 	maxBytes := fs.String("embedded-max-bytes", env("OFFSETLAB_EMBEDDED_MAX_BYTES", "256MiB"),
 		"embedded broker: the data budget — segment bytes plus 103 bytes per stored batch (its index entries on disk and in memory); writes past it are refused with POLICY_VIOLATION, nothing is deleted; a size such as 256MiB or 2GiB, or none [OFFSETLAB_EMBEDDED_MAX_BYTES]")
 	clientMax := fs.String("embedded-client-max-bytes", env("OFFSETLAB_EMBEDDED_CLIENT_MAX_BYTES", ""),
 		"embedded broker: the share of the data budget one client host other than this one may use; empty is an eighth of --embedded-max-bytes [OFFSETLAB_EMBEDDED_CLIENT_MAX_BYTES]")
 	studentMax := fs.String("embedded-student-max-bytes", env("OFFSETLAB_EMBEDDED_STUDENT_MAX_BYTES", ""),
 		"embedded broker: the share of the data budget one classroom student may use, by Kafka identity (what is stored in their student-<name>- topics), whatever addresses they write from; empty is a sixteenth of --embedded-max-bytes [OFFSETLAB_EMBEDDED_STUDENT_MAX_BYTES]")
-	return func() (cluster.DataBudget, error) {
-		var b cluster.DataBudget
+	return func() (embedded.DataBudget, error) {
+		var b embedded.DataBudget
 		var errs []error
 		if strings.EqualFold(strings.TrimSpace(*maxBytes), "none") {
 			b.MaxBytes = -1

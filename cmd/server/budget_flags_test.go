@@ -4,7 +4,7 @@ import (
 	"io"
 	"testing"
 
-	"github.com/offsetlab/offsetlab/internal/cluster"
+	"github.com/offsetlab/offsetlab/internal/embedded"
 )
 
 func TestBudgetFlags(t *testing.T) {
@@ -13,14 +13,14 @@ func TestBudgetFlags(t *testing.T) {
 		name string
 		args []string
 		env  map[string]string
-		want cluster.DataBudget
+		want embedded.DataBudget
 		bad  bool
 	}{
-		{name: "default", want: cluster.DataBudget{MaxBytes: 256 << 20}},
-		{name: "flag", args: []string{"--embedded-max-bytes", "2GiB", "--embedded-client-max-bytes", "64MiB"}, want: cluster.DataBudget{MaxBytes: 2 << 30, ClientMaxBytes: 64 << 20}},
-		{name: "env", env: map[string]string{"OFFSETLAB_EMBEDDED_MAX_BYTES": "1000000"}, want: cluster.DataBudget{MaxBytes: 1000000}},
-		{name: "decimal units", args: []string{"--embedded-max-bytes", "5 GB"}, want: cluster.DataBudget{MaxBytes: 5e9}},
-		{name: "none", args: []string{"--embedded-max-bytes", "none"}, want: cluster.DataBudget{MaxBytes: -1}},
+		{name: "default", want: embedded.DataBudget{MaxBytes: 256 << 20}},
+		{name: "flag", args: []string{"--embedded-max-bytes", "2GiB", "--embedded-client-max-bytes", "64MiB"}, want: embedded.DataBudget{MaxBytes: 2 << 30, ClientMaxBytes: 64 << 20}},
+		{name: "env", env: map[string]string{"OFFSETLAB_EMBEDDED_MAX_BYTES": "1000000"}, want: embedded.DataBudget{MaxBytes: 1000000}},
+		{name: "decimal units", args: []string{"--embedded-max-bytes", "5 GB"}, want: embedded.DataBudget{MaxBytes: 5e9}},
+		{name: "none", args: []string{"--embedded-max-bytes", "none"}, want: embedded.DataBudget{MaxBytes: -1}},
 		{name: "zero", args: []string{"--embedded-max-bytes", "0"}, bad: true},
 		{name: "negative", args: []string{"--embedded-max-bytes", "-5MiB"}, bad: true},
 		{name: "words", env: map[string]string{"OFFSETLAB_EMBEDDED_CLIENT_MAX_BYTES": "lots"}, bad: true},

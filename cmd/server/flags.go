@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/offsetlab/offsetlab/internal/cluster"
+	"github.com/offsetlab/offsetlab/internal/embedded"
 	"github.com/offsetlab/offsetlab/internal/kafkaconfig"
 	"github.com/offsetlab/offsetlab/internal/live"
 	"github.com/offsetlab/offsetlab/internal/localkafka"
@@ -39,9 +39,9 @@ type config struct {
 	commandConfig *kafkaconfig.Config
 	// allowWrites lets the dashboard change a cluster it did not start.
 	allowWrites bool
-	kafkaLimits cluster.PortLimits
-	budget      cluster.DataBudget
-	topicLimits cluster.TopicLimits
+	kafkaLimits embedded.PortLimits
+	budget      embedded.DataBudget
+	topicLimits embedded.TopicLimits
 	kafkaLibs   string
 	java        string
 	// schemaRegistry is --schema-registry (a registry's URL, "" for the
@@ -159,10 +159,10 @@ func limitFlags(fs *flag.FlagSet, env func(key, def string) string, c *config) e
 	num(&l.TeacherViewers, "teacher-viewers", "OFFSETLAB_TEACHER_VIEWERS", web.DefaultTeacherViewers, "classroom mode: live views of --max-viewers kept for the teacher, which students cannot take")
 	num(&c.watchedPerClient, "max-watched-per-client", "OFFSETLAB_MAX_WATCHED_PER_CLIENT", live.DefaultMaxFeedsPerClient, "partitions one student client may watch live at once")
 	num(&c.teacherWatched, "teacher-watched", "OFFSETLAB_TEACHER_WATCHED", live.DefaultTeacherFeeds, "partitions watched live (of the server's 64) kept for the teacher, which students cannot take")
-	num(&c.topicLimits.MaxTopics, "embedded-max-topics", "OFFSETLAB_EMBEDDED_MAX_TOPICS", cluster.DefaultMaxTopics, "embedded broker: topics it holds at most; past it CreateTopics and auto-creation are refused POLICY_VIOLATION")
-	num(&c.topicLimits.MaxPartitions, "embedded-max-partitions", "OFFSETLAB_EMBEDDED_MAX_PARTITIONS", cluster.DefaultMaxPartitions, "embedded broker: partitions, over all topics, it holds at most (refused as --embedded-max-topics is)")
-	num(&c.topicLimits.StudentMaxTopics, "embedded-student-max-topics", "OFFSETLAB_EMBEDDED_STUDENT_MAX_TOPICS", cluster.DefaultStudentMaxTopics, "embedded broker: topics one classroom student may hold in their namespace (refused POLICY_VIOLATION past it; students together hold at most three quarters of --embedded-max-topics)")
-	num(&c.topicLimits.StudentMaxPartitions, "embedded-student-max-partitions", "OFFSETLAB_EMBEDDED_STUDENT_MAX_PARTITIONS", cluster.DefaultStudentMaxPartitions, "embedded broker: partitions one classroom student may hold (as --embedded-student-max-topics)")
+	num(&c.topicLimits.MaxTopics, "embedded-max-topics", "OFFSETLAB_EMBEDDED_MAX_TOPICS", embedded.DefaultMaxTopics, "embedded broker: topics it holds at most; past it CreateTopics and auto-creation are refused POLICY_VIOLATION")
+	num(&c.topicLimits.MaxPartitions, "embedded-max-partitions", "OFFSETLAB_EMBEDDED_MAX_PARTITIONS", embedded.DefaultMaxPartitions, "embedded broker: partitions, over all topics, it holds at most (refused as --embedded-max-topics is)")
+	num(&c.topicLimits.StudentMaxTopics, "embedded-student-max-topics", "OFFSETLAB_EMBEDDED_STUDENT_MAX_TOPICS", embedded.DefaultStudentMaxTopics, "embedded broker: topics one classroom student may hold in their namespace (refused POLICY_VIOLATION past it; students together hold at most three quarters of --embedded-max-topics)")
+	num(&c.topicLimits.StudentMaxPartitions, "embedded-student-max-partitions", "OFFSETLAB_EMBEDDED_STUDENT_MAX_PARTITIONS", embedded.DefaultStudentMaxPartitions, "embedded broker: partitions one classroom student may hold (as --embedded-student-max-topics)")
 	num(&l.Reads, "max-reads", "OFFSETLAB_MAX_READS", web.DefaultReads, "log and records reads running at once (more wait up to 5 s, then 503)")
 	num(&l.ReadsPerClient, "max-reads-per-client", "OFFSETLAB_MAX_READS_PER_CLIENT", web.DefaultReadsPerClient, "log and records reads one client address may run at once (more get 429)")
 	num(&l.Scans, "max-scans", "OFFSETLAB_MAX_SCANS", web.DefaultScans(), "searches, maps, jumps, seeks and download reads running at once, in a line apart from log reads (default: half the cores)")
@@ -179,17 +179,17 @@ func limitFlags(fs *flag.FlagSet, env func(key, def string) string, c *config) e
 }
 
 // kafkaPortFlags registers the embedded broker's Kafka port limits (see
-// cluster.PortLimits) and returns the function that reads them after Parse.
-func kafkaPortFlags(fs *flag.FlagSet, env func(key, def string) string) func() (cluster.PortLimits, error) {
-	d := cluster.DefaultPortLimits()
+// embedded.PortLimits) and returns the function that reads them after Parse.
+func kafkaPortFlags(fs *flag.FlagSet, env func(key, def string) string) func() (embedded.PortLimits, error) {
+	d := embedded.DefaultPortLimits()
 	maxRequest := fs.String("kafka-max-request-bytes", env("OFFSETLAB_KAFKA_MAX_REQUEST_BYTES", strconv.Itoa(int(d.MaxRequestBytes))), "embedded broker: the largest Kafka request accepted, Kafka's socket.request.max.bytes [OFFSETLAB_KAFKA_MAX_REQUEST_BYTES]")
 	requestTimeout := fs.String("kafka-request-timeout", env("OFFSETLAB_KAFKA_REQUEST_TIMEOUT", d.RequestTimeout.String()), "embedded broker: how long a Kafka request may take to arrive, and a response to be read [OFFSETLAB_KAFKA_REQUEST_TIMEOUT]")
 	idleTimeout := fs.String("kafka-idle-timeout", env("OFFSETLAB_KAFKA_IDLE_TIMEOUT", d.IdleTimeout.String()), "embedded broker: close Kafka connections idle this long, Kafka's connections.max.idle.ms [OFFSETLAB_KAFKA_IDLE_TIMEOUT]")
 	maxConns := fs.String("kafka-max-connections", env("OFFSETLAB_KAFKA_MAX_CONNECTIONS", strconv.Itoa(d.MaxConnections)), "embedded broker: open Kafka connections at most [OFFSETLAB_KAFKA_MAX_CONNECTIONS]")
 	maxPerIP := fs.String("kafka-max-connections-per-ip", env("OFFSETLAB_KAFKA_MAX_CONNECTIONS_PER_IP", strconv.Itoa(d.MaxConnectionsPerIP)), "embedded broker: open Kafka connections from one other machine at most [OFFSETLAB_KAFKA_MAX_CONNECTIONS_PER_IP]")
 	authDelay := fs.String("kafka-failed-authentication-delay", env("OFFSETLAB_KAFKA_FAILED_AUTHENTICATION_DELAY", d.FailedAuthenticationDelay.String()), "embedded broker: hold the answer to a failed SASL login this long, Kafka's connection.failed.authentication.delay.ms; an address that keeps failing waits longer [OFFSETLAB_KAFKA_FAILED_AUTHENTICATION_DELAY]")
-	return func() (cluster.PortLimits, error) {
-		var l cluster.PortLimits
+	return func() (embedded.PortLimits, error) {
+		var l embedded.PortLimits
 		var errs []error
 		positive := func(name, v string) int64 {
 			n, err := strconv.ParseInt(v, 10, 64)

@@ -25,6 +25,7 @@ import (
 	"github.com/offsetlab/offsetlab/cmd/internal/download"
 	"github.com/offsetlab/offsetlab/cmd/internal/schemareg"
 	"github.com/offsetlab/offsetlab/internal/cluster"
+	"github.com/offsetlab/offsetlab/internal/embedded"
 	"github.com/offsetlab/offsetlab/internal/exercises"
 	"github.com/offsetlab/offsetlab/internal/lab"
 	"github.com/offsetlab/offsetlab/internal/lessons"
@@ -83,16 +84,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	var kafka *cluster.Cluster
 	if cfg.brokers == "" {
-		embedded := cluster.EmbeddedConfig{Listener: kafkaLn, DataDir: cfg.dataDir, Logger: log, Limits: cfg.kafkaLimits, Topics: cfg.topicLimits, Budget: cfg.budget}
+		brokerCfg := embedded.Config{Listener: kafkaLn, DataDir: cfg.dataDir, Logger: log, Limits: cfg.kafkaLimits, Topics: cfg.topicLimits, Budget: cfg.budget}
 		if cfg.classroom {
 			// Students' clients reach the Kafka port from their laptops:
 			// it asks each for their SASL user and holds them to ACLs.
-			if embedded.Students, err = cluster.ClassroomAdmin(cfg.dataDir); err != nil {
+			if brokerCfg.Students, err = embedded.ClassroomAdmin(cfg.dataDir); err != nil {
 				return err
 			}
-			embedded.AdvertisedHost = advertisedHost(cfg.kafkaAddr, joinURL)
+			brokerCfg.AdvertisedHost = advertisedHost(cfg.kafkaAddr, joinURL)
 		}
-		kafka, err = cluster.StartEmbedded(embedded)
+		kafka, err = embedded.Start(brokerCfg)
 		if err != nil {
 			return err
 		}
@@ -144,7 +145,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	defer runner.Close() // before the lab: it ends its processes through it
 
 	classFile := classRecord(cfg.brokers)
-	if _, err := cluster.PrivateDataDir(cfg.dataDir, classFile); err != nil {
+	if _, err := embedded.PrivateDataDir(cfg.dataDir, classFile); err != nil {
 		return err
 	}
 	class := exercises.NewClass(classConfig(kafka, cfg, readOnly))

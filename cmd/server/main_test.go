@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/offsetlab/offsetlab/internal/cluster"
+	"github.com/offsetlab/offsetlab/internal/embedded"
 )
 
 // runServer starts run with args and env on a goroutine, reads its log
@@ -159,29 +159,29 @@ func TestCommandConfigRefusedAtStart(t *testing.T) {
 func TestParseKafkaPortFlags(t *testing.T) {
 	t.Parallel()
 	// No flag sets QueuedMaxRequestBytes: the cluster's default applies.
-	defaults := cluster.DefaultPortLimits()
+	defaults := embedded.DefaultPortLimits()
 	defaults.QueuedMaxRequestBytes = 0
 	tests := []struct {
 		name string
 		args []string
 		env  map[string]string
-		want cluster.PortLimits // zero: an error is wanted
+		want embedded.PortLimits // zero: an error is wanted
 	}{
 		{"defaults", nil, nil, defaults},
 		{
 			"flags and environment",
 			[]string{"--kafka-max-request-bytes", "1048576", "--kafka-idle-timeout", "5s", "--kafka-max-connections-per-ip", "8", "--kafka-failed-authentication-delay", "250ms"},
 			map[string]string{"OFFSETLAB_KAFKA_REQUEST_TIMEOUT": "2s", "OFFSETLAB_KAFKA_MAX_CONNECTIONS": "100", "OFFSETLAB_KAFKA_MAX_REQUEST_BYTES": "5"},
-			cluster.PortLimits{MaxRequestBytes: 1 << 20, RequestTimeout: 2 * time.Second, IdleTimeout: 5 * time.Second, MaxConnections: 100, MaxConnectionsPerIP: 8, FailedAuthenticationDelay: 250 * time.Millisecond},
+			embedded.PortLimits{MaxRequestBytes: 1 << 20, RequestTimeout: 2 * time.Second, IdleTimeout: 5 * time.Second, MaxConnections: 100, MaxConnectionsPerIP: 8, FailedAuthenticationDelay: 250 * time.Millisecond},
 		},
-		{"not a number", []string{"--kafka-max-request-bytes", "100MiB"}, nil, cluster.PortLimits{}},
-		{"zero", []string{"--kafka-max-connections", "0"}, nil, cluster.PortLimits{}},
-		{"above a size prefix", []string{"--kafka-max-request-bytes", "4294967296"}, nil, cluster.PortLimits{}},
-		{"not a duration", nil, map[string]string{"OFFSETLAB_KAFKA_IDLE_TIMEOUT": "600"}, cluster.PortLimits{}},
+		{"not a number", []string{"--kafka-max-request-bytes", "100MiB"}, nil, embedded.PortLimits{}},
+		{"zero", []string{"--kafka-max-connections", "0"}, nil, embedded.PortLimits{}},
+		{"above a size prefix", []string{"--kafka-max-request-bytes", "4294967296"}, nil, embedded.PortLimits{}},
+		{"not a duration", nil, map[string]string{"OFFSETLAB_KAFKA_IDLE_TIMEOUT": "600"}, embedded.PortLimits{}},
 	}
 	for _, tt := range tests {
 		c, err := parseFlags(tt.args, func(k string) string { return tt.env[k] }, io.Discard)
-		if tt.want == (cluster.PortLimits{}) {
+		if tt.want == (embedded.PortLimits{}) {
 			if err == nil {
 				t.Errorf("%s: parseFlags accepted %v %v", tt.name, tt.args, tt.env)
 			}

@@ -1,26 +1,27 @@
-// Package cluster connects Offset Lab to Kafka: either an embedded,
-// in-process Kafka-protocol broker (franz-go's kfake, persisted under a data
-// directory) or a real cluster named by its bootstrap brokers.
+// Package cluster administers the cluster Offset Lab shows, whichever it
+// is — the embedded broker (internal/embedded starts it and hands it over
+// with OnEmbedded) or a real cluster named by its bootstrap brokers — through
+// the Kafka protocol alone: topics, groups, transactions, topic configs,
+// students' users and ACLs. It never imports kfake (TestNoKfake): what it
+// reports of the embedded broker beyond the protocol, it asks through the
+// EmbeddedBroker interface.
 //
 // A Cluster hands out kgo client options so that every other package talks
 // to the same brokers the same way; it owns one shared client for metadata
 // and admin requests. Close releases the shared client and, in embedded
-// mode, flushes the broker's state to disk and stops it.
+// mode, closes the broker, which flushes its state to disk and stops it.
 package cluster
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/offsetlab/offsetlab/internal/problem"
@@ -30,7 +31,7 @@ import (
 type Mode string
 
 const (
-	// Embedded is the in-process kfake broker.
+	// Embedded is the in-process broker internal/embedded starts.
 	Embedded Mode = "embedded"
 	// External is a real Kafka cluster reached over the network.
 	External Mode = "external"
@@ -45,11 +46,7 @@ type Cluster struct {
 	auth     []kgo.Opt
 	dial     func(ctx context.Context, network, host string) (net.Conn, error)
 	security Security
-	fake     *kfake.Cluster
-	port     *guardListener // the embedded broker's guarded Kafka port
-	budget   *dataBudget    // the embedded broker's data budget (budget.go)
-	dataDir  string         // the embedded broker's data directory; empty in memory
-	topics   TopicLimits    // the embedded broker's caps; zero for a real cluster
+	broker   EmbeddedBroker // the embedded broker (internal/embedded); nil for a real cluster
 	closing  sync.Once
 	client   *kgo.Client
 	admin    *kadm.Client
@@ -57,188 +54,6 @@ type Cluster struct {
 	// (rights.go), made on first use and closed with the Cluster.
 	rightsMu sync.Mutex
 	rights   *kgo.Client
-}
-
-// EmbeddedConfig configures the embedded broker.
-type EmbeddedConfig struct {
-	// KafkaAddr is the host:port where the broker accepts Kafka clients.
-	// Port 0 picks a free port; Brokers reports the bound address.
-	KafkaAddr string
-	// Listener, when set, is the Kafka port already bound (cmd/server
-	// binds its ports before loading anything, so that a port in use
-	// fails at once); KafkaAddr is then ignored. StartEmbedded takes it
-	// over and closes it with the cluster, or on failure.
-	Listener net.Listener
-	// DataDir is where the broker persists topics, records, markers,
-	// group offsets and producer state. Empty means in memory only.
-	DataDir string
-	// Logger receives the broker's warnings and errors, and the Kafka
-	// port's refusals (rate-limited); nil discards them.
-	Logger *slog.Logger
-	// Limits bounds what Kafka clients can make the broker hold: request
-	// size, queued request bytes, request and idle timeouts, connections.
-	// Zero fields take Apache Kafka's defaults (see PortLimits).
-	Limits PortLimits
-	// Budget bounds what the broker stores (see DataBudget); zero
-	// fields take its defaults.
-	Budget DataBudget
-	// Topics caps the topics and partitions the broker holds; zero
-	// fields take the defaults (see TopicLimits).
-	Topics TopicLimits
-	// AdvertisedHost is the host the broker names in Metadata answers,
-	// with the port it bound: what clients on other machines must reach
-	// (a classroom's students dial the join URL's host). Empty advertises
-	// the bound address.
-	AdvertisedHost string
-	// Students, when set, makes the Kafka port a classroom's: every client
-	// authenticates with SASL and is held to ACLs (students.go), and the
-	// dashboard's own clients authenticate as Students.Admin, a super user.
-	Students *StudentAuth
-}
-
-// closeListener closes a Listener given to StartEmbedded, if any.
-func closeListener(ln net.Listener) {
-	if ln != nil {
-		ln.Close()
-	}
-}
-
-// StartEmbedded starts an in-process Kafka-protocol broker listening on
-// cfg.KafkaAddr and reloads any state persisted under cfg.DataDir. The
-// Kafka port is guarded (guard.go): a client can close its own connection
-// by misbehaving, never the process, and what it can make the broker hold
-// is bounded by cfg.Limits.
-// The caller must Close the returned Cluster to flush state to disk.
-func StartEmbedded(cfg EmbeddedConfig) (*Cluster, error) {
-	addr := cfg.KafkaAddr
-	if addr == "" {
-		addr = "127.0.0.1:0"
-	}
-	limits, err := cfg.Limits.withDefaults()
-	if err != nil {
-		closeListener(cfg.Listener)
-		return nil, err
-	}
-	topicLimits, err := cfg.Topics.withDefaults()
-	if err != nil {
-		closeListener(cfg.Listener)
-		return nil, err
-	}
-	var guard *guardListener
-	listen := func(network, _ string) (net.Listener, error) {
-		ln := cfg.Listener
-		if ln == nil {
-			var err error
-			if ln, err = net.Listen(network, addr); err != nil {
-				return nil, fmt.Errorf("embedded broker cannot listen on %s: %w", addr, err)
-			}
-		}
-		guard = newGuardListener(ln, limits, cfg.Logger)
-		if cfg.AdvertisedHost != "" {
-			guard.advertise = advertisedAddr(ln.Addr(), cfg.AdvertisedHost)
-		}
-		return guard, nil
-	}
-	budget := newDataBudget(cfg.Budget.withDefaults(), newThrottledLog(cfg.Logger, logEvery))
-	opts := []kfake.Opt{
-		kfake.NumBrokers(1),
-		kfake.StorageHook(budget.hooks()),
-		kfake.ListenFn(listen),
-		kfake.ClusterID("offset-lab-embedded"),
-		kfake.DefaultNumPartitions(1),
-		kfake.AllowAutoTopicCreation(),
-		kfake.TopicLimits(topicLimits.MaxTopics, topicLimits.MaxPartitions),
-		// Kafka's own defaults, so lessons show the timeouts a real
-		// broker would apply.
-		kfake.BrokerConfigs(map[string]string{
-			"transaction.max.timeout.ms": "900000",
-			// The cleaner and retention pass every second, as on the
-			// lab's real brokers (single.properties), so that lessons 7
-			// and 8 see them act within seconds.
-			"log.cleaner.backoff.ms": "1000",
-			// Lesson 9: a share group may lock records for a second
-			// (single.properties), and an expired lock is noticed
-			// within 200 ms (Kafka times each lock on its own).
-			"group.share.min.record.lock.duration.ms": "1000",
-			"share.record.lock.sweep.interval.ms":     "200",
-		}),
-	}
-	if cfg.Logger != nil {
-		opts = append(opts, kfake.WithLogger(slogLogger{cfg.Logger}))
-	}
-	var auth []kgo.Opt
-	if cfg.Students != nil {
-		opts = append(opts, cfg.Students.brokerOpts()...)
-		auth = cfg.Students.clientOpts()
-	}
-	if cfg.DataDir != "" {
-		fixed, err := PrivateDataDir(cfg.DataDir)
-		if err != nil {
-			closeListener(cfg.Listener)
-			return nil, err
-		}
-		if len(fixed) > 0 && cfg.Logger != nil {
-			cfg.Logger.Warn("data dir: made private what an older run left readable by others", "paths", fixed)
-		}
-		opts = append(opts, kfake.DataDir(cfg.DataDir))
-	}
-	unclean := false
-	if cfg.DataDir != "" {
-		if unclean, err = markRunning(cfg.DataDir); err != nil {
-			closeListener(cfg.Listener)
-			return nil, err
-		}
-	}
-	fake, err := kfake.NewCluster(opts...)
-	if err != nil {
-		closeListener(cfg.Listener) // a second Close of it only errs
-		if !unclean && cfg.DataDir != "" {
-			unmarkRunning(cfg.DataDir)
-		}
-		return nil, fmt.Errorf("cluster: start embedded broker: %w", err)
-	}
-	api, err := guard.learnAPIRanges(10 * time.Second)
-	if err != nil {
-		fake.Close()
-		if !unclean && cfg.DataDir != "" {
-			unmarkRunning(cfg.DataDir)
-		}
-		return nil, fmt.Errorf("cluster: start embedded broker: %w", err)
-	}
-	// The students' topic shares count with the dashboard's own client,
-	// which exists only once the broker serves: until then they let
-	// requests through (the broker's caps still hold).
-	var counter atomic.Pointer[Cluster]
-	guard.shares = &studentShares{limits: topicLimits, partitions: func(ctx context.Context) (map[string]int, error) {
-		if c := counter.Load(); c != nil {
-			return c.topicPartitions(ctx)
-		}
-		return nil, errors.New("cluster: not serving yet")
-	}}
-	if cfg.Students != nil {
-		guard.producerIDs, guard.superuser = newUserRates(producerIDBurst, producerIDEvery), cfg.Students.Admin
-	}
-	guard.start(api)
-	c, err := newCluster(&Cluster{mode: Embedded, brokers: fake.ListenAddrs(), auth: auth, security: cfg.Students.security()})
-	if err != nil {
-		fake.Close()
-		return nil, err
-	}
-	c.fake, c.port, c.budget, c.dataDir, c.topics = fake, guard, budget, cfg.DataDir, topicLimits
-	counter.Store(c)
-	if unclean {
-		log := cfg.Logger
-		if log == nil {
-			log = slog.New(slog.DiscardHandler)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), recoverTimeout)
-		defer cancel()
-		if _, err := abortOrphanedTransactions(ctx, c, log); err != nil {
-			c.Close()
-			return nil, fmt.Errorf("cluster: recover %s after an unclean shutdown: %w", cfg.DataDir, err)
-		}
-	}
-	return c, nil
 }
 
 // Security says how Offset Lab connects to a secured cluster, without a
@@ -336,15 +151,6 @@ func (c *Cluster) Dial(ctx context.Context, network, host string) (net.Conn, err
 	return d.DialContext(ctx, network, host)
 }
 
-// Budget is the embedded broker's data budget and what its stored data
-// costs now; false for a real cluster, which has none of ours.
-func (c *Cluster) Budget() (BudgetStatus, bool) {
-	if c.budget == nil {
-		return BudgetStatus{}, false
-	}
-	return c.budget.status(c.fake.StorageUsage()), true
-}
-
 // Security describes how the cluster is reached, without secrets.
 func (c *Cluster) Security() Security { return c.security }
 
@@ -374,23 +180,8 @@ func (c *Cluster) Close() {
 		}
 		c.rightsMu.Unlock()
 		c.client.Close()
-		if c.fake != nil {
-			c.fake.Close()
-			if c.dataDir != "" {
-				unmarkRunning(c.dataDir)
-			}
+		if c.broker != nil {
+			c.broker.Close()
 		}
 	})
-}
-
-// slogLogger adapts slog to kfake's logger, passing on warnings and errors.
-type slogLogger struct{ l *slog.Logger }
-
-func (s slogLogger) Logf(level kfake.LogLevel, msg string, args ...any) {
-	switch level {
-	case kfake.LogLevelError:
-		s.l.Error("embedded broker: " + fmt.Sprintf(msg, args...))
-	case kfake.LogLevelWarn:
-		s.l.Warn("embedded broker: " + fmt.Sprintf(msg, args...))
-	}
 }

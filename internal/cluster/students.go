@@ -2,23 +2,14 @@ package cluster
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"errors"
 	"fmt"
-	"net"
-	"os"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
-	"github.com/twmb/franz-go/pkg/kfake"
-	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/sasl/scram"
 
 	"github.com/offsetlab/offsetlab/internal/problem"
 	"github.com/offsetlab/offsetlab/internal/wait"
@@ -31,59 +22,6 @@ const StudentMechanism = "SCRAM-SHA-256"
 
 // scramIterations is what Kafka's own tools use by default.
 const scramIterations = 8192
-
-// StudentAuth makes the embedded broker's Kafka port a classroom's: SASL
-// on every connection, ACLs on every request, and Admin, a super user the
-// dashboard's own clients authenticate as. Students are added later, one
-// at a time, with AddStudent.
-//
-// kfake keeps users and ACLs under the data directory, so the password of
-// Admin must be the same from one start to the next on one data directory
-// (the server keeps it in a file there).
-type StudentAuth struct {
-	Admin         string
-	AdminPassword string
-}
-
-// brokerOpts are the kfake options of a classroom's broker.
-func (a *StudentAuth) brokerOpts() []kfake.Opt {
-	return []kfake.Opt{
-		kfake.EnableSASL(),
-		kfake.EnableACLs(),
-		kfake.Superuser(StudentMechanism, a.Admin, a.AdminPassword),
-	}
-}
-
-// clientOpts are what the dashboard's clients add to authenticate.
-func (a *StudentAuth) clientOpts() []kgo.Opt {
-	return []kgo.Opt{kgo.SASL(scram.Auth{User: a.Admin, Pass: a.AdminPassword}.AsSha256Mechanism())}
-}
-
-// security is what /api/cluster reports of a classroom's port; zero
-// without one.
-func (a *StudentAuth) security() Security {
-	if a == nil {
-		return Security{}
-	}
-	return Security{Protocol: "SASL_PLAINTEXT", Mechanism: StudentMechanism, User: a.Admin}
-}
-
-// advertisedAddr is host with bound's port.
-func advertisedAddr(bound net.Addr, host string) net.Addr {
-	port := 0
-	if t, ok := bound.(*net.TCPAddr); ok {
-		port = t.Port
-	} else if _, p, err := net.SplitHostPort(bound.String()); err == nil {
-		port, _ = strconv.Atoi(p)
-	}
-	return hostPort{addr: net.JoinHostPort(host, strconv.Itoa(port))}
-}
-
-// hostPort is a net.Addr named by a host that need not be an IP address.
-type hostPort struct{ addr string }
-
-func (h hostPort) Network() string { return "tcp" }
-func (h hostPort) String() string  { return h.addr }
 
 // StudentNamespace starts every topic, group and transactional id a
 // classroom's student may touch, and nothing else of the lab: a student
@@ -327,88 +265,6 @@ func studentErr(user string, err error) error {
 		return problem.Wrap(fmt.Errorf("%w: %w", ErrUnmanaged, err), problem.Forbidden, "error.studentUnmanaged", "user", user)
 	}
 	return problem.Wrap(fmt.Errorf("cluster: add student %s: %w", user, err), problem.Unavailable, "error.studentNotAdded", "user", user, "error", err.Error())
-}
-
-// ClassroomAdminUser is the embedded classroom broker's super user, the
-// dashboard's own identity there. Its hyphen keeps it apart from every
-// student's name.
-const ClassroomAdminUser = "offsetlab-admin"
-
-// adminSecretFile holds the super user's password under the data
-// directory, readable by its owner only.
-const adminSecretFile = "classroom-admin.secret"
-
-// ClassroomAdmin is the super user of a classroom's embedded broker on
-// dataDir: its password is read from the data directory, or made and
-// written there on first use, so that the users kfake persists there keep
-// working across restarts. An empty dataDir (in memory) makes a fresh one.
-func ClassroomAdmin(dataDir string) (*StudentAuth, error) {
-	a := &StudentAuth{Admin: ClassroomAdminUser}
-	if dataDir == "" {
-		a.AdminPassword = randomSecret()
-		return a, nil
-	}
-	path := filepath.Join(dataDir, adminSecretFile)
-	if b, err := os.ReadFile(path); err == nil && len(strings.TrimSpace(string(b))) > 0 {
-		a.AdminPassword = strings.TrimSpace(string(b))
-		return a, nil
-	}
-	if _, err := PrivateDataDir(dataDir); err != nil {
-		return nil, err
-	}
-	a.AdminPassword = randomSecret()
-	if err := os.WriteFile(path, []byte(a.AdminPassword+"\n"), 0o600); err != nil {
-		return nil, fmt.Errorf("cluster: keep the classroom's admin password: %w", err)
-	}
-	return a, nil
-}
-
-// PrivateDataDir makes dir (creating it) readable by its owner only,
-// 0700, and each secret file in it 0600: the broker's (sasl.json, the
-// classroom's super user's password) and the caller's secrets, names
-// relative to dir. It fixes what an older run left wider and returns the
-// paths it changed, for the log.
-func PrivateDataDir(dir string, secrets ...string) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("cluster: create data dir %s: %w", dir, err)
-	}
-	var fixed []string
-	tighten := func(path string, mode os.FileMode) error {
-		info, err := os.Stat(path)
-		if errors.Is(err, os.ErrNotExist) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("cluster: data dir: %w", err)
-		}
-		if info.Mode().Perm() == mode {
-			return nil
-		}
-		if err := os.Chmod(path, mode); err != nil {
-			return fmt.Errorf("cluster: data dir: make %s private: %w", path, err)
-		}
-		fixed = append(fixed, path)
-		return nil
-	}
-	if err := tighten(dir, 0o700); err != nil {
-		return fixed, err
-	}
-	// The broker's secrets: kfake's SCRAM users (salted passwords,
-	// enough to log in with SCRAM) and the super user's password.
-	broker := []string{"sasl.json", "sasl.json.tmp", adminSecretFile}
-	for _, name := range append(broker, secrets...) {
-		if err := tighten(filepath.Join(dir, name), 0o600); err != nil {
-			return fixed, err
-		}
-	}
-	return fixed, nil
-}
-
-// randomSecret is 192 bits from crypto/rand, URL-safe.
-func randomSecret() string {
-	b := make([]byte, 24)
-	_, _ = rand.Read(b) // never fails on supported platforms
-	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 // PrefixInUse reports whether a topic or group of the cluster already

@@ -12,6 +12,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/offsetlab/offsetlab/internal/problem"
 	"github.com/offsetlab/offsetlab/internal/wait"
@@ -227,10 +228,11 @@ func (c *Cluster) CreateTopic(ctx context.Context, spec TopicSpec) (TopicInfo, e
 	switch {
 	case errors.Is(err, kerr.TopicAlreadyExists):
 		return TopicInfo{}, problem.New(problem.Conflict, "error.topicExists", "topic", spec.Name)
-	case errors.Is(err, kerr.PolicyViolation) && c.mode == Embedded:
+	case errors.Is(err, kerr.PolicyViolation) && c.broker != nil:
 		// The embedded broker's only CreateTopics policy is its caps.
+		maxTopics, maxPartitions := c.broker.TopicCaps()
 		return TopicInfo{}, problem.New(problem.Conflict, "error.topicLimit", "topic", spec.Name,
-			"topics", strconv.Itoa(c.topics.MaxTopics), "partitions", strconv.Itoa(c.topics.MaxPartitions))
+			"topics", strconv.Itoa(maxTopics), "partitions", strconv.Itoa(maxPartitions))
 	case errors.Is(err, kerr.InvalidReplicationFactor), errors.Is(err, kerr.InvalidPartitions),
 		errors.Is(err, kerr.InvalidConfig), errors.Is(err, kerr.InvalidTopicException),
 		errors.Is(err, kerr.InvalidRequest), errors.Is(err, kerr.PolicyViolation):
@@ -274,4 +276,22 @@ func allLed(t TopicInfo) bool {
 		}
 	}
 	return true
+}
+
+// TopicPartitions is every topic with its partition count, from one
+// metadata request (sent as is: kadm may answer from the client's cached
+// metadata, which misses a topic made a moment ago).
+func (c *Cluster) TopicPartitions(ctx context.Context) (map[string]int, error) {
+	req := kmsg.NewPtrMetadataRequest() // nil Topics: every topic
+	resp, err := req.RequestWith(ctx, c.client)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]int, len(resp.Topics))
+	for _, t := range resp.Topics {
+		if t.Topic != nil && t.ErrorCode == 0 {
+			out[*t.Topic] = len(t.Partitions)
+		}
+	}
+	return out, nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
+	"github.com/offsetlab/offsetlab/internal/embedded"
 	"github.com/offsetlab/offsetlab/internal/lab"
 	"github.com/offsetlab/offsetlab/internal/wait"
 )
@@ -25,9 +26,9 @@ type classroom struct {
 
 func newClassroom(t *testing.T) *classroom {
 	t.Helper()
-	c, err := cluster.StartEmbedded(cluster.EmbeddedConfig{
+	c, err := embedded.Start(embedded.Config{
 		KafkaAddr: "127.0.0.1:0",
-		Students:  &cluster.StudentAuth{Admin: "offsetlab-admin", AdminPassword: "admin-secret"},
+		Students:  &embedded.StudentAuth{Admin: "offsetlab-admin", AdminPassword: "admin-secret"},
 	})
 	if err != nil {
 		t.Fatal(err)

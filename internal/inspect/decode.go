@@ -1,19 +1,11 @@
 package inspect
 
 import (
-	"bytes"
-	"compress/gzip"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
-	"runtime"
-	"sync"
 
-	"github.com/klauspost/compress/s2"
-	"github.com/klauspost/compress/zstd"
-	"github.com/pierrec/lz4/v4"
-
+	"github.com/offsetlab/offsetlab/internal/batch"
 	"github.com/offsetlab/offsetlab/internal/problem"
 )
 
@@ -254,131 +246,11 @@ func (r *recordReader) next() (rawRecord, error) {
 	return rec, body.err
 }
 
-// codecs decompresses record batches. It keeps decoders for reuse (an lz4
-// reader holds megabytes of block buffers); it is safe for concurrent use
-// and holds no state beyond that cache.
-type codecs struct {
-	max  int
-	gzip sync.Pool // *gzip.Reader
-	lz4  sync.Pool // *lz4.Reader
-	zstd sync.Pool // *zstdDecoder or the error creating one
-}
+// codecs decompresses record batches: internal/batch's, the one decoder
+// the embedded broker's port guard uses too.
+type codecs = batch.Codecs
 
-func newCodecs(max int) *codecs {
-	c := &codecs{max: max}
-	c.lz4.New = func() any { return lz4.NewReader(nil) }
-	c.zstd.New = func() any {
-		d, err := zstd.NewReader(nil,
-			zstd.WithDecoderConcurrency(1),
-			zstd.WithDecoderLowmem(true),
-			zstd.WithDecoderMaxMemory(uint64(max)),
-		)
-		if err != nil {
-			return err
-		}
-		w := &zstdDecoder{d}
-		runtime.AddCleanup(w, func(d *zstd.Decoder) { d.Close() }, d)
-		return w
-	}
-	return c
-}
-
-type zstdDecoder struct{ d *zstd.Decoder }
-
-// decompress returns the records of a batch compressed with codec.
-func (c *codecs) decompress(codec int, src []byte) ([]byte, error) {
-	switch codec {
-	case 0:
-		return src, nil
-	case 1:
-		zr, _ := c.gzip.Get().(*gzip.Reader)
-		var err error
-		if zr == nil {
-			zr, err = gzip.NewReader(bytes.NewReader(src))
-		} else {
-			err = zr.Reset(bytes.NewReader(src))
-		}
-		if err != nil {
-			return nil, err
-		}
-		defer c.gzip.Put(zr)
-		return c.readBounded(zr)
-	case 2:
-		return c.snappy(src)
-	case 3:
-		zr := c.lz4.Get().(*lz4.Reader)
-		defer func() {
-			zr.Reset(nil) // drop src
-			c.lz4.Put(zr)
-		}()
-		zr.Reset(bytes.NewReader(src))
-		return c.readBounded(zr)
-	case 4:
-		v := c.zstd.Get()
-		w, ok := v.(*zstdDecoder)
-		if !ok {
-			return nil, fmt.Errorf("zstd decoder: %v", v)
-		}
-		defer c.zstd.Put(w)
-		return w.d.DecodeAll(src, nil)
-	}
-	return nil, fmt.Errorf("unknown compression codec %d", codec)
-}
-
-func (c *codecs) readBounded(r io.Reader) ([]byte, error) {
-	out, err := io.ReadAll(io.LimitReader(r, int64(c.max)+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(out) > c.max {
-		return nil, fmt.Errorf("decompresses to more than %d bytes", c.max)
-	}
-	return out, nil
-}
-
-// xerialPrefix starts snappy data framed the way the Java client's
-// SnappyOutputStream writes it: a header, then length-prefixed blocks.
-var xerialPrefix = []byte{130, 'S', 'N', 'A', 'P', 'P', 'Y', 0}
-
-func (c *codecs) snappy(src []byte) ([]byte, error) {
-	if len(src) < 16 || !bytes.HasPrefix(src, xerialPrefix) {
-		return c.snappyBlock(nil, src)
-	}
-	var out []byte
-	for rest := src[16:]; len(rest) > 0; {
-		if len(rest) < 4 {
-			return nil, errors.New("truncated xerial block length")
-		}
-		n := binary.BigEndian.Uint32(rest)
-		rest = rest[4:]
-		if uint64(n) > uint64(len(rest)) {
-			return nil, errors.New("truncated xerial block")
-		}
-		var err error
-		if out, err = c.snappyBlock(out, rest[:n]); err != nil {
-			return nil, err
-		}
-		rest = rest[n:]
-	}
-	return out, nil
-}
-
-// snappyBlock appends the decoding of one raw snappy block to dst, checking
-// the size the block claims before allocating for it.
-func (c *codecs) snappyBlock(dst, block []byte) ([]byte, error) {
-	n, err := s2.DecodedLen(block)
-	if err != nil {
-		return nil, err
-	}
-	if n > c.max-len(dst) {
-		return nil, fmt.Errorf("decompresses to more than %d bytes", c.max)
-	}
-	decoded, err := s2.Decode(nil, block)
-	if err != nil {
-		return nil, err
-	}
-	return append(dst, decoded...), nil
-}
+func newCodecs(max int) *codecs { return batch.NewCodecs(max) }
 
 // incrementSequence adds delta to a producer sequence the way Kafka does:
 // sequences wrap from MaxInt32 to 0.

@@ -45,7 +45,7 @@ func wellFormed(c *codecs, raw []byte) bool {
 		if b.Magic != 2 {
 			continue
 		}
-		src, err := c.decompress(b.codec(), b.Records)
+		src, err := c.Decompress(b.codec(), b.Records)
 		if err != nil {
 			return false
 		}

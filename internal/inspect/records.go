@@ -292,7 +292,7 @@ func (i *Inspector) planRange(ctx context.Context, ref *partitionRef, from, end 
 // [lo, hi), or lo-1 when there is none: compaction may have removed the
 // records a header promises.
 func (i *Inspector) lastRecordIn(b *rawBatch, lo, hi int64) (int64, error) {
-	src, err := i.codecs.decompress(b.codec(), b.Records)
+	src, err := i.codecs.Decompress(b.codec(), b.Records)
 	if err != nil {
 		return 0, fmt.Errorf("%w at offset %d: %w", ErrCorruptBatch, b.BaseOffset, err)
 	}

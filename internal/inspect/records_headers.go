@@ -18,7 +18,7 @@ type headerDropper struct{ codecs *codecs }
 
 // Decompress implements kgo.Decompressor.
 func (d headerDropper) Decompress(src []byte, codec kgo.CompressionCodecType) ([]byte, error) {
-	raw, err := d.codecs.decompress(int(codec), src)
+	raw, err := d.codecs.Decompress(int(codec), src)
 	if err != nil {
 		return nil, err
 	}

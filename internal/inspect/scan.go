@@ -46,7 +46,7 @@ type scanSink interface {
 // for at most Inspector.ScanBudget bytes.
 //
 // Data batches are handed to the sink undecoded: counting their records
-// needs only the header unless compaction removed some (see recordOffsets).
+// needs only the header unless compaction removed some (see offsetsIn).
 // Control batches, a few dozen bytes each, are decoded here.
 //
 // Memory: one fetch response (at most Inspector.FetchBytes, or one batch
@@ -259,7 +259,7 @@ func (s *scanner) addBatch(b *rawBatch, committed bool, abort aborter) error {
 	if !inRange && !waiting && !abort.aborts(b) {
 		return nil
 	}
-	src, err := s.ins.codecs.decompress(b.codec(), b.Records)
+	src, err := s.ins.codecs.Decompress(b.codec(), b.Records)
 	if err != nil {
 		return corruptBatch(b, err)
 	}
@@ -316,12 +316,12 @@ func fullBatch(b *rawBatch) bool {
 	return int64(b.NumRecords) == b.LastOffset-b.BaseOffset+1
 }
 
-// recordOffsets calls fn with the offset of every record of batch b in
+// offsetsIn calls fn with the offset of every record of batch b in
 // [lo, hi], in order. It decompresses b and reads each record's framing
 // (length, attributes, timestamp and offset deltas) only, skipping keys,
 // values and headers.
-func (c *codecs) recordOffsets(b *rawBatch, lo, hi int64, fn func(o int64)) error {
-	src, err := c.decompress(b.codec(), b.Records)
+func offsetsIn(c *codecs, b *rawBatch, lo, hi int64, fn func(o int64)) error {
+	src, err := c.Decompress(b.codec(), b.Records)
 	if err != nil {
 		return corruptBatch(b, err)
 	}
@@ -416,7 +416,7 @@ type runSink interface {
 
 // runs adapts a runSink to a scanSink. A data batch whose records fill its
 // offsets is one run, counted from its header alone; a thinned one is
-// decompressed for its records' offsets (recordOffsets).
+// decompressed for its records' offsets (offsetsIn).
 type runs struct {
 	sink   runSink
 	codecs *codecs
@@ -440,7 +440,7 @@ func (r runs) data(b *rawBatch, lo, hi int64, txn string) (first, last int64, er
 		return lo, hi, nil
 	}
 	first, last = -1, -1
-	err = r.codecs.recordOffsets(b, lo, hi, func(o int64) {
+	err = offsetsIn(r.codecs, b, lo, hi, func(o int64) {
 		if first < 0 {
 			first = o
 		}

@@ -266,7 +266,7 @@ func (k *searchSink) resolve(pid int64, txn string) {
 }
 
 func (k *searchSink) data(b *rawBatch, lo, hi int64, txn string) (first, last int64, err error) {
-	src, err := k.codecs.decompress(b.codec(), b.Records)
+	src, err := k.codecs.Decompress(b.codec(), b.Records)
 	if err != nil {
 		return -1, -1, corruptBatch(b, err)
 	}

@@ -219,7 +219,7 @@ type shareStateKey struct {
 // replayShareBatch applies the state records of one batch that belong to
 // key.
 func (i *Inspector) replayShareBatch(b *rawBatch, key shareStateKey, out *PersistedShareState) error {
-	src, err := i.codecs.decompress(b.codec(), b.Records)
+	src, err := i.codecs.Decompress(b.codec(), b.Records)
 	if err != nil {
 		return err
 	}

@@ -235,7 +235,7 @@ func controlMarker(key []byte) (marker, txn string) {
 }
 
 func (w *window) records(b *rawBatch) (*recordReader, error) {
-	src, err := w.codecs.decompress(b.codec(), b.Records)
+	src, err := w.codecs.Decompress(b.codec(), b.Records)
 	if err != nil {
 		return nil, w.corrupt(b, err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/offsetlab/offsetlab/internal/catalog"
 	"github.com/offsetlab/offsetlab/internal/cluster"
+	"github.com/offsetlab/offsetlab/internal/embedded"
 	"github.com/offsetlab/offsetlab/internal/inspect"
 	"github.com/offsetlab/offsetlab/internal/lab"
 	"github.com/offsetlab/offsetlab/internal/live"
@@ -21,7 +22,7 @@ import (
 // newLab is a Lab over a fresh embedded broker, closed with the test.
 func newLab(t *testing.T, readOnly bool) *lab.Lab {
 	t.Helper()
-	c, err := cluster.StartEmbedded(cluster.EmbeddedConfig{KafkaAddr: "127.0.0.1:0"})
+	c, err := embedded.Start(embedded.Config{KafkaAddr: "127.0.0.1:0"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
+	"github.com/offsetlab/offsetlab/internal/embedded"
 	"github.com/offsetlab/offsetlab/internal/inspect"
 	"github.com/offsetlab/offsetlab/internal/lab"
 	"github.com/offsetlab/offsetlab/internal/testenv"
@@ -34,7 +35,7 @@ func searchLab(tb testing.TB, real bool) (*lab.Lab, []string) {
 		}
 		c, err = cluster.ConnectExternal(cluster.ExternalConfig{Brokers: strings.Split(brokers, ",")})
 	} else {
-		c, err = cluster.StartEmbedded(cluster.EmbeddedConfig{KafkaAddr: "127.0.0.1:0"})
+		c, err = embedded.Start(embedded.Config{KafkaAddr: "127.0.0.1:0"})
 	}
 	if err != nil {
 		tb.Fatal(err)

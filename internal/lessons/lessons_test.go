@@ -11,6 +11,7 @@ import (
 
 	"github.com/offsetlab/offsetlab/internal/catalog"
 	"github.com/offsetlab/offsetlab/internal/cluster"
+	"github.com/offsetlab/offsetlab/internal/embedded"
 	"github.com/offsetlab/offsetlab/internal/lab"
 	"github.com/offsetlab/offsetlab/internal/live"
 	"github.com/offsetlab/offsetlab/internal/problem"
@@ -152,7 +153,7 @@ func english(id Msg) string {
 // to narrator when it is not nil.
 func embeddedRunner(t *testing.T, narrator *recorder) *Runner {
 	t.Helper()
-	c, err := cluster.StartEmbedded(cluster.EmbeddedConfig{KafkaAddr: "127.0.0.1:0"})
+	c, err := embedded.Start(embedded.Config{KafkaAddr: "127.0.0.1:0"})
 	if err != nil {
 		t.Fatal(err)
 	}

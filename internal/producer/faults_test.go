@@ -13,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
+	"github.com/offsetlab/offsetlab/internal/embedded"
 	"github.com/offsetlab/offsetlab/internal/producer"
 )
 
@@ -83,9 +84,9 @@ func (c *loggedConn) Write(p []byte) (int, error) {
 	return c.Conn.Write(p)
 }
 
-func embedded(t *testing.T) *cluster.Cluster {
+func startEmbedded(t *testing.T) *cluster.Cluster {
 	t.Helper()
-	c, err := cluster.StartEmbedded(cluster.EmbeddedConfig{KafkaAddr: "127.0.0.1:0"})
+	c, err := embedded.Start(embedded.Config{KafkaAddr: "127.0.0.1:0"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +125,7 @@ func values(t *testing.T, ctx context.Context, c *cluster.Cluster, topic string)
 // producer's retry is a second record.
 func TestLostAckRetry(t *testing.T) {
 	t.Parallel()
-	c := embedded(t)
+	c := startEmbedded(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	tests := []struct {
@@ -173,7 +174,7 @@ func TestLostAckRetry(t *testing.T) {
 // group stays at O-2's offset.
 func TestCrashSendsNothing(t *testing.T) {
 	t.Parallel()
-	c := embedded(t)
+	c := startEmbedded(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	for _, name := range []string{"crash-out", "orders", "totals"} {

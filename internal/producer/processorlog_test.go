@@ -8,6 +8,7 @@ import (
 
 	"github.com/offsetlab/offsetlab/internal/catalog"
 	"github.com/offsetlab/offsetlab/internal/cluster"
+	"github.com/offsetlab/offsetlab/internal/embedded"
 	"github.com/offsetlab/offsetlab/internal/producer"
 )
 
@@ -17,7 +18,7 @@ import (
 // filled.
 func TestProcessorLogKeys(t *testing.T) {
 	t.Parallel()
-	c, err := cluster.StartEmbedded(cluster.EmbeddedConfig{KafkaAddr: "127.0.0.1:0"})
+	c, err := embedded.Start(embedded.Config{KafkaAddr: "127.0.0.1:0"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
+	"github.com/offsetlab/offsetlab/internal/embedded"
 	"github.com/offsetlab/offsetlab/internal/problem"
 	"github.com/offsetlab/offsetlab/internal/producer"
 	"github.com/offsetlab/offsetlab/internal/testenv"
@@ -27,7 +28,7 @@ func connect(t *testing.T, realKafka bool) *cluster.Cluster {
 		}
 		c, err = cluster.ConnectExternal(cluster.ExternalConfig{Brokers: strings.Split(brokers, ",")})
 	} else {
-		c, err = cluster.StartEmbedded(cluster.EmbeddedConfig{KafkaAddr: "127.0.0.1:0"})
+		c, err = embedded.Start(embedded.Config{KafkaAddr: "127.0.0.1:0"})
 	}
 	if err != nil {
 		t.Fatal(err)

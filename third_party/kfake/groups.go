@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"net"
 	"regexp"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -385,6 +388,11 @@ func (gs *groups) handleList(creq *clientReq) *kmsg.ListGroupsResponse {
 		sg.ProtocolType = g.protocolType
 		sg.GroupState = g.state.String()
 		sg.GroupType = g.typ
+		// Kafka gives a KIP-848 group the protocol type "consumer",
+		// as for a classic consumer group (v5+ answers name the type).
+		if req.Version >= 5 && g.typ == "consumer" && sg.ProtocolType == "" {
+			sg.ProtocolType = "consumer"
+		}
 		resp.Groups = append(resp.Groups, sg)
 	}
 	return resp
@@ -1776,6 +1784,11 @@ func (gs *groups) handleConsumerGroupDescribe(creq *clientReq) *kmsg.ConsumerGro
 		sg.Epoch = g.groupEpoch
 		sg.AssignmentEpoch = g.targetAssignmentEpoch
 		sg.AssignorName = g.assignorName
+		if sg.AssignorName == "" {
+			// Members that named no assignor get the uniform one,
+			// which Kafka names.
+			sg.AssignorName = "uniform"
+		}
 		for _, m := range g.consumerMembers {
 			sm := kmsg.NewConsumerGroupDescribeResponseGroupMember()
 			sm.MemberID = m.memberID
@@ -1783,7 +1796,7 @@ func (gs *groups) handleConsumerGroupDescribe(creq *clientReq) *kmsg.ConsumerGro
 			sm.RackID = m.rackID
 			sm.MemberEpoch = m.memberEpoch
 			sm.ClientID = m.clientID
-			sm.ClientHost = m.clientHost
+			sm.ClientHost = javaHost(m.clientHost)
 			sm.SubscribedTopics = m.subscribedTopics
 			sm.MemberType = 1 // consumer
 			sm.Assignment = uuidAssignmentToKmsg(m.lastReconciledSent, gs.c.data.id2t)
@@ -1795,6 +1808,28 @@ func (gs *groups) handleConsumerGroupDescribe(creq *clientReq) *kmsg.ConsumerGro
 		}
 	}
 	return resp
+}
+
+// javaHost is a member's host as Kafka reports it, InetAddress.toString()
+// of the connection's address: "/127.0.0.1", "/0:0:0:0:0:0:0:1". A host
+// that is not an address and port is returned as it is.
+func javaHost(hostPort string) string {
+	host, _, err := net.SplitHostPort(hostPort)
+	if err != nil {
+		return hostPort
+	}
+	ip := net.ParseIP(host)
+	if ip == nil {
+		return hostPort
+	}
+	if v4 := ip.To4(); v4 != nil {
+		return "/" + v4.String()
+	}
+	groups := make([]string, 8)
+	for i := range groups {
+		groups[i] = strconv.FormatUint(uint64(ip[2*i])<<8|uint64(ip[2*i+1]), 16)
+	}
+	return "/" + strings.Join(groups, ":")
 }
 
 // uuidAssignmentToKmsg describes an assignment by topic id and, as Kafka

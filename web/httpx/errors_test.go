@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/offsetlab/offsetlab/internal/catalog"
-	"github.com/offsetlab/offsetlab/internal/cluster"
+	"github.com/offsetlab/offsetlab/internal/embedded"
 	"github.com/offsetlab/offsetlab/internal/problem"
 	"github.com/offsetlab/offsetlab/internal/producer"
 )
@@ -25,7 +25,7 @@ import (
 // is the "error" sentence itself; the Korean one exists and is filled.
 func TestErrorCodes(t *testing.T) {
 	t.Parallel()
-	c, err := cluster.StartEmbedded(cluster.EmbeddedConfig{KafkaAddr: "127.0.0.1:0"})
+	c, err := embedded.Start(embedded.Config{KafkaAddr: "127.0.0.1:0"})
 	if err != nil {
 		t.Fatal(err)
 	}

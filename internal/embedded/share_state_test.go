@@ -1,4 +1,4 @@
-package cluster
+package embedded
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -25,7 +26,7 @@ func TestArchivedWhy(t *testing.T) {
 		{6, 5, "deliveryLimit"},
 	}
 	for _, tt := range tests {
-		if got := ArchivedWhy(tt.count, tt.limit); got != tt.want {
+		if got := cluster.ArchivedWhy(tt.count, tt.limit); got != tt.want {
 			t.Errorf("ArchivedWhy(%d, %d) = %s, want %s", tt.count, tt.limit, got, tt.want)
 		}
 	}
@@ -108,7 +109,7 @@ func TestEmbeddedSharePartition(t *testing.T) {
 	}
 }
 
-func setEarliest(t *testing.T, ctx context.Context, c *Cluster, group string) {
+func setEarliest(t *testing.T, ctx context.Context, c *cluster.Cluster, group string) {
 	t.Helper()
 	req := kmsg.NewPtrIncrementalAlterConfigsRequest()
 	r := kmsg.NewIncrementalAlterConfigsRequestResource()

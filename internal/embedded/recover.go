@@ -1,4 +1,4 @@
-package cluster
+package embedded
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/offsetlab/offsetlab/internal/cluster"
+	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -27,7 +29,7 @@ func markRunning(dataDir string) (unclean bool, err error) {
 		unclean = true
 	}
 	if err := os.WriteFile(path, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
-		return unclean, fmt.Errorf("cluster: mark data dir %s in use: %w", dataDir, err)
+		return unclean, fmt.Errorf("embedded: mark data dir %s in use: %w", dataDir, err)
 	}
 	return unclean, nil
 }
@@ -67,8 +69,8 @@ type openTransaction struct {
 // below the high watermark — each to the high watermark it had at start
 // (records written afterwards belong to new producers). It skips producers
 // the broker itself reports as in a transaction (the resumed ones).
-func abortOrphanedTransactions(ctx context.Context, c *Cluster, log *slog.Logger) ([]openTransaction, error) {
-	topics, err := c.admin.ListTopics(ctx)
+func abortOrphanedTransactions(ctx context.Context, c *cluster.Cluster, fake *kfake.Cluster, log *slog.Logger) ([]openTransaction, error) {
+	topics, err := c.Admin().ListTopics(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list topics: %w", err)
 	}
@@ -76,15 +78,15 @@ func abortOrphanedTransactions(ctx context.Context, c *Cluster, log *slog.Logger
 	if len(topics) == 0 {
 		return nil, nil
 	}
-	starts, err := c.admin.ListStartOffsets(ctx, topics.Names()...)
+	starts, err := c.Admin().ListStartOffsets(ctx, topics.Names()...)
 	if err != nil {
 		return nil, fmt.Errorf("list start offsets: %w", err)
 	}
-	ends, err := c.admin.ListEndOffsets(ctx, topics.Names()...)
+	ends, err := c.Admin().ListEndOffsets(ctx, topics.Names()...)
 	if err != nil {
 		return nil, fmt.Errorf("list end offsets: %w", err)
 	}
-	stables, err := c.admin.ListCommittedOffsets(ctx, topics.Names()...)
+	stables, err := c.Admin().ListCommittedOffsets(ctx, topics.Names()...)
 	if err != nil {
 		return nil, fmt.Errorf("list last stable offsets: %w", err)
 	}
@@ -93,7 +95,7 @@ func abortOrphanedTransactions(ctx context.Context, c *Cluster, log *slog.Logger
 		partition int32
 	}
 	replayedFrom := map[tp]int64{}
-	for _, o := range c.fake.UncleanOpenTransactions() {
+	for _, o := range fake.UncleanOpenTransactions() {
 		k := tp{o.Topic, o.Partition}
 		if from, ok := replayedFrom[k]; !ok || o.FirstOffset < from {
 			replayedFrom[k] = o.FirstOffset
@@ -140,7 +142,7 @@ func abortOrphanedTransactions(ctx context.Context, c *Cluster, log *slog.Logger
 // scanOpenTransactions reads [start, end) of a partition, control records
 // included, and returns the producers whose last transactional records
 // have no marker after them.
-func scanOpenTransactions(ctx context.Context, c *Cluster, topic string, partition int32, start, end int64) ([]openTransaction, error) {
+func scanOpenTransactions(ctx context.Context, c *cluster.Cluster, topic string, partition int32, start, end int64) ([]openTransaction, error) {
 	cl, err := kgo.NewClient(append(c.ClientOpts(),
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {partition: kgo.NewOffset().At(start)}}),
 		kgo.KeepControlRecords(),
@@ -189,14 +191,14 @@ func scanOpenTransactions(ctx context.Context, c *Cluster, topic string, partiti
 // dropOngoing removes the producers that the broker reports as still in a
 // transaction on the partition (DescribeProducers): those it kept, which
 // must not be aborted behind their back.
-func dropOngoing(ctx context.Context, c *Cluster, open []openTransaction) []openTransaction {
+func dropOngoing(ctx context.Context, c *cluster.Cluster, open []openTransaction) []openTransaction {
 	var keep []openTransaction
 	for _, o := range open {
 		req := kmsg.NewPtrDescribeProducersRequest()
 		rt := kmsg.NewDescribeProducersRequestTopic()
 		rt.Topic, rt.Partitions = o.topic, []int32{o.partition}
 		req.Topics = append(req.Topics, rt)
-		resp, err := req.RequestWith(ctx, c.client)
+		resp, err := req.RequestWith(ctx, c.Client())
 		ongoing := false
 		if err == nil {
 			for _, t := range resp.Topics {
@@ -218,7 +220,7 @@ func dropOngoing(ctx context.Context, c *Cluster, open []openTransaction) []open
 
 // writeAbortMarker writes an ABORT control record for the producer, as the
 // coordinator does when it fences a producer (hence the bumped epoch).
-func writeAbortMarker(ctx context.Context, c *Cluster, o openTransaction) error {
+func writeAbortMarker(ctx context.Context, c *cluster.Cluster, o openTransaction) error {
 	req := kmsg.NewPtrWriteTxnMarkersRequest()
 	m := kmsg.NewWriteTxnMarkersRequestMarker()
 	m.ProducerID = o.producerID
@@ -231,7 +233,7 @@ func writeAbortMarker(ctx context.Context, c *Cluster, o openTransaction) error 
 	mt.Topic, mt.Partitions = o.topic, []int32{o.partition}
 	m.Topics = append(m.Topics, mt)
 	req.Markers = append(req.Markers, m)
-	resp, err := req.RequestWith(ctx, c.client)
+	resp, err := req.RequestWith(ctx, c.Client())
 	if err != nil {
 		return fmt.Errorf("write the ABORT marker of producer %d on %s-%d: %w", o.producerID, o.topic, o.partition, err)
 	}

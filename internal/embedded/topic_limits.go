@@ -1,4 +1,4 @@
-package cluster
+package embedded
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -52,7 +53,7 @@ const (
 // withDefaults fills zero fields with the defaults and rejects negative ones.
 func (l TopicLimits) withDefaults() (TopicLimits, error) {
 	if l.MaxTopics < 0 || l.MaxPartitions < 0 || l.StudentMaxTopics < 0 || l.StudentMaxPartitions < 0 {
-		return l, fmt.Errorf("cluster: topic limits must not be negative: %+v", l)
+		return l, fmt.Errorf("embedded: topic limits must not be negative: %+v", l)
 	}
 	if l.MaxTopics == 0 {
 		l.MaxTopics = DefaultMaxTopics
@@ -120,7 +121,7 @@ func (s *studentShares) apply(req kmsg.Request, log *throttledLog, remote string
 	}
 	any := false
 	for _, a := range asks {
-		any = any || studentOwner(a.topic) != ""
+		any = any || cluster.StudentOwner(a.topic) != ""
 	}
 	if !any {
 		return nil, false
@@ -135,7 +136,7 @@ func (s *studentShares) apply(req kmsg.Request, log *throttledLog, remote string
 	by := map[string]*use{}
 	all := use{}
 	for topic, n := range held {
-		if owner := studentOwner(topic); owner != "" {
+		if owner := cluster.StudentOwner(topic); owner != "" {
 			u := by[owner]
 			if u == nil {
 				u = &use{}
@@ -149,7 +150,7 @@ func (s *studentShares) apply(req kmsg.Request, log *throttledLog, remote string
 	}
 	var refusal, who string
 	for _, a := range asks {
-		owner := studentOwner(a.topic)
+		owner := cluster.StudentOwner(a.topic)
 		if owner == "" {
 			continue
 		}
@@ -225,58 +226,23 @@ func shareRefusal(req kmsg.Request, msg string) (kmsg.Response, bool) {
 	return nil, false
 }
 
-// topicPartitions is every topic with its partition count, from one
-// metadata request (sent as is: kadm may answer from the client's cached
-// metadata, which misses a topic made a moment ago).
-func (c *Cluster) topicPartitions(ctx context.Context) (map[string]int, error) {
-	req := kmsg.NewPtrMetadataRequest() // nil Topics: every topic
-	resp, err := req.RequestWith(ctx, c.client)
+// StudentShare is student's use of their shares; false when the count
+// fails. It costs one metadata request.
+func (b *broker) StudentShare(ctx context.Context, student string) (cluster.StudentShare, bool) {
+	held, err := b.topicPartitions(ctx)
 	if err != nil {
-		return nil, err
+		return cluster.StudentShare{}, false
 	}
-	out := make(map[string]int, len(resp.Topics))
-	for _, t := range resp.Topics {
-		if t.Topic != nil && t.ErrorCode == 0 {
-			out[*t.Topic] = len(t.Partitions)
-		}
-	}
-	return out, nil
-}
-
-// StudentShare is what a classroom student holds of their shares on the
-// embedded broker, as their page shows it.
-type StudentShare struct {
-	UsedBytes     int64 `json:"usedBytes"`
-	MaxBytes      int64 `json:"maxBytes"`
-	Topics        int   `json:"topics"`
-	MaxTopics     int   `json:"maxTopics"`
-	Partitions    int   `json:"partitions"`
-	MaxPartitions int   `json:"maxPartitions"`
-	// Full says that the student's next write or topic may be refused.
-	Full bool `json:"full"`
-}
-
-// StudentShare is student's use of their shares; ok is false on a real
-// cluster (its quotas are its owner's) or when the count fails. It costs
-// one metadata request.
-func (c *Cluster) StudentShare(ctx context.Context, student string) (StudentShare, bool) {
-	if c.fake == nil || c.budget == nil {
-		return StudentShare{}, false
-	}
-	held, err := c.topicPartitions(ctx)
-	if err != nil {
-		return StudentShare{}, false
-	}
-	s := StudentShare{MaxTopics: c.topics.StudentMaxTopics, MaxPartitions: c.topics.StudentMaxPartitions}
+	s := cluster.StudentShare{MaxTopics: b.topics.StudentMaxTopics, MaxPartitions: b.topics.StudentMaxPartitions}
 	for topic, n := range held {
-		if studentOwner(topic) == student {
+		if cluster.StudentOwner(topic) == student {
 			s.Topics++
 			s.Partitions += n
 		}
 	}
-	if c.budget.limits.MaxBytes > 0 {
-		s.UsedBytes, s.MaxBytes = c.budget.clientShare(studentShareKey+student), c.budget.limits.StudentMaxBytes
+	if b.budget.limits.MaxBytes > 0 {
+		s.UsedBytes, s.MaxBytes = b.budget.clientShare(studentShareKey+student), b.budget.limits.StudentMaxBytes
 	}
-	s.Full = s.MaxBytes > 0 && s.UsedBytes+FullMarginBytes/4 > s.MaxBytes || s.Topics >= s.MaxTopics || s.Partitions >= s.MaxPartitions
+	s.Full = s.MaxBytes > 0 && s.UsedBytes+cluster.FullMarginBytes/4 > s.MaxBytes || s.Topics >= s.MaxTopics || s.Partitions >= s.MaxPartitions
 	return s, true
 }

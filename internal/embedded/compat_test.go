@@ -1,4 +1,4 @@
-package cluster
+package embedded
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/internal/wait"
 )
 
@@ -81,7 +82,7 @@ func TestGroupDescriptionsAsKafka(t *testing.T) {
 	c := startEmbedded(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if _, err := c.CreateTopic(ctx, TopicSpec{Name: "members", Partitions: 2}); err != nil {
+	if _, err := c.CreateTopic(ctx, cluster.TopicSpec{Name: "members", Partitions: 2}); err != nil {
 		t.Fatal(err)
 	}
 	hb := kmsg.NewPtrConsumerGroupHeartbeatRequest()

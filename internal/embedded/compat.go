@@ -1,4 +1,4 @@
-package cluster
+package embedded
 
 import (
 	"encoding/binary"
@@ -30,15 +30,16 @@ import (
 //   - CreateTopics v5+ leaves a topic's configs null when it set none; Kafka
 //     sends the list, and kafka-topics --create dies on the null after the
 //     topic is created.
-//   - DescribeGroups and ConsumerGroupDescribe give a member's host as the
-//     connection's address and port (127.0.0.1:38964); Kafka gives the
-//     address as Java prints it (/127.0.0.1), which kafka-consumer-groups
-//     --members shows.
-//   - ConsumerGroupDescribe names no assignor for a group whose members
-//     named none; kfake then assigns with its uniform assignor, and Kafka
-//     names the one it used: uniform.
-//   - ListGroups gives a KIP-848 group no protocol type; Kafka gives
-//     "consumer", as for a classic consumer group.
+//   - DescribeGroups gives a member's host as the connection's address
+//     and port (127.0.0.1:38964); Kafka gives the address as Java prints
+//     it (/127.0.0.1), which kafka-consumer-groups --members shows.
+//
+// Each answer has one home: an answer that kfake's own state must fix is
+// patched in third_party/kfake (PATCHES.md), all of it there. So
+// ConsumerGroupDescribe (topic names; a member's host as above; the
+// uniform assignor named) and ListGroups (filters by state and type
+// case-insensitively; a KIP-848 group's protocol type "consumer") are
+// changed by patches, not here.
 //   - ApiVersions lists SaslHandshake from version 1; Kafka 4.3.1 lists
 //     0–1. Older librdkafka (2.0.2, in the kcat 1.7.1 Debian and Ubuntu
 //     ship; not confluent-kafka's 2.15.1) needs version 0 listed to do
@@ -62,8 +63,6 @@ var answerFixes = map[int16]answerFix{
 	int16(kmsg.DescribeTopicPartitions): fixDescribeTopicPartitions,
 	int16(kmsg.CreateTopics):            fixCreateTopics,
 	int16(kmsg.DescribeGroups):          fixDescribeGroups,
-	int16(kmsg.ConsumerGroupDescribe):   fixConsumerGroupDescribe,
-	int16(kmsg.ListGroups):              fixListGroups,
 	int16(kmsg.ApiVersions):             fixApiVersions,
 	int16(kmsg.ShareFetch):              fixShareFetch,
 }
@@ -239,39 +238,6 @@ func fixDescribeGroups(_ kmsg.Request, kresp kmsg.Response) bool {
 			if h := javaHost(m.ClientHost); h != m.ClientHost {
 				m.ClientHost, changed = h, true
 			}
-		}
-	}
-	return changed
-}
-
-// fixConsumerGroupDescribe gives each member's host as Kafka does and names
-// the uniform assignor where kfake names none.
-func fixConsumerGroupDescribe(_ kmsg.Request, kresp kmsg.Response) bool {
-	resp := kresp.(*kmsg.ConsumerGroupDescribeResponse)
-	changed := false
-	for i := range resp.Groups {
-		g := &resp.Groups[i]
-		if g.ErrorCode == 0 && g.AssignorName == "" {
-			g.AssignorName, changed = "uniform", true
-		}
-		for j := range g.Members {
-			m := &g.Members[j]
-			if h := javaHost(m.ClientHost); h != m.ClientHost {
-				m.ClientHost, changed = h, true
-			}
-		}
-	}
-	return changed
-}
-
-// fixListGroups gives a KIP-848 group the protocol type Kafka gives it.
-func fixListGroups(_ kmsg.Request, kresp kmsg.Response) bool {
-	resp := kresp.(*kmsg.ListGroupsResponse)
-	changed := false
-	for i := range resp.Groups {
-		g := &resp.Groups[i]
-		if g.GroupType == "consumer" && g.ProtocolType == "" {
-			g.ProtocolType, changed = "consumer", true
 		}
 	}
 	return changed

@@ -1,10 +1,11 @@
-package cluster
+package embedded
 
 import (
 	"context"
 	"testing"
 	"time"
 
+	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/internal/wait"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -103,7 +104,7 @@ func TestEmbeddedShareGroupConfig(t *testing.T) {
 }
 
 // alterGroupConfig sets one group config and answers the resource's error.
-func alterGroupConfig(ctx context.Context, c *Cluster, group, name, value string) error {
+func alterGroupConfig(ctx context.Context, c *cluster.Cluster, group, name, value string) error {
 	req := kmsg.NewPtrIncrementalAlterConfigsRequest()
 	r := kmsg.NewIncrementalAlterConfigsRequestResource()
 	r.ResourceType, r.ResourceName = kmsg.ConfigResourceTypeGroupConfig, group

@@ -1,4 +1,4 @@
-package cluster
+package embedded
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -22,10 +23,17 @@ import (
 )
 
 // startBudgeted starts an embedded broker with a data directory and budget.
-func startBudgeted(t *testing.T, budget DataBudget) (*Cluster, *syncBuffer) {
+func startBudgeted(t *testing.T, budget DataBudget) (*cluster.Cluster, *syncBuffer) {
+	t.Helper()
+	c, _, logs := startBudgetedBroker(t, budget)
+	return c, logs
+}
+
+// startBudgetedBroker is startBudgeted, which also returns the broker.
+func startBudgetedBroker(t *testing.T, budget DataBudget) (*cluster.Cluster, *broker, *syncBuffer) {
 	t.Helper()
 	logs := &syncBuffer{}
-	c, err := StartEmbedded(EmbeddedConfig{
+	c, b, err := start(Config{
 		KafkaAddr: "127.0.0.1:0",
 		DataDir:   t.TempDir(),
 		Budget:    budget,
@@ -35,12 +43,12 @@ func startBudgeted(t *testing.T, budget DataBudget) (*Cluster, *syncBuffer) {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
-	return c, logs
+	return c, b, logs
 }
 
 // clientFrom is a producer whose connections come from ip (another
 // loopback address is another host to the guard); nil ip is this host.
-func clientFrom(t *testing.T, c *Cluster, ip net.IP, opts ...kgo.Opt) *kgo.Client {
+func clientFrom(t *testing.T, c *cluster.Cluster, ip net.IP, opts ...kgo.Opt) *kgo.Client {
 	t.Helper()
 	d := &net.Dialer{Timeout: 3 * time.Second}
 	if ip != nil {
@@ -75,7 +83,7 @@ func fill(t *testing.T, cl *kgo.Client, topic string, value []byte, limit int) (
 	return limit, nil
 }
 
-func createTopicOn(t *testing.T, c *Cluster, topics ...string) {
+func createTopicOn(t *testing.T, c *cluster.Cluster, topics ...string) {
 	t.Helper()
 	for _, topic := range topics {
 		if _, err := c.Admin().CreateTopic(context.Background(), 1, 1, nil, topic); err != nil {
@@ -85,7 +93,7 @@ func createTopicOn(t *testing.T, c *Cluster, topics ...string) {
 }
 
 // countRecords reads topic from the start and counts its records.
-func countRecords(t *testing.T, c *Cluster, topic string, want int) int {
+func countRecords(t *testing.T, c *cluster.Cluster, topic string, want int) int {
 	t.Helper()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(c.Brokers()...), kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 	if err != nil {
@@ -114,7 +122,7 @@ func countRecords(t *testing.T, c *Cluster, topic string, want int) int {
 func TestDataBudgetRefusesPastShares(t *testing.T) {
 	t.Parallel()
 	const share = 256 << 10
-	c, logs := startBudgeted(t, DataBudget{MaxBytes: 2 << 20, ClientMaxBytes: share})
+	c, b, logs := startBudgetedBroker(t, DataBudget{MaxBytes: 2 << 20, ClientMaxBytes: share})
 	createTopicOn(t, c, "flood", "other", "teacher")
 	value := incompressible(4 << 10)
 	cost := int64(len(value)) + 70 + BatchOverheadBytes // record and batch headers, roughly
@@ -162,7 +170,7 @@ func TestDataBudgetRefusesPastShares(t *testing.T) {
 	if before-status.UsedBytes < int64(acked)*int64(len(value)) {
 		t.Errorf("deleting the flood freed %d bytes of the budget, want at least %d", before-status.UsedBytes, acked*len(value))
 	}
-	if got := c.budget.clientShare("127.0.0.2"); got != 0 {
+	if got := b.budget.clientShare("127.0.0.2"); got != 0 {
 		t.Errorf("the student's share after deleting its topic: %d bytes, want 0", got)
 	}
 	createTopicOn(t, c, "flood-again")
@@ -330,7 +338,7 @@ func TestDataBudgetFullDisk(t *testing.T) {
 	}
 	dir := t.TempDir()
 	logs := &syncBuffer{}
-	c, err := StartEmbedded(EmbeddedConfig{KafkaAddr: "127.0.0.1:0", DataDir: dir, Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	c, err := Start(Config{KafkaAddr: "127.0.0.1:0", DataDir: dir, Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}

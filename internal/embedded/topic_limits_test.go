@@ -1,4 +1,4 @@
-package cluster
+package embedded
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/internal/problem"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -20,7 +21,7 @@ import (
 // says so; what fits is created.
 func TestTopicLimits(t *testing.T) {
 	t.Parallel()
-	c, err := StartEmbedded(EmbeddedConfig{KafkaAddr: "127.0.0.1:0", Topics: TopicLimits{MaxTopics: 3, MaxPartitions: 5}})
+	c, err := Start(Config{KafkaAddr: "127.0.0.1:0", Topics: TopicLimits{MaxTopics: 3, MaxPartitions: 5}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +77,7 @@ func TestTopicLimits(t *testing.T) {
 	}
 
 	// The dashboard's own path.
-	_, err = c.CreateTopic(ctx, TopicSpec{Name: "e", Partitions: 1})
+	_, err = c.CreateTopic(ctx, cluster.TopicSpec{Name: "e", Partitions: 1})
 	if got := problem.KeyOf(err); got != "error.topicLimit" || problem.KindOf(err) != problem.Conflict {
 		t.Errorf("the dashboard's create past the cap: %q %v, want a conflict error.topicLimit", got, err)
 	}
@@ -98,7 +99,7 @@ func TestTopicLimits(t *testing.T) {
 // created as many as she asked for.
 func TestStudentTopicShares(t *testing.T) {
 	t.Parallel()
-	c, err := StartEmbedded(EmbeddedConfig{KafkaAddr: "127.0.0.1:0", Topics: TopicLimits{StudentMaxTopics: 3, StudentMaxPartitions: 5}})
+	c, err := Start(Config{KafkaAddr: "127.0.0.1:0", Topics: TopicLimits{StudentMaxTopics: 3, StudentMaxPartitions: 5}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,19 +1,18 @@
-package cluster
+package embedded
 
 import (
 	"context"
 	"testing"
 	"time"
 
+	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
-
-	"github.com/offsetlab/offsetlab/internal/problem"
 )
 
-func startEmbedded(t *testing.T) *Cluster {
+func startEmbedded(t *testing.T) *cluster.Cluster {
 	t.Helper()
-	c, err := StartEmbedded(EmbeddedConfig{KafkaAddr: "127.0.0.1:0"})
+	c, err := Start(Config{KafkaAddr: "127.0.0.1:0"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +28,7 @@ func TestOffsetFetchUnknownGroup(t *testing.T) {
 	c := startEmbedded(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if _, err := c.CreateTopic(ctx, TopicSpec{Name: "orders", Partitions: 1}); err != nil {
+	if _, err := c.CreateTopic(ctx, cluster.TopicSpec{Name: "orders", Partitions: 1}); err != nil {
 		t.Fatal(err)
 	}
 	for _, version := range []int16{5, 7, 8, 9} {
@@ -68,32 +67,6 @@ func TestOffsetFetchUnknownGroup(t *testing.T) {
 		}
 		if err := kerr.ErrorForCode(code); err != nil || offset != -1 {
 			t.Errorf("v%d: error %v, offset %d; want no error and offset -1", version, err, offset)
-		}
-	}
-}
-
-func TestValidateTopicName(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name string
-		ok   bool
-	}{
-		{"orders", true},
-		{"order-totals_tx.v2", true},
-		{"", false},
-		{".", false},
-		{"..", false},
-		{"has space", false},
-		{"slash/no", false},
-		{string(make([]byte, 250)), false},
-	}
-	for _, tt := range tests {
-		err := ValidateTopicName(tt.name)
-		if (err == nil) != tt.ok {
-			t.Errorf("ValidateTopicName(%q) = %v, want ok=%v", tt.name, err, tt.ok)
-		}
-		if err != nil && problem.KindOf(err) != problem.Invalid {
-			t.Errorf("ValidateTopicName(%q) error %v is not Invalid", tt.name, err)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package cluster
+package embedded
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -117,7 +118,6 @@ func TestBatchValidator(t *testing.T) {
 		}(), "decompress"},
 	}
 	var bv batchValidator
-	defer bv.close()
 	for _, tt := range tests {
 		err := bv.check(tt.batch)
 		got := ""
@@ -140,7 +140,7 @@ func TestCorruptBatchAnsweredAsKafkaDoes(t *testing.T) {
 	c, logs := startGuarded(t, PortLimits{})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if _, err := c.CreateTopic(ctx, TopicSpec{Name: "t", Partitions: 2}); err != nil {
+	if _, err := c.CreateTopic(ctx, cluster.TopicSpec{Name: "t", Partitions: 2}); err != nil {
 		t.Fatal(err)
 	}
 	produce := kmsg.NewPtrProduceRequest()

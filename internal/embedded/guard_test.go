@@ -1,4 +1,4 @@
-package cluster
+package embedded
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -24,10 +25,18 @@ import (
 
 // startGuarded starts an embedded broker with limits and returns it with
 // the text its logger receives.
-func startGuarded(t *testing.T, limits PortLimits) (*Cluster, *syncBuffer) {
+func startGuarded(t *testing.T, limits PortLimits) (*cluster.Cluster, *syncBuffer) {
+	t.Helper()
+	c, _, logs := startGuardedBroker(t, limits)
+	return c, logs
+}
+
+// startGuardedBroker is startGuarded, which also returns the broker, for
+// tests that look at its port.
+func startGuardedBroker(t *testing.T, limits PortLimits) (*cluster.Cluster, *broker, *syncBuffer) {
 	t.Helper()
 	logs := &syncBuffer{}
-	c, err := StartEmbedded(EmbeddedConfig{
+	c, b, err := start(Config{
 		KafkaAddr: "127.0.0.1:0",
 		Limits:    limits,
 		Logger:    slog.New(slog.NewTextHandler(logs, nil)),
@@ -36,7 +45,7 @@ func startGuarded(t *testing.T, limits PortLimits) (*Cluster, *syncBuffer) {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
-	return c, logs
+	return c, b, logs
 }
 
 // syncBuffer is a bytes.Buffer safe for a logger and a test to share.
@@ -57,7 +66,7 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-func dialPort(t *testing.T, c *Cluster) net.Conn {
+func dialPort(t *testing.T, c *cluster.Cluster) net.Conn {
 	t.Helper()
 	conn, err := net.Dial("tcp", c.Brokers()[0])
 	if err != nil {
@@ -99,7 +108,7 @@ func askAPIVersions(conn net.Conn, corr int32) (*kmsg.ApiVersionsResponse, error
 	return resp.(*kmsg.ApiVersionsResponse), nil
 }
 
-func mustPing(t *testing.T, c *Cluster) {
+func mustPing(t *testing.T, c *cluster.Cluster) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -556,7 +565,7 @@ func TestCreatePartitionsOverKafkaLimit(t *testing.T) {
 	c, logs := startGuarded(t, PortLimits{})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if _, err := c.CreateTopic(ctx, TopicSpec{Name: "t", Partitions: 1}); err != nil {
+	if _, err := c.CreateTopic(ctx, cluster.TopicSpec{Name: "t", Partitions: 1}); err != nil {
 		t.Fatal(err)
 	}
 	req := kmsg.NewPtrCreatePartitionsRequest()
@@ -615,11 +624,11 @@ func TestRequestAndIdleTimeouts(t *testing.T) {
 
 func TestConnectionCap(t *testing.T) {
 	t.Parallel()
-	c, logs := startGuarded(t, PortLimits{MaxConnections: 4})
+	c, b, logs := startGuardedBroker(t, PortLimits{MaxConnections: 4})
 	evictAfter := func(d time.Duration) {
-		c.port.mu.Lock()
-		c.port.evictAfter = d
-		c.port.mu.Unlock()
+		b.port.mu.Lock()
+		b.port.evictAfter = d
+		b.port.mu.Unlock()
 	}
 	var open []net.Conn
 	for i := range 4 {
@@ -653,7 +662,7 @@ func TestConnectionCap(t *testing.T) {
 			t.Errorf("connection %d, used more recently, was closed: %v", i+1, err)
 		}
 	}
-	if got := c.port.openConns(); got != 4 {
+	if got := b.port.openConns(); got != 4 {
 		t.Errorf("%d connections listed, want 4", got)
 	}
 }
@@ -694,10 +703,10 @@ func TestConnectionCapPerIP(t *testing.T) {
 // request pipelined behind a waiting fetch is neither read nor held.
 func TestConnectionMutedWhileRequestInFlight(t *testing.T) {
 	t.Parallel()
-	c, _ := startGuarded(t, PortLimits{})
+	c, b, _ := startGuardedBroker(t, PortLimits{})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if _, err := c.CreateTopic(ctx, TopicSpec{Name: "empty", Partitions: 1}); err != nil {
+	if _, err := c.CreateTopic(ctx, cluster.TopicSpec{Name: "empty", Partitions: 1}); err != nil {
 		t.Fatal(err)
 	}
 	fetch := kmsg.NewPtrFetchRequest()
@@ -727,7 +736,7 @@ func TestConnectionMutedWhileRequestInFlight(t *testing.T) {
 	// sleep is the point: nothing may read the produce during a window
 	// of the fetch's wait, an absence no condition can signal.
 	time.Sleep(500 * time.Millisecond)
-	if got := c.port.budget.inUse(); got != 0 {
+	if got := b.port.budget.inUse(); got != 0 {
 		t.Errorf("%d queued request bytes while the fetch waits, want 0: the produce was read", got)
 	}
 	for _, req := range []kmsg.Request{fetch, produce} {
@@ -745,8 +754,8 @@ func TestConnectionMutedWhileRequestInFlight(t *testing.T) {
 func TestQueuedRequestBytes(t *testing.T) {
 	t.Parallel()
 	const budget, claim = 1 << 20, 2 << 20
-	c, _ := startGuarded(t, PortLimits{MaxRequestBytes: 8 << 20, QueuedMaxRequestBytes: budget, RequestTimeout: 3 * time.Second})
-	port := c.port
+	c, b, _ := startGuardedBroker(t, PortLimits{MaxRequestBytes: 8 << 20, QueuedMaxRequestBytes: budget, RequestTimeout: 3 * time.Second})
+	port := b.port
 	waitInUse := func(want int64) {
 		t.Helper()
 		deadline := time.Now().Add(5 * time.Second)
@@ -846,7 +855,7 @@ func TestFailedLoginsDelayedCountedLogged(t *testing.T) {
 	t.Parallel()
 	logs := &syncBuffer{}
 	const delay = 20 * time.Millisecond
-	c, err := StartEmbedded(EmbeddedConfig{
+	c, b, err := start(Config{
 		KafkaAddr: "127.0.0.1:0", Limits: PortLimits{FailedAuthenticationDelay: delay},
 		Students: &StudentAuth{Admin: "admin", AdminPassword: "secret"},
 		Logger:   slog.New(slog.NewTextHandler(logs, nil)),
@@ -857,7 +866,7 @@ func TestFailedLoginsDelayedCountedLogged(t *testing.T) {
 	t.Cleanup(c.Close)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := c.AddStudent(ctx, Student{User: "ann", Password: "right", Prefix: "student-ann-"}); err != nil {
+	if err := c.AddStudent(ctx, cluster.Student{User: "ann", Password: "right", Prefix: "student-ann-"}); err != nil {
 		t.Fatal(err)
 	}
 	login := func(password string) (time.Duration, error) {
@@ -898,7 +907,7 @@ func TestFailedLoginsDelayedCountedLogged(t *testing.T) {
 			held = append(held, took)
 		}
 	}
-	if got, want := c.port.logins.total("127.0.0.1"), int64(failedLoginsFree+5); got != want {
+	if got, want := b.port.logins.total("127.0.0.1"), int64(failedLoginsFree+5); got != want {
 		t.Errorf("failures counted for 127.0.0.1: %d, want %d", got, want)
 	}
 	if mean(free) <= mean(right) {
@@ -925,14 +934,14 @@ func TestFailedLoginsDelayedCountedLogged(t *testing.T) {
 // made a producer id.
 func TestStudentProducerIDRate(t *testing.T) {
 	t.Parallel()
-	c, err := StartEmbedded(EmbeddedConfig{KafkaAddr: "127.0.0.1:0", Students: &StudentAuth{Admin: "admin", AdminPassword: "secret"}})
+	c, err := Start(Config{KafkaAddr: "127.0.0.1:0", Students: &StudentAuth{Admin: "admin", AdminPassword: "secret"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := c.AddStudent(ctx, Student{User: "ann", Password: "pw", Prefix: "student-ann-"}); err != nil {
+	if err := c.AddStudent(ctx, cluster.Student{User: "ann", Password: "pw", Prefix: "student-ann-"}); err != nil {
 		t.Fatal(err)
 	}
 	ann, err := kgo.NewClient(kgo.SeedBrokers(c.Brokers()...), kgo.SASL(scram.Auth{User: "ann", Pass: "pw"}.AsSha256Mechanism()))

@@ -1,9 +1,8 @@
-package cluster
+package embedded
 
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -11,9 +10,7 @@ import (
 	"io"
 	"sync"
 
-	"github.com/klauspost/compress/s2"
-	"github.com/klauspost/compress/zstd"
-	"github.com/pierrec/lz4/v4"
+	"github.com/offsetlab/offsetlab/internal/batch"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -34,13 +31,16 @@ const maxDecompressedBatchBytes = 32 << 20
 // store such a batch. Kafka refuses it with INVALID_RECORD; so does the
 // guard, by marking the batch a control batch (with a CRC to match), which
 // kfake refuses with INVALID_RECORD for that partition, storing nothing.
+//
+// Compressed records are read with internal/batch, the decoder
+// internal/inspect reads fetched batches with: streamed, never held,
+// except a snappy batch, which is decoded whole (at most
+// maxDecompressedBatchBytes).
 type batchValidator struct {
 	// mu serialises compressed batches, so that decompression costs at
-	// most one batch's decoder state and snappy block at a time.
+	// most one batch's decoder state and snappy batch at a time.
 	mu     sync.Mutex
-	lz4    *lz4.Reader   // holds megabytes of block buffers: reused
-	zstd   *zstd.Decoder // made on first use
-	snappy []byte        // a small decoding buffer, reused
+	codecs *batch.Codecs // made on first use
 }
 
 var crc32c = crc32.MakeTable(crc32.Castagnoli)
@@ -65,27 +65,32 @@ func (v *batchValidator) sanitize(req *kmsg.ProduceRequest) []string {
 	return why
 }
 
-// check reports why Kafka would refuse the records of batch, or nil when
-// they are valid or kfake refuses the batch itself (a bad header or CRC).
-func (v *batchValidator) check(batch []byte) error {
+// check reports why Kafka would refuse the records of the batch in frame,
+// or nil when they are valid or kfake refuses the batch itself (a bad
+// header or CRC).
+func (v *batchValidator) check(frame []byte) error {
 	var b kmsg.RecordBatch
-	if b.ReadFrom(batch) != nil || b.FirstOffset != 0 || int(b.Length) != len(batch)-12 || b.Magic != 2 ||
-		b.CRC != int32(crc32.Checksum(batch[21:], crc32c)) || b.Attributes&0x20 != 0 || b.Attributes&0x07 > 4 ||
+	if b.ReadFrom(frame) != nil || b.FirstOffset != 0 || int(b.Length) != len(frame)-12 || b.Magic != 2 ||
+		b.CRC != int32(crc32.Checksum(frame[21:], crc32c)) || b.Attributes&0x20 != 0 || b.Attributes&0x07 > 4 ||
 		b.LastOffsetDelta != b.NumRecords-1 {
 		return nil // kfake refuses it itself
 	}
 	if b.NumRecords <= 0 {
 		return errors.New("a record batch with no records")
 	}
-	codec := b.Attributes & 0x07
-	if codec != 0 {
+	var raw io.Reader = bytes.NewReader(b.Records)
+	if codec := int(b.Attributes & 0x07); codec != 0 {
 		v.mu.Lock()
 		defer v.mu.Unlock()
-		defer v.forget()
-	}
-	raw, err := v.decompressor(codec, b.Records)
-	if err != nil {
-		return fmt.Errorf("records do not decompress: %w", err)
+		if v.codecs == nil {
+			v.codecs = batch.NewCodecs(maxDecompressedBatchBytes)
+		}
+		r, done, err := v.codecs.Open(codec, b.Records)
+		if err != nil {
+			return fmt.Errorf("records do not decompress: %w", err)
+		}
+		defer done()
+		raw = r
 	}
 	s := &recordStream{r: bufio.NewReaderSize(io.LimitReader(raw, maxDecompressedBatchBytes+1), 4096)}
 	tooLarge := fmt.Errorf("records decompress to more than %d bytes", maxDecompressedBatchBytes)
@@ -107,97 +112,6 @@ func (v *batchValidator) check(batch []byte) error {
 		return fmt.Errorf("records do not decompress: %w", err)
 	}
 	return nil
-}
-
-// decompressor returns the records of a batch compressed with codec as a
-// stream; v.mu must be held for codecs other than none.
-func (v *batchValidator) decompressor(codec int16, src []byte) (io.Reader, error) {
-	switch codec {
-	case 0:
-		return bytes.NewReader(src), nil
-	case 1:
-		return gzip.NewReader(bytes.NewReader(src))
-	case 2:
-		return v.unsnappy(src)
-	case 3:
-		if v.lz4 == nil {
-			v.lz4 = lz4.NewReader(nil)
-		}
-		v.lz4.Reset(bytes.NewReader(src))
-		return v.lz4, nil
-	default:
-		if v.zstd == nil {
-			d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
-				zstd.WithDecoderMaxMemory(maxDecompressedBatchBytes))
-			if err != nil {
-				return nil, err
-			}
-			v.zstd = d
-		}
-		return v.zstd, v.zstd.Reset(bytes.NewReader(src))
-	}
-}
-
-// forget drops the reused decoders' hold on the last batch, which lies in
-// a request frame of up to MaxRequestBytes; v.mu must be held.
-func (v *batchValidator) forget() {
-	if v.lz4 != nil {
-		v.lz4.Reset(nil)
-	}
-	if v.zstd != nil {
-		_ = v.zstd.Reset(nil)
-	}
-}
-
-// xerialPrefix starts snappy data framed the way the Java client's
-// SnappyOutputStream writes it: a header, then length-prefixed blocks.
-var xerialPrefix = []byte{130, 'S', 'N', 'A', 'P', 'P', 'Y', 0}
-
-// unsnappy decodes raw snappy or xerial-framed snappy, checking the size
-// each block claims before decoding it.
-func (v *batchValidator) unsnappy(src []byte) (io.Reader, error) {
-	out := v.snappy[:0]
-	block := func(b []byte) error {
-		n, err := s2.DecodedLen(b)
-		if err != nil {
-			return err
-		}
-		if n > maxDecompressedBatchBytes-len(out) {
-			return fmt.Errorf("more than %d bytes", maxDecompressedBatchBytes)
-		}
-		out = append(out, make([]byte, n)...)
-		_, err = s2.Decode(out[len(out)-n:], b)
-		return err
-	}
-	if len(src) < 16 || !bytes.HasPrefix(src, xerialPrefix) {
-		if err := block(src); err != nil {
-			return nil, err
-		}
-	} else {
-		for rest := src[16:]; len(rest) > 0; {
-			if len(rest) < 4 || uint64(binary.BigEndian.Uint32(rest)) > uint64(len(rest)-4) {
-				return nil, errors.New("truncated xerial block")
-			}
-			n := binary.BigEndian.Uint32(rest)
-			if err := block(rest[4 : 4+n]); err != nil {
-				return nil, err
-			}
-			rest = rest[4+n:]
-		}
-	}
-	if cap(out) <= 1<<20 {
-		v.snappy = out // keep a small buffer for the next batch
-	}
-	return bytes.NewReader(out), nil
-}
-
-// close releases the decoders.
-func (v *batchValidator) close() {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if v.zstd != nil {
-		v.zstd.Close()
-	}
 }
 
 // recordStream walks v2 records in a decompressed stream without holding

@@ -1,13 +1,13 @@
-package cluster
+package embedded
 
 import (
 	"errors"
 	"fmt"
 	"net"
-	"strings"
 	"sync"
 	"syscall"
 
+	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 )
@@ -83,28 +83,6 @@ type DataBudget struct {
 	StudentMaxBytes int64
 }
 
-// BudgetStatus is the data budget as the page shows it.
-type BudgetStatus struct {
-	// UsedBytes is what the stored data costs (DataCost); MaxBytes
-	// the budget; ClientMaxBytes each other host's share.
-	UsedBytes      int64 `json:"usedBytes"`
-	MaxBytes       int64 `json:"maxBytes"`
-	ClientMaxBytes int64 `json:"clientMaxBytes"`
-	// StudentMaxBytes is each classroom student's share.
-	StudentMaxBytes int64 `json:"studentMaxBytes"`
-	// SegmentBytes and Batches are what the cost is made of.
-	SegmentBytes int64 `json:"segmentBytes"`
-	Batches      int64 `json:"batches"`
-	// Full says that less than FullMarginBytes (or, for a budget under
-	// 16 MiB, a sixteenth of it) remain: a producer's next batch may be
-	// refused.
-	Full bool `json:"full"`
-}
-
-// FullMarginBytes is how close to the budget it counts as full: one
-// producer batch of Kafka's default max.message.bytes.
-const FullMarginBytes = 1 << 20
-
 // DataCost is what stored data costs the budget: its segment bytes plus,
 // per batch, its index entry on disk and its index entry in memory.
 func DataCost(u kfake.StorageUsage) int64 {
@@ -162,7 +140,7 @@ func (d *dataBudget) admit(b kfake.ProducedBatch) (int16, string) {
 			mib(used), mib(d.limits.MaxBytes))
 	}
 	ip, sameHost := addrIP(b.Remote, b.Local)
-	student := studentOwner(b.Topic)
+	student := cluster.StudentOwner(b.Topic)
 	if student == "" && sameHost || d.limits.MaxBytes <= 0 {
 		return 0, ""
 	}
@@ -208,23 +186,10 @@ func (d *dataBudget) admit(b kfake.ProducedBatch) (int16, string) {
 // address starts with.
 const studentShareKey = "student:"
 
-// studentOwner is the student whose namespace topic is in ("ann" of
-// "student-ann-commit"), "" outside the namespace.
-func studentOwner(topic string) string {
-	if !InStudentNamespace(topic) {
-		return ""
-	}
-	name, _, ok := strings.Cut(topic[len(StudentNamespace):], "-")
-	if !ok {
-		return ""
-	}
-	return name
-}
-
 // writeFailed gives back the share admit counted for a batch that was not
 // stored, and answers a full disk as the budget does.
 func (d *dataBudget) writeFailed(b kfake.ProducedBatch, err error) (int16, string) {
-	if student := studentOwner(b.Topic); student != "" {
+	if student := cluster.StudentOwner(b.Topic); student != "" {
 		d.mu.Lock()
 		d.release(b.TopicID, studentShareKey+student, int64(b.Bytes)+BatchOverheadBytes)
 		d.mu.Unlock()
@@ -272,12 +237,12 @@ func (d *dataBudget) clientShare(ip string) int64 {
 }
 
 // status is the budget as the page shows it, for the store's usage u.
-func (d *dataBudget) status(u kfake.StorageUsage) BudgetStatus {
+func (d *dataBudget) status(u kfake.StorageUsage) cluster.BudgetStatus {
 	used := DataCost(u)
-	s := BudgetStatus{UsedBytes: used, MaxBytes: d.limits.MaxBytes, SegmentBytes: u.SegmentBytes, Batches: u.Batches}
+	s := cluster.BudgetStatus{UsedBytes: used, MaxBytes: d.limits.MaxBytes, SegmentBytes: u.SegmentBytes, Batches: u.Batches}
 	if d.limits.MaxBytes > 0 {
 		s.ClientMaxBytes, s.StudentMaxBytes = d.limits.ClientMaxBytes, d.limits.StudentMaxBytes
-		s.Full = used+min(FullMarginBytes, d.limits.MaxBytes/16) > d.limits.MaxBytes
+		s.Full = used+min(cluster.FullMarginBytes, d.limits.MaxBytes/16) > d.limits.MaxBytes
 	}
 	return s
 }

@@ -1,4 +1,4 @@
-package cluster
+package embedded
 
 import (
 	"context"
@@ -10,13 +10,14 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/internal/wait"
 )
 
 // partitionShape reads a partition from the start, control records
 // included, as "offset:COMMIT|ABORT|data" cells, and what a read_committed
 // consumer receives.
-func partitionShape(t *testing.T, c *Cluster, topic string) (cells, committed []string) {
+func partitionShape(t *testing.T, c *cluster.Cluster, topic string) (cells, committed []string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -67,7 +68,7 @@ func partitionShape(t *testing.T, c *Cluster, topic string) (cells, committed []
 
 // openTransactionOn begins a transaction with id and writes value to topic
 // without ending it.
-func openTransactionOn(t *testing.T, c *Cluster, topic, id, value string) *kgo.Client {
+func openTransactionOn(t *testing.T, c *cluster.Cluster, topic, id, value string) *kgo.Client {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -85,7 +86,7 @@ func openTransactionOn(t *testing.T, c *Cluster, topic, id, value string) *kgo.C
 }
 
 // commitOne writes value in a committed transaction with id.
-func commitOne(t *testing.T, c *Cluster, topic, id, value string) {
+func commitOne(t *testing.T, c *cluster.Cluster, topic, id, value string) {
 	t.Helper()
 	cl := openTransactionOn(t, c, topic, id, value)
 	defer cl.Close()
@@ -97,7 +98,7 @@ func commitOne(t *testing.T, c *Cluster, topic, id, value string) {
 }
 
 // openTransactionTimeout is openTransactionOn with a transaction timeout.
-func openTransactionTimeout(t *testing.T, c *Cluster, topic, id, value string, timeout time.Duration) *kgo.Client {
+func openTransactionTimeout(t *testing.T, c *cluster.Cluster, topic, id, value string, timeout time.Duration) *kgo.Client {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -118,23 +119,23 @@ func openTransactionTimeout(t *testing.T, c *Cluster, topic, id, value string, t
 // its data directory while the first still runs and was never closed: the
 // second sees what a restart after kill -9 sees (the batches on disk, the
 // running marker, no saved session state).
-func killedAndRestarted(t *testing.T, open func(c *Cluster) *kgo.Client) *Cluster {
+func killedAndRestarted(t *testing.T, open func(c *cluster.Cluster) *kgo.Client) *cluster.Cluster {
 	t.Helper()
 	dir := t.TempDir()
-	first, err := StartEmbedded(EmbeddedConfig{KafkaAddr: "127.0.0.1:0", DataDir: dir})
+	first, err := Start(Config{KafkaAddr: "127.0.0.1:0", DataDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if _, err := first.CreateTopic(ctx, TopicSpec{Name: "totals", Partitions: 1}); err != nil {
+	if _, err := first.CreateTopic(ctx, cluster.TopicSpec{Name: "totals", Partitions: 1}); err != nil {
 		t.Fatal(err)
 	}
 	crashed := open(first)
 	if _, err := os.Stat(filepath.Join(dir, runningFile)); err != nil {
 		t.Fatalf("a running broker left no marker in its data dir: %v", err)
 	}
-	second, err := StartEmbedded(EmbeddedConfig{KafkaAddr: "127.0.0.1:0", DataDir: dir})
+	second, err := Start(Config{KafkaAddr: "127.0.0.1:0", DataDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +154,7 @@ func killedAndRestarted(t *testing.T, open func(c *Cluster) *kgo.Client) *Cluste
 // then, and the producer's next transaction is read as committed.
 func TestUncleanShutdownKeepsOpenTransaction(t *testing.T) {
 	t.Parallel()
-	second := killedAndRestarted(t, func(c *Cluster) *kgo.Client {
+	second := killedAndRestarted(t, func(c *cluster.Cluster) *kgo.Client {
 		commitOne(t, c, "totals", "app", "O-1")
 		return openTransactionOn(t, c, "totals", "app", "O-2")
 	})
@@ -167,7 +168,7 @@ func TestUncleanShutdownKeepsOpenTransaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if txn.State != TxnOngoing || fmt.Sprint(txn.Partitions) != "[totals-0]" {
+	if txn.State != cluster.TxnOngoing || fmt.Sprint(txn.Partitions) != "[totals-0]" {
 		t.Fatalf("after the unclean shutdown the transaction is %+v, want Ongoing on totals-0", txn)
 	}
 	commitOne(t, second, "totals", "app", "O-2 again")
@@ -185,14 +186,14 @@ func TestUncleanShutdownKeepsOpenTransaction(t *testing.T) {
 // transaction.timeout.ms has passed since it began, with no producer.
 func TestUncleanShutdownTimesOutOpenTransaction(t *testing.T) {
 	t.Parallel()
-	second := killedAndRestarted(t, func(c *Cluster) *kgo.Client {
+	second := killedAndRestarted(t, func(c *cluster.Cluster) *kgo.Client {
 		return openTransactionTimeout(t, c, "totals", "slow", "P-1", 2*time.Second)
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	err := wait.Until(ctx, 100*time.Millisecond, func(ctx context.Context) (bool, error) {
 		txn, err := second.Transaction(ctx, "slow")
-		return err == nil && txn.State == TxnCompleteAbort, err
+		return err == nil && txn.State == cluster.TxnCompleteAbort, err
 	})
 	if err != nil {
 		t.Fatalf("the resumed transaction was not aborted by its timeout: %v", err)
@@ -208,13 +209,13 @@ func TestUncleanShutdownTimesOutOpenTransaction(t *testing.T) {
 func TestCleanShutdownKeepsOpenTransaction(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	first, err := StartEmbedded(EmbeddedConfig{KafkaAddr: "127.0.0.1:0", DataDir: dir})
+	first, err := Start(Config{KafkaAddr: "127.0.0.1:0", DataDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if _, err := first.CreateTopic(ctx, TopicSpec{Name: "totals", Partitions: 1}); err != nil {
+	if _, err := first.CreateTopic(ctx, cluster.TopicSpec{Name: "totals", Partitions: 1}); err != nil {
 		t.Fatal(err)
 	}
 	open := openTransactionOn(t, first, "totals", "app", "O-2")
@@ -223,7 +224,7 @@ func TestCleanShutdownKeepsOpenTransaction(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, runningFile)); !os.IsNotExist(err) {
 		t.Fatalf("Close left the running marker: %v", err)
 	}
-	second, err := StartEmbedded(EmbeddedConfig{KafkaAddr: "127.0.0.1:0", DataDir: dir})
+	second, err := Start(Config{KafkaAddr: "127.0.0.1:0", DataDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}

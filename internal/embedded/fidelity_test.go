@@ -1,4 +1,4 @@
-package cluster
+package embedded
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/internal/testenv"
 	"github.com/offsetlab/offsetlab/internal/wait"
 )
@@ -23,12 +24,12 @@ import (
 // bothBrokers runs fn against the embedded broker and against the real
 // Kafka named by OFFSETLAB_KAFKA_BROKERS, with the same expectations: the
 // embedded broker must answer as Kafka 4.3.1 does.
-func bothBrokers(t *testing.T, fn func(t *testing.T, c *Cluster, name string)) {
+func bothBrokers(t *testing.T, fn func(t *testing.T, c *cluster.Cluster, name string)) {
 	t.Helper()
 	for _, real := range []bool{false, true} {
 		t.Run(map[bool]string{false: "embedded", true: "kafka"}[real], func(t *testing.T) {
 			t.Parallel()
-			var c *Cluster
+			var c *cluster.Cluster
 			if real {
 				testenv.Needs(t, testenv.JVM)
 				brokers := os.Getenv("OFFSETLAB_KAFKA_BROKERS")
@@ -36,7 +37,7 @@ func bothBrokers(t *testing.T, fn func(t *testing.T, c *Cluster, name string)) {
 					testenv.MissingSetup(t, "real Kafka half skipped: set OFFSETLAB_KAFKA_BROKERS=host:port")
 				}
 				var err error
-				if c, err = ConnectExternal(ExternalConfig{Brokers: strings.Split(brokers, ",")}); err != nil {
+				if c, err = cluster.ConnectExternal(cluster.ExternalConfig{Brokers: strings.Split(brokers, ",")}); err != nil {
 					t.Fatal(err)
 				}
 				t.Cleanup(c.Close)
@@ -64,7 +65,7 @@ func javaOffsetsPartition(group string) int32 {
 
 // settledTransaction describes id until the coordinator has left the
 // Prepare states (Kafka answers EndTxn before it writes the markers).
-func settledTransaction(ctx context.Context, t *testing.T, c *Cluster, id string) kadm.DescribedTransaction {
+func settledTransaction(ctx context.Context, t *testing.T, c *cluster.Cluster, id string) kadm.DescribedTransaction {
 	t.Helper()
 	var d kadm.DescribedTransaction
 	err := wait.Until(ctx, 20*time.Millisecond, func(ctx context.Context) (bool, error) {
@@ -89,10 +90,10 @@ func settledTransaction(ctx context.Context, t *testing.T, c *Cluster, id string
 // answered CONCURRENT_TRANSACTIONS before it succeeds.
 func TestTransactionStatesAsKafka(t *testing.T) {
 	t.Parallel()
-	bothBrokers(t, func(t *testing.T, c *Cluster, name string) {
+	bothBrokers(t, func(t *testing.T, c *cluster.Cluster, name string) {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
-		if _, err := c.CreateTopic(ctx, TopicSpec{Name: name, Partitions: 1}); err != nil {
+		if _, err := c.CreateTopic(ctx, cluster.TopicSpec{Name: name, Partitions: 1}); err != nil {
 			t.Fatal(err)
 		}
 		id, group := name+"-app", name+"-group"
@@ -218,10 +219,10 @@ func TestTransactionStatesAsKafka(t *testing.T) {
 // open transaction on the partition.
 func TestDescribeProducersAsKafka(t *testing.T) {
 	t.Parallel()
-	bothBrokers(t, func(t *testing.T, c *Cluster, name string) {
+	bothBrokers(t, func(t *testing.T, c *cluster.Cluster, name string) {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
-		if _, err := c.CreateTopic(ctx, TopicSpec{Name: name, Partitions: 1}); err != nil {
+		if _, err := c.CreateTopic(ctx, cluster.TopicSpec{Name: name, Partitions: 1}); err != nil {
 			t.Fatal(err)
 		}
 		producers := func() map[int64]kadm.DescribedProducer {
@@ -297,10 +298,10 @@ func TestDescribeProducersAsKafka(t *testing.T) {
 // its first heartbeat; group epoch 3 once it has left.
 func TestConsumerGroupEpochsAsKafka(t *testing.T) {
 	t.Parallel()
-	bothBrokers(t, func(t *testing.T, c *Cluster, name string) {
+	bothBrokers(t, func(t *testing.T, c *cluster.Cluster, name string) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		if _, err := c.CreateTopic(ctx, TopicSpec{Name: name, Partitions: 2}); err != nil {
+		if _, err := c.CreateTopic(ctx, cluster.TopicSpec{Name: name, Partitions: 2}); err != nil {
 			t.Fatal(err)
 		}
 		group, member := name+"-group", name+"-member"
@@ -357,14 +358,14 @@ func TestConsumerGroupEpochsAsKafka(t *testing.T) {
 func TestCleanRestartKeepsTheCleanersCheckpoint(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	first, err := StartEmbedded(EmbeddedConfig{KafkaAddr: "127.0.0.1:0", DataDir: dir})
+	first, firstBroker, err := start(Config{KafkaAddr: "127.0.0.1:0", DataDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	configs := map[string]string{"cleanup.policy": "compact", "min.cleanable.dirty.ratio": "0.01", "delete.retention.ms": "0"}
-	if _, err := first.CreateTopic(ctx, TopicSpec{Name: "prices", Partitions: 1, Configs: configs}); err != nil {
+	if _, err := first.CreateTopic(ctx, cluster.TopicSpec{Name: "prices", Partitions: 1, Configs: configs}); err != nil {
 		first.Close()
 		t.Fatal(err)
 	}
@@ -378,15 +379,15 @@ func TestCleanRestartKeepsTheCleanersCheckpoint(t *testing.T) {
 		}
 	}
 	p.Close()
-	first.fake.Compact() // a1 goes; the tombstone stays, its delete horizon set
+	firstBroker.fake.Compact() // a1 goes; the tombstone stays, its delete horizon set
 	first.Close()
 
-	second, err := StartEmbedded(EmbeddedConfig{KafkaAddr: "127.0.0.1:0", DataDir: dir})
+	second, secondBroker, err := start(Config{KafkaAddr: "127.0.0.1:0", DataDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(second.Close)
-	second.fake.Compact()
+	secondBroker.fake.Compact()
 	if cells, _ := partitionShape(t, second, "prices"); fmt.Sprint(cells) != "[1: 2:b1]" {
 		t.Errorf("after a clean restart and the cleaner's next tick the log is %v; want [1: 2:b1] (the tombstone kept: nothing was dirty)", cells)
 	}

@@ -1,4 +1,4 @@
-package cluster
+package embedded
 
 import (
 	"errors"
@@ -124,7 +124,7 @@ func DefaultPortLimits() PortLimits {
 func (l PortLimits) withDefaults() (PortLimits, error) {
 	if l.MaxRequestBytes < 0 || l.QueuedMaxRequestBytes < 0 || l.RequestTimeout < 0 ||
 		l.IdleTimeout < 0 || l.MaxConnections < 0 || l.MaxConnectionsPerIP < 0 || l.FailedAuthenticationDelay < 0 {
-		return l, fmt.Errorf("cluster: Kafka port limits must not be negative: %+v", l)
+		return l, fmt.Errorf("embedded: Kafka port limits must not be negative: %+v", l)
 	}
 	d := DefaultPortLimits()
 	if l.MaxRequestBytes == 0 {
@@ -149,7 +149,7 @@ func (l PortLimits) withDefaults() (PortLimits, error) {
 		l.FailedAuthenticationDelay = d.FailedAuthenticationDelay
 	}
 	if l.MaxRequestBytes < minRequestBytes {
-		return l, fmt.Errorf("cluster: MaxRequestBytes %d is below the smallest Kafka request (%d bytes)", l.MaxRequestBytes, minRequestBytes)
+		return l, fmt.Errorf("embedded: MaxRequestBytes %d is below the smallest Kafka request (%d bytes)", l.MaxRequestBytes, minRequestBytes)
 	}
 	return l, nil
 }
@@ -166,7 +166,7 @@ type guardListener struct {
 	batches batchValidator
 	logins  *failedLogins
 	// shares are the classroom students' topic and partition shares;
-	// set by StartEmbedded before the acceptor starts, nil without.
+	// set by Start before the acceptor starts, nil without.
 	shares *studentShares
 	// producerIDs rates each SASL user's InitProducerId but superuser's
 	// (the dashboard's own); nil without a classroom.
@@ -231,7 +231,6 @@ func (l *guardListener) Close() error {
 	l.closeOnce.Do(func() {
 		close(l.closed)
 		err = l.tcp.Close()
-		l.batches.close()
 	})
 	return err
 }

@@ -1,4 +1,4 @@
-package cluster
+package embedded
 
 import (
 	"encoding/binary"
@@ -27,7 +27,7 @@ import (
 // would, so that mutated records reach kfake's storage rather than stopping
 // at its CRC check.
 func FuzzKafkaFrames(f *testing.F) {
-	c, err := StartEmbedded(EmbeddedConfig{
+	c, b, err := start(Config{
 		KafkaAddr: "127.0.0.1:0",
 		// Short enough that a stalled input (and a fetch that waits,
 		// which the guard caps at this) costs little, long enough that
@@ -42,7 +42,7 @@ func FuzzKafkaFrames(f *testing.F) {
 	for _, seed := range hostileStreams() {
 		f.Add(seed)
 	}
-	for _, seed := range validStreams(c.port.api) {
+	for _, seed := range validStreams(b.port.api) {
 		f.Add(seed)
 	}
 	alive := &liveness{addr: addr}

@@ -1,4 +1,4 @@
-package cluster
+package embedded
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 )
@@ -16,14 +17,14 @@ import (
 // embedded broker and writes their own topic. Red without kfake's
 // server-first message naming the user's own iteration count.
 func TestStudentLogsIn(t *testing.T) {
-	c, err := StartEmbedded(EmbeddedConfig{KafkaAddr: "127.0.0.1:0", Students: &StudentAuth{Admin: "admin", AdminPassword: "secret"}})
+	c, err := Start(Config{KafkaAddr: "127.0.0.1:0", Students: &StudentAuth{Admin: "admin", AdminPassword: "secret"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if err := c.AddStudent(ctx, Student{User: "ann", Password: "pw", Prefix: "student-ann-"}); err != nil {
+	if err := c.AddStudent(ctx, cluster.Student{User: "ann", Password: "pw", Prefix: "student-ann-"}); err != nil {
 		t.Fatal(err)
 	}
 	cl, err := kgo.NewClient(kgo.SeedBrokers(c.Brokers()...), kgo.AllowAutoTopicCreation(),
@@ -42,12 +43,12 @@ func TestStudentLogsIn(t *testing.T) {
 // in. Red without kfake keeping seeded users over persisted ones.
 func TestClassroomOnUsedDataDir(t *testing.T) {
 	dir := t.TempDir()
-	first, err := StartEmbedded(EmbeddedConfig{KafkaAddr: "127.0.0.1:0", DataDir: dir})
+	first, err := Start(Config{KafkaAddr: "127.0.0.1:0", DataDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	first.Close()
-	second, err := StartEmbedded(EmbeddedConfig{KafkaAddr: "127.0.0.1:0", DataDir: dir, Students: &StudentAuth{Admin: "admin", AdminPassword: "secret"}})
+	second, err := Start(Config{KafkaAddr: "127.0.0.1:0", DataDir: dir, Students: &StudentAuth{Admin: "admin", AdminPassword: "secret"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,13 +66,13 @@ func TestClassroomOnUsedDataDir(t *testing.T) {
 // directory an older run left 0755 with sasl.json 0644 fixes both.
 func TestDataDirPrivate(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "data")
-	start := func() *Cluster {
+	start := func() *cluster.Cluster {
 		t.Helper()
 		auth, err := ClassroomAdmin(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := StartEmbedded(EmbeddedConfig{KafkaAddr: "127.0.0.1:0", DataDir: dir, Students: auth})
+		c, err := Start(Config{KafkaAddr: "127.0.0.1:0", DataDir: dir, Students: auth})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,7 +93,7 @@ func TestDataDirPrivate(t *testing.T) {
 	c := start()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if err := c.AddStudent(ctx, Student{User: "ann", Password: "pw", Prefix: "student-ann-"}); err != nil {
+	if err := c.AddStudent(ctx, cluster.Student{User: "ann", Password: "pw", Prefix: "student-ann-"}); err != nil {
 		t.Fatal(err)
 	}
 	c.Close()
