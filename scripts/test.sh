@@ -128,8 +128,27 @@ export OFFSETLAB_KAFKA_TRIPLE=1
 # tests mostly wait on a browser, a broker or a timer, not on the CPU. At
 # four, the suite grown with share groups, the secure cluster's tests and
 # the classroom's restarts starved the one real broker on two cores
-# (lesson steps timed out), so three; the suite now takes over 15 minutes.
-go test -count=1 -timeout 60m -parallel 3 ./...
+# (lesson steps timed out), so three.
+#
+# gotestsum (a Go tool of go.mod) runs go test and, after the whole run,
+# runs each failed test again, up to twice, on its own. Under the whole
+# suite's load the one real broker answers some lesson steps ten to a
+# hundred times slower than alone (measured: lesson 2 on Kafka 93 s in the
+# suite, 0.9 s alone), and lesson 6g's read_committed step then comes after
+# the broker already aborted the open transaction. A test that fails again
+# alone fails the suite; one that passes alone is listed below as flaky,
+# with the first run's failure in test-output/go-test.json.
+mkdir -p test-output
+go tool gotestsum --format pkgname-and-test-fails \
+	--jsonfile test-output/go-test.json \
+	--rerun-fails=2 --rerun-fails-max-failures=25 --rerun-fails-report=test-output/reruns.txt \
+	--packages=./... -- -count=1 -timeout 60m -parallel 3
+if [[ -s test-output/reruns.txt ]]; then
+	echo "flaky under the whole suite's load (failed, then passed when run again alone):"
+	cat test-output/reruns.txt
+fi
+echo "the slowest tests:"
+go tool gotestsum tool slowest --jsonfile test-output/go-test.json --threshold 60s | head -20
 
 step "the live hub under the race detector"
 go test -count=1 -race ./internal/live/
