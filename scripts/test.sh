@@ -141,7 +141,7 @@ export OFFSETLAB_KAFKA_TRIPLE=1
 mkdir -p test-output
 go tool gotestsum --format pkgname-and-test-fails \
 	--jsonfile test-output/go-test.json \
-	--rerun-fails=2 --rerun-fails-max-failures=25 --rerun-fails-report=test-output/reruns.txt \
+	--rerun-fails=2 --rerun-fails-max-failures=200 --rerun-fails-report=test-output/reruns.txt \
 	--packages=./... -- -count=1 -timeout 60m -parallel 3
 if [[ -s test-output/reruns.txt ]]; then
 	echo "flaky under the whole suite's load (failed, then passed when run again alone):"
