@@ -70,6 +70,25 @@ func TestSecureLimitedRights(t *testing.T) {
 		t.Fatalf("commit: %v %v", err, committed.Error())
 	}
 
+	// Aborting another producer's transaction writes its markers with
+	// WriteTxnMarkers, which Kafka authorizes as ALTER on the cluster (else
+	// CLUSTER_ACTION), not as a write to the topic: a user who may write
+	// the topic is told the right they lack.
+	t.Run("abort without ALTER on the cluster", func(t *testing.T) {
+		writer := limitedUser(t, dir, "writer-"+suffix, func(p string) []*kadm.ACLBuilder {
+			return []*kadm.ACLBuilder{
+				kadm.NewACLs().Allow(p).AllowHosts("*").Topics("*").Operations(kadm.OpDescribe, kadm.OpRead, kadm.OpWrite),
+				kadm.NewACLs().Allow(p).AllowHosts("*").TransactionalIDs("*").Operations(kadm.OpDescribe),
+			}
+		})
+		user := strings.TrimSuffix(filepath.Base(writer), ".properties")
+		a := startServerProcess(t, "--data-dir", t.TempDir(), "--command-config", writer, "--allow-writes").app(suffix)
+		status, body := a.request("POST", fmt.Sprintf("/api/topics/%s/partitions/1/transactions/0/abort", topic), nil)
+		if status != http.StatusForbidden || !strings.Contains(string(body), "may not ALTER on cluster kafka-cluster") || !strings.Contains(string(body), user) {
+			t.Errorf("abort as %s: %d %s; want 403 naming ALTER on cluster kafka-cluster", user, status, body)
+		}
+	})
+
 	for _, tt := range []struct {
 		name, file string
 		// want are what the topic page must hold, lack what it must not.

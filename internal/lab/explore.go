@@ -201,7 +201,9 @@ func (l *Lab) AbortTransaction(ctx context.Context, topic string, partition int3
 	l.record(ctx, topic, []int32{partition})
 	if err != nil {
 		if problem.KindOf(err) == problem.Forbidden {
-			return a, l.notAllowed(err, "WRITE", "topic", topic)
+			// WriteTxnMarkers is authorized as ALTER on the cluster
+			// (or CLUSTER_ACTION), not as a write to the topic.
+			return a, l.notAllowed(err, "ALTER", "cluster", "kafka-cluster")
 		}
 		return a, err
 	}
