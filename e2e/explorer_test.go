@@ -194,8 +194,12 @@ func TestExplorerGroupLags(t *testing.T) {
 				if tt.wantLag == 0 {
 					uncounted = 0
 				}
-				if without, err := x.kafka.DescribeGroup(x.ctx(), tt.group, nil); err != nil || without.Offsets[0].RecordLag != uncounted {
+				without, err := x.kafka.DescribeGroup(x.ctx(), tt.group, nil)
+				if err != nil || without.Offsets[0].RecordLag != uncounted {
 					t.Errorf("%s without a counter: %+v %v", tt.group, without.Offsets, err)
+				} else if why := without.Offsets[0].RecordLagWhy; (uncounted < 0) != (why != nil) || why != nil && (why.Key != "groupLag.notCounted" || without.Offsets[0].RecordLagNote != why.String()) {
+					// the missing lag said in the catalogue's words, its English the note
+					t.Errorf("%s without a counter: why %+v, note %q", tt.group, why, without.Offsets[0].RecordLagNote)
 				}
 			}
 

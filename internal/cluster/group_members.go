@@ -180,11 +180,15 @@ type GroupOffset struct {
 	// committed offset up to the last stable offset: markers, aborted
 	// records and gaps take offsets but reach no read_committed consumer,
 	// so a trailing COMMIT marker makes lag 1 and recordLag 0. It is -1
-	// when it could not be counted (RecordLagNote says why).
-	RecordLag     int64  `json:"recordLag"`
-	RecordLagNote string `json:"recordLagNote,omitempty"`
+	// when it could not be counted (RecordLagWhy says why).
+	RecordLag int64 `json:"recordLag"`
+	// RecordLagWhy, with a RecordLag of -1, says why the record lag is
+	// missing, in the catalogue's words; RecordLagNote is its English.
+	RecordLagWhy  *catalog.Message `json:"recordLagWhy,omitempty"`
+	RecordLagNote string           `json:"recordLagNote,omitempty"`
 	// RecordLagProblem, when the brokers refused the read that counts
-	// it, names the missing right (the sentence the page shows).
+	// it, names the missing right (the sentence the page shows; also
+	// RecordLagWhy then).
 	RecordLagProblem *catalog.Message `json:"recordLagProblem,omitempty"`
 	// Held, set by internal/lab, says what holds the partition's last
 	// stable offset when an open transaction holds it at or above the
@@ -281,19 +285,20 @@ func (c *Cluster) DescribeGroup(ctx context.Context, group string, lags RecordLa
 		case o.Lag == 0:
 			g.RecordLag = 0
 		case o.Lag < 0:
-			g.RecordLagNote = "no committed offset or log end offset"
+			g.missing(catalog.M("groupLag.noOffsets"))
 		case lags == nil:
-			g.RecordLagNote = "record lag not counted"
+			g.missing(catalog.M("groupLag.notCounted"))
 		default:
 			n, err := lags.RecordLag(ctx, o.Topic, o.Partition, o.Committed)
-			if err != nil {
-				g.RecordLagNote = err.Error()
-				if problem.Denied(err) != nil {
-					m := problem.As(problem.NotAllowed(err, c.security.User, "READ", "topic", o.Topic)).Message
-					g.RecordLagProblem = &m
-				}
-			} else {
+			switch {
+			case err == nil:
 				g.RecordLag = n
+			case problem.Denied(err) != nil:
+				m := problem.As(problem.NotAllowed(err, c.security.User, "READ", "topic", o.Topic)).Message
+				g.RecordLagProblem = &m
+				g.missing(m)
+			default:
+				g.missing(problem.As(err).Message)
 			}
 		}
 		detail.Offsets = append(detail.Offsets, g)
@@ -354,4 +359,11 @@ func sorted(p []int32) []int32 {
 		p = []int32{}
 	}
 	return p
+}
+
+// missing records why the record lag could not be counted.
+func (g *GroupOffset) missing(why catalog.Message) {
+	g.RecordLag = -1
+	g.RecordLagWhy = &why
+	g.RecordLagNote = why.String()
 }

@@ -110,8 +110,8 @@ func (o offsetRow) Why() catalog.Message {
 	switch {
 	case o.Held != nil && o.RecordLag >= 0:
 		return heldWhy(o.RecordLag, o.Held)
-	case o.RecordLag < 0 && o.RecordLagProblem != nil:
-		return *o.RecordLagProblem // a right the user lacks, named
+	case o.RecordLag < 0 && o.Lag >= 0 && o.RecordLagWhy != nil:
+		return *o.RecordLagWhy // a right the user lacks, named, or the read's failure
 	case o.Lag >= 0 && o.RecordLag < 0:
 		return catalog.M("groupPage.why.uncounted")
 	case !o.Differ():
