@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -30,6 +31,8 @@ type sectionLab struct {
 	// rights of the commands that end a transaction refused.
 	security cluster.Security
 	denied   bool
+	// moreOngoing adds that many ongoing transactions after payments-app.
+	moreOngoing int
 }
 
 var errDown = problem.BrokerUnreachable(errors.New("dial tcp: connection refused"))
@@ -157,6 +160,9 @@ func (l *sectionLab) Transactions(_ context.Context, states ...string) ([]cluste
 		return nil, errDown
 	}
 	all := []cluster.TransactionSummary{{TransactionalID: "orders-app", State: "Empty", ProducerID: 7}, {TransactionalID: "payments-app", State: "Ongoing", ProducerID: 42}}
+	for i := range l.moreOngoing {
+		all = append(all, cluster.TransactionSummary{TransactionalID: fmt.Sprintf("worker-%02d", i), State: "Ongoing", ProducerID: int64(100 + i)})
+	}
 	var out []cluster.TransactionSummary
 	for _, t := range all {
 		for _, s := range states {
@@ -249,6 +255,10 @@ func TestSectionPages(t *testing.T) {
 			contains: []string{`data-testid="abort-command"`}, lacks: []string{`data-testid="abort-txn"`, `abort-dialog`}},
 		{name: "a read-only cluster's transactions page aborts nothing", lab: sectionLab{readOnly: true}, path: "/transactions", status: http.StatusOK,
 			contains: []string{`data-testid="abort-command"`}, lacks: []string{`data-testid="abort-txn"`, `abort-dialog`}},
+		{name: "past 16 ongoing transactions the page says how many it left out", lab: sectionLab{moreOngoing: 20}, path: "/transactions", status: http.StatusOK,
+			contains: []string{`data-testid="left-out-transactions" data-count="5"`, `5 more ongoing transactions are not described here (the first 16 are): choose a topic above to see its producers.`}},
+		{name: "up to 16 ongoing transactions leave none out", lab: sectionLab{moreOngoing: 15}, path: "/transactions", status: http.StatusOK,
+			lacks: []string{`left-out-transactions`}},
 		{name: "a topic's producers", path: "/transactions?topic=keys", status: http.StatusOK,
 			contains: []string{`No partition of keys holds producer state.`, `<option value="keys" selected>`}},
 		{name: "a state filter", path: "/transactions?state=Empty", status: http.StatusOK,

@@ -169,6 +169,8 @@ func msgArgs(m catalog.Message) string {
 // itoa32 writes a partition or broker id.
 func itoa32(n int32) string { return strconv.Itoa(int(n)) }
 
+func itoa(n int) string { return strconv.Itoa(n) }
+
 // i64 writes an offset or a count.
 func i64(n int64) string { return strconv.FormatInt(n, 10) }
 

@@ -38,6 +38,9 @@ type transactionsView struct {
 	// Quiet are the partitions shown without producer state.
 	Partitions []producersView
 	Quiet      []string
+	// LeftOut counts the ongoing transactions past maxOngoingDescribed
+	// whose partitions are not described (no topic chosen).
+	LeftOut int
 	// ProducersProblem says why the producers could not be described,
 	// ListProblem why the transactional ids could not be listed (a
 	// missing right): each section says its own, the other stands.
@@ -186,7 +189,8 @@ func (s *Server) Transactions(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	status := http.StatusOK
-	partitions, err := s.producerPartitions(ctx, v.Topic, txns, v.State)
+	partitions, leftOut, err := s.producerPartitions(ctx, v.Topic, txns, v.State)
+	v.LeftOut = leftOut
 	if err == nil {
 		err = s.describeProducers(ctx, &v, partitions)
 	}
@@ -207,14 +211,15 @@ type topicPartition struct {
 }
 
 // producerPartitions are the partitions whose producers the page shows:
-// the chosen topic's (at most maxStrips), or those the ongoing
-// transactions write to (Kafka's internal topics left out).
-func (s *Server) producerPartitions(ctx context.Context, topic string, txns []cluster.TransactionSummary, state string) ([]topicPartition, error) {
+// the chosen topic's (at most maxStrips), or those the first
+// maxOngoingDescribed ongoing transactions write to (Kafka's internal
+// topics left out), with how many ongoing transactions were left out.
+func (s *Server) producerPartitions(ctx context.Context, topic string, txns []cluster.TransactionSummary, state string) ([]topicPartition, int, error) {
 	var out []topicPartition
 	if topic != "" {
 		t, err := s.deps.Lab.Topic(ctx, topic)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		for i, p := range t.Partitions {
 			if i >= maxStrips {
@@ -222,17 +227,21 @@ func (s *Server) producerPartitions(ctx context.Context, topic string, txns []cl
 			}
 			out = append(out, topicPartition{topic, p.Partition})
 		}
-		return out, nil
+		return out, 0, nil
 	}
 	if state != "Ongoing" {
 		var err error
 		if txns, err = s.deps.Lab.Transactions(ctx, "Ongoing"); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
-	described := 0
+	described, leftOut := 0, 0
 	for _, t := range txns {
-		if t.State != "Ongoing" || described >= maxOngoingDescribed {
+		if t.State != "Ongoing" {
+			continue
+		}
+		if described >= maxOngoingDescribed {
+			leftOut++
 			continue
 		}
 		described++
@@ -258,7 +267,7 @@ func (s *Server) producerPartitions(ctx context.Context, topic string, txns []cl
 		}
 		return int(a.Partition - b.Partition)
 	})
-	return out, nil
+	return out, leftOut, nil
 }
 
 // describeProducers describes each partition's producers into v.
