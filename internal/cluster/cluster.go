@@ -54,6 +54,9 @@ type Cluster struct {
 	// (rights.go), made on first use and closed with the Cluster.
 	rightsMu sync.Mutex
 	rights   *kgo.Client
+	// groupSnapshot is every group's committed offsets, read once for
+	// all the partitions watched (PartitionGroups).
+	groupSnapshot sharedSnapshot
 }
 
 // Security says how Offset Lab connects to a secured cluster, without a

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"sync"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -129,26 +131,107 @@ type PartitionGroupOffset struct {
 }
 
 // PartitionGroups lists every consumer group with a committed offset on
-// topic/partition, sorted by group name. It costs a ListGroups and one
-// OffsetFetch per group coordinator.
+// topic/partition, sorted by group name.
+//
+// Cost: every watched partition asks once a second, so the answer comes
+// from one snapshot of every group's committed offsets shared by all
+// callers: a ListGroups and one OffsetFetch per group coordinator at most
+// every groupSnapshotAge (callers arriving during a read wait for it),
+// not per partition. On a cluster with thousands of groups the snapshot is
+// that large; it is read only while some partition is watched.
 func (c *Cluster) PartitionGroups(ctx context.Context, topic string, partition int32) ([]PartitionGroupOffset, error) {
+	snap, err := c.groupSnapshot.get(ctx, c.readGroupOffsets)
+	if err != nil {
+		return nil, err
+	}
+	return slices.Clone(snap[topicPartition{topic, partition}]), nil
+}
+
+// groupSnapshotAge is how long one read of every group's committed
+// offsets answers PartitionGroups.
+const groupSnapshotAge = 500 * time.Millisecond
+
+// topicPartition names one partition.
+type topicPartition struct {
+	topic     string
+	partition int32
+}
+
+// groupOffsetsByPartition is every group's committed offset, by partition,
+// each partition's sorted by group name.
+type groupOffsetsByPartition map[topicPartition][]PartitionGroupOffset
+
+// readGroupOffsets lists the groups and fetches all their committed
+// offsets.
+func (c *Cluster) readGroupOffsets(ctx context.Context) (groupOffsetsByPartition, error) {
 	listed, err := c.admin.ListGroups(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("cluster: list groups: %w", err)
 	}
+	out := groupOffsetsByPartition{}
 	groups := listed.Groups()
 	if len(groups) == 0 {
-		return nil, nil
+		return out, nil
 	}
-	var out []PartitionGroupOffset
 	for group, resp := range c.admin.FetchManyOffsets(ctx, groups...) {
 		if resp.Err != nil {
 			continue
 		}
-		if o, ok := resp.Fetched.Lookup(topic, partition); ok && o.Err == nil && o.At >= 0 {
-			out = append(out, PartitionGroupOffset{Group: group, Committed: o.At})
-		}
+		resp.Fetched.Each(func(o kadm.OffsetResponse) {
+			if o.Err == nil && o.At >= 0 {
+				tp := topicPartition{o.Topic, o.Partition}
+				out[tp] = append(out[tp], PartitionGroupOffset{Group: group, Committed: o.At})
+			}
+		})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Group < out[j].Group })
+	for _, offsets := range out {
+		sort.Slice(offsets, func(i, j int) bool { return offsets[i].Group < offsets[j].Group })
+	}
 	return out, nil
+}
+
+// sharedSnapshot is one read shared by the callers that ask within
+// groupSnapshotAge of its start; its zero value is ready to use.
+type sharedSnapshot struct {
+	mu      sync.Mutex
+	started time.Time // when the last read started
+	value   groupOffsetsByPartition
+	err     error
+	reading chan struct{} // closed when the read under way ends; nil when none
+}
+
+// get answers with the last read if it started within groupSnapshotAge,
+// else waits for the read under way or starts one. The read runs apart
+// from ctx (bounded by its own 10 s), so a caller that gives up does not
+// fail the others waiting for it.
+func (s *sharedSnapshot) get(ctx context.Context, read func(context.Context) (groupOffsetsByPartition, error)) (groupOffsetsByPartition, error) {
+	s.mu.Lock()
+	if reading := s.reading; reading != nil {
+		s.mu.Unlock()
+		select {
+		case <-reading:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.value, s.err // the read waited for, or one just after it
+	}
+	if !s.started.IsZero() && time.Since(s.started) < groupSnapshotAge {
+		defer s.mu.Unlock()
+		return s.value, s.err
+	}
+	s.started, s.reading = time.Now(), make(chan struct{})
+	done := s.reading
+	s.mu.Unlock()
+
+	readCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	v, err := read(readCtx)
+	cancel()
+
+	s.mu.Lock()
+	s.value, s.err, s.reading = v, err, nil
+	close(done)
+	s.mu.Unlock()
+	return v, err
 }
