@@ -56,7 +56,10 @@ type Cluster struct {
 	rights   *kgo.Client
 	// groupSnapshot is every group's committed offsets, read once for
 	// all the partitions watched (PartitionGroups).
-	groupSnapshot sharedSnapshot
+	groupSnapshot sharedSnapshot[groupOffsetsByPartition]
+	// shareSnapshot is which share groups have a start offset on each
+	// partition, read once for all the partitions watched (ShareGroupsOn).
+	shareSnapshot sharedSnapshot[shareGroupsByPartition]
 }
 
 // Security says how Offset Lab connects to a secured cluster, without a

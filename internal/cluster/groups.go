@@ -134,11 +134,11 @@ type PartitionGroupOffset struct {
 // topic/partition, sorted by group name.
 //
 // Cost: every watched partition asks once a second, so the answer comes
-// from one snapshot of every group's committed offsets shared by all
-// callers: a ListGroups and one OffsetFetch per group coordinator at most
-// every groupSnapshotAge (callers arriving during a read wait for it),
-// not per partition. On a cluster with thousands of groups the snapshot is
-// that large; it is read only while some partition is watched.
+// from one read of every group's committed offsets shared by the callers
+// waiting for it (sharedSnapshot): a ListGroups and one OffsetFetch per
+// group coordinator, one read at a time however many partitions are
+// watched. On a cluster with thousands of groups each read is that large;
+// it is made only while some partition is watched.
 func (c *Cluster) PartitionGroups(ctx context.Context, topic string, partition int32) ([]PartitionGroupOffset, error) {
 	snap, err := c.groupSnapshot.get(ctx, c.readGroupOffsets)
 	if err != nil {
@@ -146,10 +146,6 @@ func (c *Cluster) PartitionGroups(ctx context.Context, topic string, partition i
 	}
 	return slices.Clone(snap[topicPartition{topic, partition}]), nil
 }
-
-// groupSnapshotAge is how long one read of every group's committed
-// offsets answers PartitionGroups.
-const groupSnapshotAge = 500 * time.Millisecond
 
 // topicPartition names one partition.
 type topicPartition struct {
@@ -190,36 +186,43 @@ func (c *Cluster) readGroupOffsets(ctx context.Context) (groupOffsetsByPartition
 	return out, nil
 }
 
-// sharedSnapshot is one read shared by the callers that ask within
-// groupSnapshotAge of its start; its zero value is ready to use.
-type sharedSnapshot struct {
+// sharedSnapshot is one read shared by the callers waiting for it; its
+// zero value is ready to use. Each caller gets a read that started after
+// it asked (so what a write just changed is in it), and at most one read
+// runs at a time: callers arriving during a read wait for it to end and
+// then share the next one.
+type sharedSnapshot[T any] struct {
 	mu      sync.Mutex
 	started time.Time // when the last read started
-	value   groupOffsetsByPartition
+	value   T
 	err     error
 	reading chan struct{} // closed when the read under way ends; nil when none
 }
 
-// get answers with the last read if it started within groupSnapshotAge,
-// else waits for the read under way or starts one. The read runs apart
-// from ctx (bounded by its own 10 s), so a caller that gives up does not
-// fail the others waiting for it.
-func (s *sharedSnapshot) get(ctx context.Context, read func(context.Context) (groupOffsetsByPartition, error)) (groupOffsetsByPartition, error) {
+// get answers with a read that started after the call: the read under
+// way when it started after, else the next one, which it starts when
+// none runs. The read runs apart from ctx (bounded by its own 10 s), so a
+// caller that gives up does not fail the others waiting for it.
+func (s *sharedSnapshot[T]) get(ctx context.Context, read func(context.Context) (T, error)) (T, error) {
+	asked := time.Now()
 	s.mu.Lock()
-	if reading := s.reading; reading != nil {
+	for {
+		if s.reading == nil && !s.started.Before(asked) {
+			defer s.mu.Unlock()
+			return s.value, s.err // a read that started after we asked
+		}
+		if s.reading == nil {
+			break
+		}
+		reading := s.reading
 		s.mu.Unlock()
 		select {
 		case <-reading:
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			var zero T
+			return zero, ctx.Err()
 		}
 		s.mu.Lock()
-		defer s.mu.Unlock()
-		return s.value, s.err // the read waited for, or one just after it
-	}
-	if !s.started.IsZero() && time.Since(s.started) < groupSnapshotAge {
-		defer s.mu.Unlock()
-		return s.value, s.err
 	}
 	s.started, s.reading = time.Now(), make(chan struct{})
 	done := s.reading

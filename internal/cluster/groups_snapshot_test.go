@@ -9,33 +9,39 @@ import (
 	"time"
 )
 
-// TestSharedSnapshotOneReadForAll: callers arriving while a read is under
-// way wait for it rather than starting their own; within groupSnapshotAge
-// of its start the read answers without another; after it, the next caller
-// reads again. A caller that gives up does not cut the read short for the
-// others.
-func TestSharedSnapshotOneReadForAll(t *testing.T) {
+// TestSharedSnapshotOneReadAtATime: a caller gets a read that started
+// after it asked, and one read runs at a time: eight callers arriving
+// while a read is under way wait for it and then share one more read,
+// rather than making eight. The caller that started the first read gives
+// up meanwhile, which does not cut that read short.
+func TestSharedSnapshotOneReadAtATime(t *testing.T) {
 	t.Parallel()
-	var s sharedSnapshot
-	var reads atomic.Int32
+	var s sharedSnapshot[groupOffsetsByPartition]
+	var reads, running atomic.Int32
 	release := make(chan struct{})
 	read := func(ctx context.Context) (groupOffsetsByPartition, error) {
-		reads.Add(1)
+		n := reads.Add(1)
+		if running.Add(1) != 1 {
+			t.Error("two reads ran at once")
+		}
+		defer running.Add(-1)
 		select {
 		case <-release:
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
-		return groupOffsetsByPartition{{"orders", 0}: {{Group: "g", Committed: 3}}}, nil
+		return groupOffsetsByPartition{{"orders", 0}: {{Group: "g", Committed: int64(n)}}}, nil
+	}
+	waitReads := func(n int32) {
+		for reads.Load() < n {
+			time.Sleep(time.Millisecond)
+		}
 	}
 
-	// The first caller gives up while its read is under way.
 	impatient, cancel := context.WithCancel(context.Background())
 	first := make(chan error, 1)
 	go func() { _, err := s.get(impatient, read); first <- err }()
-	for reads.Load() == 0 {
-		time.Sleep(time.Millisecond)
-	}
+	waitReads(1)
 	var wg sync.WaitGroup
 	results := make(chan error, 8)
 	for range 8 {
@@ -43,15 +49,20 @@ func TestSharedSnapshotOneReadForAll(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			v, err := s.get(context.Background(), read)
-			if err == nil && len(v[topicPartition{"orders", 0}]) != 1 {
-				err = errors.New("the read's offsets are missing")
+			if err == nil && v[topicPartition{"orders", 0}][0].Committed != 2 {
+				err = errors.New("answered with the read under way when it asked, not a later one")
 			}
 			results <- err
 		}()
 	}
-	time.Sleep(20 * time.Millisecond) // let them queue behind the read
+	time.Sleep(20 * time.Millisecond) // let them queue behind the first read
 	cancel()
-	close(release)
+	release <- struct{}{} // the first read ends
+	if err := <-first; err != nil {
+		t.Errorf("the caller who started the first read got %v; its read runs apart from its context", err)
+	}
+	waitReads(2)
+	release <- struct{}{} // the second, shared read ends
 	wg.Wait()
 	close(results)
 	for err := range results {
@@ -59,19 +70,11 @@ func TestSharedSnapshotOneReadForAll(t *testing.T) {
 			t.Errorf("a waiting caller: %v", err)
 		}
 	}
-	if err := <-first; err != nil {
-		t.Errorf("the caller who started the read got %v; its read runs apart from its context", err)
+	if n := reads.Load(); n != 2 {
+		t.Fatalf("nine callers made %d reads, want 2", n)
 	}
-	if n := reads.Load(); n != 1 {
-		t.Fatalf("nine callers made %d reads, want 1", n)
-	}
-	if _, err := s.get(context.Background(), read); err != nil || reads.Load() != 1 {
-		t.Errorf("within groupSnapshotAge: %v, %d reads; want the snapshot reused", err, reads.Load())
-	}
-	s.mu.Lock()
-	s.started = time.Now().Add(-groupSnapshotAge)
-	s.mu.Unlock()
-	if _, err := s.get(context.Background(), read); err != nil || reads.Load() != 2 {
-		t.Errorf("past groupSnapshotAge: %v, %d reads; want a new read", err, reads.Load())
+	go func() { waitReads(3); release <- struct{}{} }()
+	if v, err := s.get(context.Background(), read); err != nil || v[topicPartition{"orders", 0}][0].Committed != 3 {
+		t.Errorf("a caller after the reads: %v %v; want a new read", v, err)
 	}
 }

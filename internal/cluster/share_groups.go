@@ -165,30 +165,54 @@ func (d GroupDetail) Assigned(topic string, partition int32) bool {
 
 // ShareGroupsOn lists the share groups that DescribeShareGroupOffsets
 // names topic/partition for (a start offset of -1 included: Kafka answers
-// -1 until its state topic holds one),
-// sorted. Cost: one ListGroups per broker (filtered by type) and one
-// DescribeShareGroupOffsets per coordinator for all of them.
+// -1 until its state topic holds one), sorted.
+//
+// Cost: every watched partition asks once a second, so the answer comes
+// from one read shared by the callers waiting for it (sharedSnapshot): a
+// ListGroups per broker (filtered by type) and one
+// DescribeShareGroupOffsets per share group. One group per request: Kafka
+// 4.3.1 answered a request naming several share groups in 2 to 6 s now
+// and then (one group each: a few milliseconds), and each lesson step
+// waits for the partition's next poll, this read included.
 func (c *Cluster) ShareGroupsOn(ctx context.Context, topic string, partition int32) ([]string, error) {
+	snap, err := c.shareSnapshot.get(ctx, c.readShareGroups)
+	if err != nil {
+		return nil, err
+	}
+	return slices.Clone(snap[topicPartition{topic, partition}]), nil
+}
+
+// shareGroupsByPartition names, per partition, the share groups with a
+// start offset on it, sorted.
+type shareGroupsByPartition map[topicPartition][]string
+
+// readShareGroups lists the share groups and describes their offsets.
+func (c *Cluster) readShareGroups(ctx context.Context) (shareGroupsByPartition, error) {
 	listed, err := c.admin.ListGroupsByType(ctx, []string{"share"})
 	if err != nil && len(listed) == 0 {
 		return nil, fmt.Errorf("cluster: list share groups: %w", err)
 	}
+	out := shareGroupsByPartition{}
 	names := listed.Groups()
-	if len(names) == 0 {
-		return nil, nil
-	}
-	described, err := c.admin.DescribeShareGroupOffsets(ctx, names...)
-	if err != nil && len(described) == 0 {
-		return nil, fmt.Errorf("cluster: describe share group offsets: %w", err)
-	}
-	var on []string
-	for name, d := range described {
-		if o, ok := d.Offsets.Lookup(topic, partition); ok && o.Err == nil {
-			on = append(on, name)
+	slices.Sort(names)
+	for _, name := range names {
+		described, err := c.admin.DescribeShareGroupOffsets(ctx, name)
+		if err != nil && len(described) == 0 {
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("cluster: describe share group offsets: %w", err)
+			}
+			continue // this group's, perhaps deleted meanwhile; the others stand
+		}
+		for _, d := range described {
+			d.Offsets.Each(func(o kadm.ShareOffset) {
+				if o.Err == nil {
+					tp := topicPartition{o.Topic, o.Partition}
+					out[tp] = append(out[tp], name)
+				}
+			})
 		}
 	}
-	slices.Sort(on)
-	return on, nil
+	return out, nil
 }
 
 // SetGroupConfig sets one config of a group (IncrementalAlterConfigs on
