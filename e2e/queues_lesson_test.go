@@ -66,9 +66,16 @@ func TestQueuesLesson(t *testing.T) {
 				t.Errorf("%s: workers' SPSO %d, want 5 or more", kind, jobs.StartOffset)
 			}
 			payouts := a.shareState(st.Names["payouts"], st.Names["auditors"], 0)
+			// The aborted payout at 0 and its ABORT marker at 1 reach no
+			// read_committed consumer: archived, never delivered, where
+			// the window still shows them (the embedded broker's start
+			// offset has moved past them; Kafka's state topic keeps 0).
 			for _, r := range payouts.Records {
-				if r.Offset == 2 && r.State != "acknowledged" {
+				switch {
+				case r.Offset == 2 && r.State != "acknowledged":
 					t.Errorf("%s: auditors' share state on payouts: %+v, want offset 2 acknowledged", kind, r)
+				case r.Offset < 2 && (r.State != "archived" || r.Why != "notDelivered"):
+					t.Errorf("%s: auditors' share state on payouts: %+v, want offset %d archived, never delivered", kind, r, r.Offset)
 				}
 			}
 		})

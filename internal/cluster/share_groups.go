@@ -126,29 +126,47 @@ func (c *Cluster) ShareGroup(ctx context.Context, group string) (GroupDetail, bo
 // DefaultShareDeliveryCountLimit is Kafka's group.share.delivery.count.limit.
 const DefaultShareDeliveryCountLimit = 5
 
-// ShareDeliveryCountLimit is how many times group's records are delivered
-// before they are archived: the group's share.delivery.count.limit as the
-// broker describes it (the group's own or the broker's default). One
-// DescribeConfigs request; Kafka's default when the broker does not say.
-func (c *Cluster) ShareDeliveryCountLimit(ctx context.Context, group string) int32 {
+// ShareGroupSettings are the configs of a share group that decide what
+// becomes of its records.
+type ShareGroupSettings struct {
+	// DeliveryCountLimit is how many times a record is delivered before
+	// it is archived (share.delivery.count.limit).
+	DeliveryCountLimit int32
+	// ReadCommitted: share.isolation.level=read_committed, under which
+	// the records of aborted transactions are archived, never delivered.
+	ReadCommitted bool
+}
+
+// ShareGroupSettings describes group's share.delivery.count.limit and
+// share.isolation.level as the broker does (the group's own or the
+// broker's default). One DescribeConfigs request; Kafka's defaults when
+// the broker does not say.
+func (c *Cluster) ShareGroupSettings(ctx context.Context, group string) ShareGroupSettings {
+	out := ShareGroupSettings{DeliveryCountLimit: DefaultShareDeliveryCountLimit}
 	req := kmsg.NewPtrDescribeConfigsRequest()
 	r := kmsg.NewDescribeConfigsRequestResource()
 	r.ResourceType = kmsg.ConfigResourceTypeGroupConfig
 	r.ResourceName = group
-	r.ConfigNames = []string{"share.delivery.count.limit"}
+	r.ConfigNames = []string{"share.delivery.count.limit", "share.isolation.level"}
 	req.Resources = append(req.Resources, r)
 	resp, err := req.RequestWith(ctx, c.client)
 	if err != nil || len(resp.Resources) != 1 {
-		return DefaultShareDeliveryCountLimit
+		return out
 	}
 	for _, cfg := range resp.Resources[0].Configs {
-		if cfg.Name == "share.delivery.count.limit" && cfg.Value != nil {
+		if cfg.Value == nil {
+			continue
+		}
+		switch cfg.Name {
+		case "share.delivery.count.limit":
 			if n, err := strconv.Atoi(*cfg.Value); err == nil && n > 0 {
-				return int32(n)
+				out.DeliveryCountLimit = int32(n)
 			}
+		case "share.isolation.level":
+			out.ReadCommitted = *cfg.Value == "read_committed"
 		}
 	}
-	return DefaultShareDeliveryCountLimit
+	return out
 }
 
 // Assigned reports whether a member of the group is assigned topic/partition.

@@ -24,8 +24,8 @@ type ShareRecord struct {
 	// Why says why an archived record was archived, as its delivery
 	// count tells: "deliveryLimit" (delivered as often as the group
 	// allows), "rejected" (fewer deliveries: a consumer rejected it) or
-	// "notDelivered" (never delivered: an aborted transaction's record
-	// under read_committed, or a gap).
+	// "notDelivered" (never delivered: a transaction marker, an aborted
+	// transaction's record under read_committed, or a gap).
 	Why string `json:"why,omitempty"`
 }
 

@@ -69,11 +69,25 @@ func (l *Lab) SharePartition(ctx context.Context, topic string, partition int32,
 			start = o.StartOffset
 		}
 	}
-	sp := shareFromStateTopic(shareFacts{
+	settings := l.cluster.ShareGroupSettings(ctx, group)
+	facts := shareFacts{
 		group: group, topic: topic, partition: partition, start: start, highWatermark: ptrs.HighWatermark,
 		persisted: persisted, assigned: g.Assigned(topic, partition),
-		deliveryLimit: l.cluster.ShareDeliveryCountLimit(ctx, group),
-	}, from, limit)
+		deliveryLimit: settings.DeliveryCountLimit, readCommitted: settings.ReadCommitted,
+	}
+	first := start
+	if first < 0 && persisted.Found {
+		first = persisted.StartOffset
+	}
+	if first = max(first, from); first >= 0 && first < ptrs.HighWatermark {
+		// The log tells which offsets are markers and aborted records,
+		// which no consumer receives: without it the state topic alone
+		// calls them delivered and rejected, or still in flight.
+		if log, err := l.inspector.ReadLog(ctx, topic, partition, first, limit); err == nil {
+			facts.undeliverable = undeliverable(log.Entries, settings.ReadCommitted)
+		}
+	}
+	sp := shareFromStateTopic(facts, from, limit)
 	l.overlayWorkers(&sp)
 	return sp, nil
 }
@@ -88,6 +102,24 @@ type shareFacts struct {
 	persisted     inspect.PersistedShareState
 	assigned      bool // a member is assigned the partition
 	deliveryLimit int32
+	readCommitted bool // share.isolation.level=read_committed
+	// undeliverable are the offsets no consumer of the group receives:
+	// markers, and under read_committed the aborted records.
+	undeliverable map[int64]bool
+}
+
+// undeliverable are the offsets among entries that a share group never
+// delivers: transaction markers (a consumer acknowledges them as a gap),
+// and under read_committed the records of aborted transactions, which
+// Kafka archives when it acquires them.
+func undeliverable(entries []inspect.Entry, readCommitted bool) map[int64]bool {
+	out := map[int64]bool{}
+	for _, e := range entries {
+		if e.Control || readCommitted && e.Kind == "data" && e.Txn == "aborted" {
+			out[e.Offset] = true
+		}
+	}
+	return out
 }
 
 // shareFromStateTopic builds the window [from, from+limit) of a Kafka
@@ -125,7 +157,16 @@ func shareFromStateTopic(f shareFacts, from int64, limit int) cluster.ShareParti
 				r.State, r.Why = "archived", cluster.ArchivedWhy(r.DeliveryCount, f.deliveryLimit)
 			}
 		}
-		if r.State == "available" && f.assigned {
+		switch {
+		case f.undeliverable[o] && r.State == "archived":
+			// a marker acquired with its batch and acknowledged as a
+			// gap: counted once, delivered to no one, not rejected
+			r.Why = "notDelivered"
+		case f.undeliverable[o] && r.State == "available" && o < out.EndOffset:
+			// fetched past, so archived in the leader's memory; the
+			// state topic holds it once the start offset moves on
+			r.State, r.Why, r.DeliveryCount = "archived", "notDelivered", 0
+		case r.State == "available" && f.assigned:
 			r.State = "inFlight"
 		}
 		out.Records = append(out.Records, r)
