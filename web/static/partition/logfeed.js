@@ -83,6 +83,7 @@ export class LogFeed {
     return this.replaying ? this.stash : this;
   }
 
+  /** applySnapshot takes the stream's whole state in: the entries, pointers and groups it carries replace those known. */
   applySnapshot(msg) {
     if (this.replaying) {
       const s = this.stash;
@@ -100,6 +101,7 @@ export class LogFeed {
     this.hooks.grown();
   }
 
+  /** applyEntries takes new or changed entries in; the view draws at once and flashes those that changed. */
   applyEntries(entries) {
     if (this.replaying) {
       for (const e of entries) this.stash.cache.put(e);
@@ -111,6 +113,7 @@ export class LogFeed {
     this.hooks.drawNow(changed);
   }
 
+  /** applyPointers takes new pointers in; the offsets a rising LSO or log start passed are read again. */
   applyPointers(p) {
     const live = this.live();
     const old = live.pointers;
@@ -147,6 +150,7 @@ export class LogFeed {
     if (!this.replaying) this.hooks.schedule();
   }
 
+  /** applyGroups takes the groups' committed offsets in. */
   applyGroups(groups) {
     if (this.replaying) {
       this.stash.groups = groups || [];

@@ -459,15 +459,19 @@ export class LogView {
 
   // ---- what the view is told (logfeed.js) ----
 
+  /** applySnapshot takes the stream's whole state in. */
   applySnapshot(msg) { this.feed.applySnapshot(msg); }
 
+  /** applyEntries takes new or changed entries in. */
   applyEntries(entries) { this.feed.applyEntries(entries); }
 
+  /** applyPointers takes new pointers in. */
   applyPointers(p) { this.feed.applyPointers(p); }
 
   /** cleaned refetches every known offset (the log cleaner ran). */
   cleaned() { this.feed.cleaned(); }
 
+  /** applyGroups takes the groups' committed offsets in. */
   applyGroups(groups) { this.feed.applyGroups(groups); }
 
   /** expect shows the offsets an action just wrote once they arrive; meanwhile the view follows the end. */
