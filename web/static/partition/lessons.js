@@ -172,131 +172,204 @@ function namesList(run) {
 }
 
 /**
- * setupLessons wires the lessons panel.
- * @param {import('./app.js').App} app
+ * @typedef {object} LessonNodes the lessons panel's elements (web/pages/partition_lessons.templ)
+ * @property {HTMLElement} panel the panel
+ * @property {HTMLFormElement} form the lesson list's form (its submit starts a run)
+ * @property {HTMLSelectElement} picker the lesson list
+ * @property {{start: HTMLButtonElement, next: HTMLButtonElement, finish: HTMLButtonElement, reset: HTMLButtonElement, cleanup: HTMLButtonElement}} buttons
+ * @property {HTMLElement} out the run's cards
+ * @property {HTMLElement} bar the step bar and progress
+ * @property {HTMLElement} error
+ * @property {HTMLElement} status
+ * @property {HTMLElement} unavailable why the picked lesson cannot run here
+ * @property {{box: HTMLElement|null, where: HTMLElement|null, next: HTMLButtonElement|null}} mini
+ *   the masthead's copy of the run's place and Next, for a page that stacks
+ * @property {{box: HTMLElement, list: HTMLElement, text: HTMLElement, go: HTMLButtonElement, cancel: HTMLButtonElement}} confirm
+ *   Clean up's list of the topics it would delete, to confirm
  */
-export function setupLessons(app) {
-  const panel = $('lessons-panel');
-  if (!panel) return;
-  const picker = $('lesson-select');
-  const buttons = { start: $('lesson-start'), next: $('lesson-next'), finish: $('lesson-finish'), reset: $('lesson-reset'), cleanup: $('lesson-cleanup') };
-  const out = $('lesson-run');
-  const bar = $('lesson-bar');
-  const error = $('lesson-error');
-  const status = $('lesson-status');
-  const unavailable = $('lesson-unavailable');
-  // The masthead's copy of the run's place and Next, for a page that stacks.
-  const mini = { box: $('lesson-mini'), where: $('lesson-mini-where'), next: $('lesson-mini-next') };
-  // A student's page (classroom mode) has no buttons: it shows the run the
-  // teacher drives, which classroom.js passes on as an event.
-  const student = $('app')?.dataset.role === 'student';
-  let run = null;
-  let busy = false;
-  // Each request of this page's buttons counts here: a poll that began
-  // before one does not draw what it read (an older run, a step behind).
-  let acted = 0;
-  let shown = '';
-  // The card of the step just done stands under the log when it leaves
-  // the room, else here in the Lesson tab.
-  const placer = setupStepPlace(app.view, () => showCurrent());
-  /** onShow: the run is the picked lesson's (a student always sees the teacher's). */
-  const onShow = () => !!run && (student || picker.value === run.lesson);
 
-  // One language for the whole page: i18n.js remembers it and tells this
-  // panel when the masthead's switch changes it.
-  let lang = initialLanguage();
+/**
+ * @typedef {object} LessonHost what the panel asks of the page
+ * @property {(topic: string, partition: number) => Promise<void>} show opens a partition's log
+ * @property {() => boolean} hasTopic whether the page has a log of its own open
+ * @property {() => void} showTab brings the Lesson tab forward
+ * @property {() => void} refreshTopics reads the topic list again
+ * @property {(method: string, path: string, body?: any) => Promise<any>} api the lesson API (common/api.js)
+ */
+
+/**
+ * LessonPanel drives one page's lessons panel: the run it shows, the
+ * requests of its buttons and the poll that follows the server's run.
+ * A student's panel (classroom mode) has no buttons: it shows the run the
+ * teacher drives, which classroom.js passes on as an event.
+ */
+export class LessonPanel {
+  /**
+   * @param {LessonNodes} nodes
+   * @param {LessonHost} host
+   * @param {object} opts
+   * @param {boolean} opts.student whether this is a student's page
+   * @param {(moved: () => void) => {place: (card: Element|null) => void}} opts.placer where the step's card stands
+   *   (stepplace.js), told when it has moved it
+   */
+  constructor(nodes, host, opts) {
+    this.nodes = nodes;
+    this.host = host;
+    this.student = opts.student;
+    /** the run on show, as the server last said it */
+    this.run = null;
+    this.busy = false;
+    // Each request of this page's buttons counts here: a poll that began
+    // before one does not draw what it read (an older run, a step behind).
+    this.acted = 0;
+    /** the run on show as JSON ('' none): a poll that reads the same draws nothing */
+    this.shown = '';
+    // One language for the whole page: i18n.js remembers it and tells this
+    // panel when the masthead's switch changes it.
+    this.lang = initialLanguage();
+    // The card of the step just done stands under the log when it leaves
+    // the room, else here in the Lesson tab.
+    this.placer = opts.placer(() => this.showCurrent());
+  }
+
+  /** onShow: the run is the picked lesson's (a student always sees the teacher's). */
+  onShow() {
+    return !!this.run && (this.student || this.nodes.picker.value === this.run.lesson);
+  }
 
   /** tx picks the current language of a {en, ko} text from the API. */
-  const tx = (text) => (text ? text[lang] || text.en || '' : '');
+  tx(text) {
+    return text ? text[this.lang] || text.en || '' : '';
+  }
 
-  function setLang(l) {
-    lang = l;
+  /** start listens to the page and the panel and shows the server's run (polled on a teacher's page). */
+  start() {
+    const { panel, picker, status } = this.nodes;
+    onLanguage((l) => this.setLang(LANGS.includes(l) ? l : 'en'));
+    picker.addEventListener('change', () => {
+      // Another lesson picked: the last run (lesson 3, finished) is not
+      // shown under its name; picking the run's lesson again shows it.
+      if (!this.student) plain(status, '');
+      this.showAvailability();
+      this.draw();
+    });
+    this.nodes.form.addEventListener('submit', async (ev) => {
+      ev.preventDefault();
+      if (this.student) return;
+      delete panel.dataset.picking;
+      const st = await this.call('POST', `/api/lessons/${encodeURIComponent(picker.value)}/runs`);
+      if (st) this.nodes.buttons.next.focus({ preventScroll: true });
+    });
+    if (this.student) {
+      document.addEventListener('offsetlab:lesson-run', (ev) => this.setRun(ev.detail));
+    } else {
+      this.bindButtons();
+      this.bindCleanup();
+    }
+    this.setLang(this.lang);
+    if (!this.student) {
+      this.resume().finally(() => { panel.dataset.ready = 'true'; });
+      setInterval(() => this.resume(), POLL_MS);
+    } else {
+      panel.dataset.ready = 'true';
+    }
+  }
+
+  setLang(l) {
+    const { panel, picker } = this.nodes;
+    this.lang = l;
     panel.lang = l;
     for (const o of picker.options) o.textContent = o.dataset[l] || o.dataset.en;
-    showAvailability();
-    draw();
+    this.showAvailability();
+    this.draw();
   }
-  onLanguage((l) => setLang(LANGS.includes(l) ? l : 'en'));
 
-  function showAvailability() {
+  showAvailability() {
+    const { picker, unavailable } = this.nodes;
     const o = picker.selectedOptions[0];
-    const why = o && o.dataset.available === 'false' ? o.dataset['unavailable' + (lang === 'ko' ? 'Ko' : 'En')] : '';
+    const why = o && o.dataset.available === 'false' ? o.dataset['unavailable' + (this.lang === 'ko' ? 'Ko' : 'En')] : '';
     unavailable.textContent = why || '';
     unavailable.hidden = !why;
-    enable();
+    this.enable();
   }
-  picker.addEventListener('change', () => {
-    // Another lesson picked: the last run (lesson 3, finished) is not
-    // shown under its name; picking the run's lesson again shows it.
-    if (!student) plain(status, '');
-    showAvailability();
-    draw();
-  });
 
-  function enable() {
-    if (student) return;
+  enable() {
+    if (this.student) return;
+    const { picker, buttons, mini } = this.nodes;
     const o = picker.selectedOptions[0];
-    buttons.start.disabled = busy || !o || o.dataset.available === 'false';
-    const ready = onShow() && run.status === 'ready';
-    buttons.next.disabled = busy || !ready;
-    buttons.finish.disabled = busy || !ready;
-    buttons.reset.disabled = busy || !onShow();
-    buttons.cleanup.disabled = busy;
+    buttons.start.disabled = this.busy || !o || o.dataset.available === 'false';
+    const ready = this.onShow() && this.run.status === 'ready';
+    buttons.next.disabled = this.busy || !ready;
+    buttons.finish.disabled = this.busy || !ready;
+    buttons.reset.disabled = this.busy || !this.onShow();
+    buttons.cleanup.disabled = this.busy;
     if (mini.next) mini.next.disabled = buttons.next.disabled;
   }
 
   /** drawMini writes the masthead's copy of where the run is (hidden without one). */
-  function drawMini() {
+  drawMini() {
+    const { mini } = this.nodes;
     if (!mini.box) return;
-    mini.box.hidden = !onShow();
-    if (!onShow()) return;
+    mini.box.hidden = !this.onShow();
+    if (!this.onShow()) return;
+    const run = this.run;
     const total = run.steps.length;
     const n = Math.min(run.cursor + 1, total);
     // Short on screen (the masthead keeps two rows at 150 %), whole for
     // screen readers and as the tooltip.
-    const whole = tx(run.title) + ' · ' + t('lesson.ui.stepOf', { n, total }) + (run.checked ? ' · ' + t('lesson.ui.passedShort', { passed: run.passed, checked: run.checked }) : '');
+    const whole = this.tx(run.title) + ' · ' + t('lesson.ui.stepOf', { n, total }) + (run.checked ? ' · ' + t('lesson.ui.passedShort', { passed: run.passed, checked: run.checked }) : '');
     mini.where.title = whole;
     mini.where.replaceChildren(el('span', { 'aria-hidden': 'true' }, `${n}/${total}`), el('span', { class: 'sr-only' }, whole));
   }
 
-  function showError(err) {
+  showError(err) {
+    const { error } = this.nodes;
     error.textContent = err ? errorText(err) : '';
     error.hidden = !err;
   }
 
-  /** call sends one lesson request, keeping the panel busy meanwhile. */
-  async function call(method, path, keep, body) {
-    busy = true;
-    acted++;
+  /**
+   * call sends one lesson request, keeping the panel busy meanwhile.
+   * keep says the answer is not a run (the clean-up's), to be drawn by the caller.
+   * @param {string} method
+   * @param {string} path
+   * @param {boolean} [keep]
+   * @param {any} [body]
+   */
+  async call(method, path, keep, body) {
+    const { panel, out, status } = this.nodes;
+    this.busy = true;
+    this.acted++;
     panel.setAttribute('aria-busy', 'true');
     out.dataset.busy = 'true';
-    enable();
-    showError(null);
+    this.enable();
+    this.showError(null);
     // A run's request (start, next, finish, start over) says only its own
     // news: the last one's "Started over: …" goes.
     if (!keep) plain(status, '');
     try {
-      const st = await api(method, path, body);
-      if (!keep) setRun(st);
+      const st = await this.host.api(method, path, body);
+      if (!keep) this.setRun(st);
       return st;
     } catch (err) {
-      showError(err);
-      if (err.status === 404 && run && path.includes(run.id)) setRun(null);
+      this.showError(err);
+      if (err.status === 404 && this.run && path.includes(this.run.id)) this.setRun(null);
       return null;
     } finally {
-      busy = false;
+      this.busy = false;
       panel.removeAttribute('aria-busy');
       delete out.dataset.busy;
-      enable();
+      this.enable();
     }
   }
 
-  function setRun(st) {
-    run = st;
-    shown = st ? JSON.stringify(st) : '';
+  setRun(st) {
+    const { picker } = this.nodes;
+    this.run = st;
+    this.shown = st ? JSON.stringify(st) : '';
     if (st && [...picker.options].some((o) => o.value === st.lesson)) picker.value = st.lesson;
-    draw();
-    enable();
+    this.draw();
+    this.enable();
     // The stage draws a step's answer at its cells (stepstage.js).
     document.dispatchEvent(new CustomEvent('offsetlab:lesson-shown', { detail: st }));
   }
@@ -305,41 +378,37 @@ export function setupLessons(app) {
    * openStep shows the log a finished step concerns — or, once the lesson
    * is over, the log that carries its point (the run's focus).
    */
-  async function openStep(st) {
+  async openStep(st) {
     if (st.status === 'finished' && st.focus) {
-      await app.show(st.focus.topic, st.focus.partition);
+      await this.host.show(st.focus.topic, st.focus.partition);
       return;
     }
     const done = st.steps.filter((s) => s.status !== 'pending' && s.status !== 'running');
     const last = done[done.length - 1];
     if (!last || !last.topic) return;
-    await app.show(last.topic, last.partition);
+    await this.host.show(last.topic, last.partition);
   }
 
-  $('lesson-form').addEventListener('submit', async (ev) => {
-    ev.preventDefault();
-    if (student) return;
-    delete panel.dataset.picking;
-    const st = await call('POST', `/api/lessons/${encodeURIComponent(picker.value)}/runs`);
-    if (st) buttons.next.focus({ preventScroll: true });
-  });
-  if (student) {
-    document.addEventListener('offsetlab:lesson-run', (ev) => setRun(ev.detail));
-  } else {
-    /**
-     * next runs the step up next. Focus stays on the control that acted:
-     * Next itself (disabled while the step runs), or wherever it was when
-     * a presenter's key asked.
-     */
-    async function next() {
-      const before = /** @type {HTMLElement|null} */ (document.activeElement);
-      app.dock.show('lesson', { remember: false });
-      const st = await call('POST', `/api/lessons/runs/${run.id}/next`);
-      if (st) await openStep(st);
-      const fallen = !document.activeElement || document.activeElement === document.body;
-      if (before === buttons.next && st && st.status === 'ready') buttons.next.focus({ preventScroll: true });
-      else if (fallen && before && before !== document.body && before.isConnected) before.focus({ preventScroll: true });
-    }
+  /**
+   * next runs the step up next. Focus stays on the control that acted:
+   * Next itself (disabled while the step runs), or wherever it was when
+   * a presenter's key asked.
+   */
+  async next() {
+    const { buttons } = this.nodes;
+    const before = /** @type {HTMLElement|null} */ (document.activeElement);
+    this.host.showTab();
+    const st = await this.call('POST', `/api/lessons/runs/${this.run.id}/next`);
+    if (st) await this.openStep(st);
+    const fallen = !document.activeElement || document.activeElement === document.body;
+    if (before === buttons.next && st && st.status === 'ready') buttons.next.focus({ preventScroll: true });
+    else if (fallen && before && before !== document.body && before.isConnected) before.focus({ preventScroll: true });
+  }
+
+  /** bindButtons wires Next (and the masthead's), a presenter's keys, Run to end and Start over. */
+  bindButtons() {
+    const { buttons, mini, status } = this.nodes;
+    const next = () => this.next();
     buttons.next.addEventListener('click', next);
     mini.next?.addEventListener('click', next);
     // A presenter's clicker: → / PageDown / Space run the next step when
@@ -351,78 +420,86 @@ export function setupLessons(app) {
       const at = ev.target instanceof Element ? ev.target : null;
       if (at && at.closest('input, textarea, select, [contenteditable], [role="tablist"], [role="slider"], .log-viewport, .minimap, details > summary')) return;
       if (at && ev.key === ' ' && at.closest('button, a, [role="button"], [tabindex]:not(.dock-panel)')) return;
-      if (!run || run.status !== 'ready' || busy || buttons.next.disabled) return;
+      if (!this.run || this.run.status !== 'ready' || this.busy || buttons.next.disabled) return;
       ev.preventDefault();
       next();
     });
     buttons.finish.addEventListener('click', async () => {
-      const st = await call('POST', `/api/lessons/runs/${run.id}/finish`);
-      if (st) await openStep(st);
+      const st = await this.call('POST', `/api/lessons/runs/${this.run.id}/finish`);
+      if (st) await this.openStep(st);
     });
     buttons.reset.addEventListener('click', async () => {
       // Starting over leaves nothing behind: cleanup deletes the run's
       // topics, ends its transactions and resets it under fresh names.
-      const st = await call('POST', `/api/lessons/runs/${run.id}/cleanup`);
+      const st = await this.call('POST', `/api/lessons/runs/${this.run.id}/cleanup`);
       if (st) tr(status, 'lesson.ui.resetCleaned');
       else plain(status, '');
-      if (st) app.refreshTopics();
+      if (st) this.host.refreshTopics();
     });
-    // Clean up lists first, as Delete asks for the name: the server
-    // answers the topics this dashboard's runs created, the teacher sees
-    // them, and only the list confirmed is deleted.
-    const confirmBox = $('lesson-cleanup-confirm');
-    const confirmList = $('lesson-cleanup-list');
+  }
+
+  /**
+   * bindCleanup wires Clean up. It lists first, as Delete asks for the
+   * name: the server answers the topics this dashboard's runs created, the
+   * teacher sees them, and only the list confirmed is deleted.
+   */
+  bindCleanup() {
+    const { buttons, status, confirm } = this.nodes;
     let listed = [];
     const hideConfirm = () => {
-      confirmBox.hidden = true;
+      confirm.box.hidden = true;
       listed = [];
     };
     buttons.cleanup.addEventListener('click', async () => {
       hideConfirm();
       plain(status, '');
-      const plan = await call('GET', '/api/lessons/cleanup', true);
+      const plan = await this.call('GET', '/api/lessons/cleanup', true);
       if (!plan) return;
       listed = plan.topics || [];
       if (!listed.length) {
         tr(status, 'lesson.ui.cleanedNone');
         return;
       }
-      tr($('lesson-cleanup-list-text'), 'lesson.ui.cleanupList', { count: listed.length });
-      confirmList.replaceChildren(...listed.map((name) => el('li', {}, el('code', {}, name))));
-      confirmBox.hidden = false;
-      $('lesson-cleanup-go').focus();
+      tr(confirm.text, 'lesson.ui.cleanupList', { count: listed.length });
+      confirm.list.replaceChildren(...listed.map((name) => el('li', {}, el('code', {}, name))));
+      confirm.box.hidden = false;
+      confirm.go.focus();
     });
-    $('lesson-cleanup-cancel').addEventListener('click', () => {
+    confirm.cancel.addEventListener('click', () => {
       hideConfirm();
       buttons.cleanup.focus();
     });
-    $('lesson-cleanup-go').addEventListener('click', async () => {
-      const confirm = listed;
+    confirm.go.addEventListener('click', async () => {
+      const names = listed;
       hideConfirm();
-      const res = await call('POST', '/api/lessons/cleanup', true, { confirm });
+      const res = await this.call('POST', '/api/lessons/cleanup', true, { confirm: names });
       if (!res) return;
       const deleted = res.deleted || [];
       if (deleted.length) tr(status, 'lesson.ui.cleaned', { count: deleted.length, topics: deleted.join(', ') });
       else tr(status, 'lesson.ui.cleanedNone');
-      app.refreshTopics();
+      this.host.refreshTopics();
     });
   }
 
   // ---- drawing ----------------------------------------------------------------
 
-  function draw() {
-    drawMini();
-    if (!onShow()) {
+  draw() {
+    const { panel, out, bar, buttons, picker } = this.nodes;
+    const student = this.student;
+    const tx = (text) => this.tx(text);
+    this.drawMini();
+    if (!this.onShow()) {
       bar.replaceChildren();
       buttons.next?.parentElement.querySelector('.lesson-title')?.remove();
       delete panel.dataset.run;
       delete panel.dataset.picking;
       out.replaceChildren(el('p', { class: 'hint' }, t(student ? 'lesson.ui.notStartedStudent' : 'lesson.ui.notStarted')));
-      placer.place(null);
+      this.placer.place(null);
       delete out.dataset.status;
       delete out.dataset.run;
       return;
     }
+    const run = this.run;
     out.dataset.run = run.id;
     out.dataset.status = run.status;
     out.dataset.cursor = String(run.cursor);
@@ -477,17 +554,18 @@ export function setupLessons(app) {
     if (next && run.status !== 'failed') parts.push(stepCard(run, next, true, tx));
     parts.push(namesList(run));
     out.replaceChildren(...parts);
-    placer.place(out.querySelector('[data-testid="lesson-current"]'));
-    showCurrent();
+    this.placer.place(out.querySelector('[data-testid="lesson-current"]'));
+    this.showCurrent();
   }
 
   /**
    * showCurrent scrolls the Lesson tab (only it, never the page) so the
    * step just done starts right under the bar.
    */
-  function showCurrent() {
+  showCurrent() {
+    const { panel, out } = this.nodes;
     const card = out.querySelector('[data-testid="lesson-current"]');
-    const scroller = panel.closest('.dock-panel');
+    const scroller = /** @type {HTMLElement|null} */ (panel.closest('.dock-panel'));
     if (!scroller || scroller.hidden) return;
     if (!card) {
       // The card stands under the log: the tab shows the bar and what comes next.
@@ -503,40 +581,62 @@ export function setupLessons(app) {
    * page showed (another run, step or status); a page that showed none
    * follows it only when it has no log of its own open.
    */
-  function moved(before, st) {
-    if (!before) return !app.current().hasTopic;
+  moved(before, st) {
+    if (!before) return !this.host.hasTopic();
     return before.id !== st.id || before.cursor !== st.cursor || before.status !== st.status;
   }
 
-  // ---- boot -------------------------------------------------------------------
-
-  setLang(lang);
   /** resume shows the run the server has (started or stepped last, in any tab). */
-  async function resume() {
-    if (busy || document.hidden) return;
-    const asked = acted;
+  async resume() {
+    if (this.busy || document.hidden) return;
+    const asked = this.acted;
     try {
-      const { current } = await api('GET', '/api/lessons');
+      const { current } = await this.host.api('GET', '/api/lessons');
       if (!current) {
-        if (run && !busy && asked === acted) setRun(null);
+        if (this.run && !this.busy && asked === this.acted) this.setRun(null);
         return;
       }
-      const st = await api('GET', `/api/lessons/runs/${encodeURIComponent(current)}`);
-      if (busy || asked !== acted || JSON.stringify(st) === shown) return;
-      const before = run;
-      setRun(st);
+      const st = await this.host.api('GET', `/api/lessons/runs/${encodeURIComponent(current)}`);
+      if (this.busy || asked !== this.acted || JSON.stringify(st) === this.shown) return;
+      const before = this.run;
+      this.setRun(st);
       // A page that follows the run follows its log: a step taken in
       // another tab (or by curl) opens the log it concerns here too, even
       // when this page opened before that log existed.
-      if (moved(before, st)) await openStep(st);
+      if (this.moved(before, st)) await this.openStep(st);
     } catch {
       // The banner tells an unreachable server; the panel keeps what it shows.
     }
   }
-  if (!student) {
-    resume().finally(() => { panel.dataset.ready = 'true'; });
-    setInterval(resume, POLL_MS);
-  } else {
-    panel.dataset.ready = 'true';
-  }
+}
+
+/**
+ * setupLessons wires the lessons panel (none on a page without one).
+ * @param {import('./app.js').App} app
+ */
+export function setupLessons(app) {
+  const panel = $('lessons-panel');
+  if (!panel) return;
+  const nodes = {
+    panel,
+    form: $('lesson-form'),
+    picker: $('lesson-select'),
+    buttons: { start: $('lesson-start'), next: $('lesson-next'), finish: $('lesson-finish'), reset: $('lesson-reset'), cleanup: $('lesson-cleanup') },
+    out: $('lesson-run'),
+    bar: $('lesson-bar'),
+    error: $('lesson-error'),
+    status: $('lesson-status'),
+    unavailable: $('lesson-unavailable'),
+    mini: { box: $('lesson-mini'), where: $('lesson-mini-where'), next: $('lesson-mini-next') },
+    confirm: { box: $('lesson-cleanup-confirm'), list: $('lesson-cleanup-list'), text: $('lesson-cleanup-list-text'), go: $('lesson-cleanup-go'), cancel: $('lesson-cleanup-cancel') },
+  };
+  const host = {
+    show: (topic, partition) => app.show(topic, partition),
+    hasTopic: () => app.current().hasTopic,
+    showTab: () => app.dock.show('lesson', { remember: false }),
+    refreshTopics: () => app.refreshTopics(),
+    api,
+  };
+  const student = $('app')?.dataset.role === 'student';
+  new LessonPanel(nodes, host, { student, placer: (moved) => setupStepPlace(app.view, moved) }).start();
 }

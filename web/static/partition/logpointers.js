@@ -1,9 +1,10 @@
 // logpointers.js: what the log says around its cells: the pointer summary
 // above it (log start, LSO, HW, the groups' committed offsets) with the
 // sentence on why the LSO is held (PointerSummary, handed its elements and
-// what it shows), the pointer flags' lines (mixed into LogView, logview.js:
-// `this` is the view), and the minimap's thumb and pointer marks (Minimap,
-// handed its elements). The lanes' counts are lanecounts.js's.
+// what it shows), the pointer flags over the cells (flagMap groups them by
+// offset; PointerFlags holds their lines, flaglines.js's layout, handed a
+// way to measure a label), and the minimap's thumb and pointer marks
+// (Minimap, handed its elements). The lanes' counts are lanecounts.js's.
 
 import { fmt } from '../common/api.js';
 import { t } from '../common/i18n.js';
@@ -164,32 +165,70 @@ export class Minimap {
   }
 }
 
-/** logPointers lays out the pointer flags from the view's state. */
-/** @satisfies {ThisType<import('./logview.js').LogView>} */
-export const logPointers = {
-  /** flagMap groups the pointers by the offset they point at. */
-  flagMap() {
-    const m = new Map();
-    const add = (id, label, value) => {
-      if (!m.has(value)) m.set(value, []);
-      m.get(value).push({ id, label, value });
-    };
-    const p = this.pointers;
-    add('logstart', t('pointer.logStart'), p.logStartOffset);
-    add('lso', 'LSO', p.lastStableOffset);
-    add('hw', 'HW', p.highWatermark);
-    for (const g of this.groups) add('group:' + g.group, g.group, g.committed);
-    return m;
-  },
+/**
+ * @typedef {{id: string, label: string, value: number}} Flag a pointer at the offset it points at
+ */
+
+/**
+ * flagMap groups the pointers by the offset they point at: the log start,
+ * the LSO, the HW and each group's committed offset, in that order.
+ * @param {import('../types/wire.js').Pointers} p
+ * @param {{group: string, committed: number}[]} groups
+ * @returns {Map<number, Flag[]>}
+ */
+export function flagMap(p, groups) {
+  /** @type {Map<number, Flag[]>} */
+  const m = new Map();
+  const add = (id, label, value) => {
+    if (!m.has(value)) m.set(value, []);
+    m.get(value).push({ id, label, value });
+  };
+  add('logstart', t('pointer.logStart'), p.logStartOffset);
+  add('lso', 'LSO', p.lastStableOffset);
+  add('hw', 'HW', p.highWatermark);
+  for (const g of groups) add('group:' + g.group, g.group, g.committed);
+  return m;
+}
+
+/**
+ * @typedef {object} FlagGrid where the flags are laid out (the view's layout, logplace.js)
+ * @property {number} start the log start offset
+ * @property {number} cols offsets a row holds
+ * @property {number} slotW a slot's width in pixels
+ * @property {string} font the flags' font
+ * @property {number} pad a flag's padding, added to its label's width
+ */
+
+/**
+ * PointerFlags holds the pointer flags' lines (flaglines.js): how many
+ * lines every row gives them, each pointed offset's room and the flags
+ * shown by their short label. The rows read them when they fill a slot.
+ */
+export class PointerFlags {
+  /**
+   * @param {(font: string, label: string) => number} [textWidth] a label's
+   *   width in pixels in font; by default measured on a canvas of the page
+   */
+  constructor(textWidth) {
+    this.textWidth = textWidth || canvasTextWidth();
+    /** the flags' lines over every row */
+    this.lines = 1;
+    /** @type {Map<number, number>} each pointed offset's room in pixels */
+    this.room = new Map();
+    /** @type {Set<string>} the ids of the flags shown by their short label */
+    this.short = new Set();
+  }
 
   /**
-   * layoutFlags decides the flags' lines and each pointed offset's room
-   * (flaglines.js) from every pointer of the log, so that the rows keep one
-   * height wherever the view scrolls; when the lines change the rows are
-   * measured again.
+   * layout decides the flags' lines and each pointed offset's room from
+   * every pointer of the log, so that the rows keep one height wherever
+   * the view scrolls. It returns true when the number of lines changed:
+   * the rows must then be measured again.
+   * @param {Map<number, Flag[]>} flags the pointers by offset (flagMap)
+   * @param {FlagGrid} grid
    */
-  layoutFlags(flags) {
-    if (!this.cols || !this.slotW || !this.flagFont) return;
+  layout(flags, grid) {
+    if (!grid.cols || !grid.slotW || !grid.font) return false;
     // The flags of one offset say its number once, after the last of them.
     const groups = [...flags].map(([offset, list]) => ({
       offset,
@@ -198,16 +237,23 @@ export const logPointers = {
         return { id: f.id, label: f.label + n, short: f.id.startsWith('group:') ? t('legend.group') + n : undefined };
       }),
     }));
-    const ctx = (this.measureCtx ||= document.createElement('canvas').getContext('2d'));
-    ctx.font = this.flagFont;
-    const widthOf = (label) => Math.ceil(ctx.measureText(label).width) + this.flagPad;
-    const out = flagLayout(groups, { start: this.start, cols: this.cols, slotW: this.slotW, gap: 4 }, widthOf);
-    this.flagRoom = out.room;
-    this.flagShort = out.short;
-    if (out.lines !== (this.flagLines || 1)) {
-      this.flagLines = out.lines;
-      this.viewport.style.setProperty('--flag-lines', String(out.lines));
-      this.layout(true);
-    }
-  },
-};
+    const widthOf = (label) => Math.ceil(this.textWidth(grid.font, label)) + grid.pad;
+    const out = flagLayout(groups, { start: grid.start, cols: grid.cols, slotW: grid.slotW, gap: 4 }, widthOf);
+    this.room = out.room;
+    this.short = out.short;
+    if (out.lines === this.lines) return false;
+    this.lines = out.lines;
+    return true;
+  }
+}
+
+/** canvasTextWidth measures text on a canvas made when first asked. */
+function canvasTextWidth() {
+  /** @type {CanvasRenderingContext2D|null} */
+  let ctx = null;
+  return (font, label) => {
+    ctx ||= document.createElement('canvas').getContext('2d');
+    ctx.font = font;
+    return ctx.measureText(label).width;
+  };
+}

@@ -2,8 +2,9 @@
 // lanes' labels) and cols slots, each stacking pointer flags, the batch
 // bracket, the cell and the two consumer lanes; in table mode a row is
 // one offset (tableview.js). Filling a slot or a row rewrites it only
-// when what it shows changed (its _key). Mixed into LogView (logview.js):
-// `this` is the view.
+// when what it shows changed (its _key). A RowRenderer is handed the
+// pointer flags' lines (logpointers.js) and, with each row, what the view
+// shows (RowState).
 
 import { fmt } from '../common/api.js';
 import { copyOf, laneReason } from './cells.js';
@@ -19,11 +20,39 @@ const el = (tag, cls, text) => {
   return e;
 };
 
-/** logRows builds a row and writes an offset into a slot or a table row. */
-/** @satisfies {ThisType<import('./logview.js').LogView>} */
-export const logRows = {
-  makeRow(cols) {
-    if (this.table) return makeTableRow();
+/**
+ * @typedef {object} RowState what the rows show of the log view
+ * @property {number} start the log start offset
+ * @property {number} hw the high watermark: the next offset to be written
+ * @property {number} cols offsets a row of cells holds
+ * @property {import('../types/wire.js').Pointers} pointers
+ * @property {{get: (offset: number) => import('../types/wire.js').Entry|undefined}} cache the entries known
+ * @property {Map<number, number>} retryOf our producer's retries: offset to the send it repeats
+ * @property {number|null} selected the selected offset
+ * @property {Set<number>} marked the offsets the story's chosen entry points at
+ */
+
+/**
+ * @typedef {import('./logpointers.js').Flag} Flag
+ */
+
+/** RowRenderer builds a row and writes an offset into a slot or a table row. */
+export class RowRenderer {
+  /**
+   * @param {import('./logpointers.js').PointerFlags} flags the flags' room and short labels, laid out before the rows are filled
+   */
+  constructor(flags) {
+    this.flags = flags;
+  }
+
+  /**
+   * makeRow builds a row of cols slots, or a table row.
+   * @param {number} cols
+   * @param {boolean} table
+   * @returns {HTMLElement}
+   */
+  makeRow(cols, table) {
+    if (table) return makeTableRow();
     const row = el('div', 'row');
     const gutter = el('div', 'gutter');
     gutter.setAttribute('aria-hidden', 'true');
@@ -61,17 +90,23 @@ export const logRows = {
     }
     row.append(gutter, slots);
     return row;
-  },
+  }
 
-  /** fillRow writes offset into a row of the table (tableview.js). */
-  fillRow(row, offset, flags) {
-    const e = offset < this.hw ? this.cache.get(offset) : undefined;
-    const kind = offset === this.hw ? 'next' : e ? e.kind : 'loading';
+  /**
+   * fillRow writes offset into a row of the table (tableview.js).
+   * @param {any} row
+   * @param {number} offset
+   * @param {Map<number, Flag[]>} flags
+   * @param {RowState} s
+   */
+  fillRow(row, offset, flags, s) {
+    const e = offset < s.hw ? s.cache.get(offset) : undefined;
+    const kind = offset === s.hw ? 'next' : e ? e.kind : 'loading';
     const here = flags.get(offset) || [];
-    const copy = copyOf(e, this.retryOf);
+    const copy = copyOf(e, s.retryOf);
     const key = [offset, kind, e && e.txn, e && e.reason, e && e.marker, e && e.readCommitted, e && e.readUncommitted, e && e.key, e && e.value,
       e && e.timestamp, e && JSON.stringify(e.headers || []), here.map((f) => f.id + '=' + f.value).join(','), copy && copy.kind + copy.of,
-      this.pointers.lastStableOffset, this.hw, this.selected === offset, this.marked.has(offset)].join('|');
+      s.pointers.lastStableOffset, s.hw, s.selected === offset, s.marked.has(offset)].join('|');
     if (row._key === key) return;
     row._key = key;
     const shortName = (f) => (f.id === 'logstart' ? t('table.ptrStart') : f.id === 'lso' ? 'LSO' : f.id === 'hw' ? 'HW' : t('legend.group'));
@@ -83,30 +118,37 @@ export const logRows = {
       e,
       kind,
       label,
-      selected: this.selected === offset,
-      marked: this.marked.has(offset),
+      selected: s.selected === offset,
+      marked: s.marked.has(offset),
       flags: here.map((f) => ({ id: f.id, kind: f.id.startsWith('group:') ? 'group' : f.id, short: shortName(f), title: pointerTitle(f) })),
       copy: copy ? { badge: t(copy.kind === 'retry' ? 'cell.retryOf' : 'cell.sameAs', { offset: fmt(copy.of) }), text: copyText(copy) } : null,
       lane: (which) => {
         if (kind === 'next') return { reason: 'next', text: '', label: '' };
         const name = which === 'rc' ? 'read_committed' : 'read_uncommitted';
-        const reason = laneReason(e, which, this.pointers);
+        const reason = laneReason(e, which, s.pointers);
         const text = reason === '' ? t('lane.receives', { name, offset }) : t('lane.skips', { name, offset, reason: reasonText(reason) });
         return { reason, text, label: reason === 'loading' ? '' : text };
       },
     });
-  },
+  }
 
-  fillSlot(slot, offset, flags) {
-    const inLog = offset <= this.hw;
-    const e = offset < this.hw ? this.cache.get(offset) : undefined;
-    const kind = !inLog ? 'none' : offset === this.hw ? 'next' : e ? e.kind : 'loading';
+  /**
+   * fillSlot writes offset into a slot of a row of cells.
+   * @param {any} slot
+   * @param {number} offset
+   * @param {Map<number, Flag[]>} flags
+   * @param {RowState} s
+   */
+  fillSlot(slot, offset, flags, s) {
+    const inLog = offset <= s.hw;
+    const e = offset < s.hw ? s.cache.get(offset) : undefined;
+    const kind = !inLog ? 'none' : offset === s.hw ? 'next' : e ? e.kind : 'loading';
     const here = inLog ? flags.get(offset) : undefined;
-    const flagKey = here ? here.map((f) => f.id + '=' + f.value + (this.flagShort?.has(f.id) ? 's' : '')).join(',') + '@' + (this.flagRoom?.get(offset) ?? '') : '';
-    const copy = copyOf(e, this.retryOf);
+    const flagKey = here ? here.map((f) => f.id + '=' + f.value + (this.flags.short.has(f.id) ? 's' : '')).join(',') + '@' + (this.flags.room.get(offset) ?? '') : '';
+    const copy = copyOf(e, s.retryOf);
     const key = [offset, kind, e && e.txn, e && e.reason, e && e.marker, e && e.readCommitted, e && e.readUncommitted,
       e && e.value, e && e.producerId, e && alias(e.producerId), e && e.batchBaseOffset, flagKey, copy && copy.kind + copy.of,
-      this.pointers.lastStableOffset, this.hw, this.selected === offset, this.marked.has(offset)].join('|');
+      s.pointers.lastStableOffset, s.hw, s.selected === offset, s.marked.has(offset)].join('|');
     if (slot._key === key) return;
     slot._key = key;
     slot.hidden = !inLog;
@@ -115,7 +157,7 @@ export const logRows = {
     const [flagBox, batch, cell, rc, ru] = slot.children;
     slot.dataset.offset = offset;
     this.fillFlags(flagBox, slot, here);
-    this.fillBatch(batch, offset, e);
+    this.fillBatch(batch, offset, e, s);
 
     cell.dataset.offset = offset;
     cell.dataset.kind = kind;
@@ -131,9 +173,9 @@ export const logRows = {
       delete cell.dataset.copy;
       delete cell.dataset.copyOf;
     }
-    if (this.marked.has(offset)) cell.dataset.marked = 'true';
+    if (s.marked.has(offset)) cell.dataset.marked = 'true';
     else delete cell.dataset.marked;
-    cell.setAttribute('aria-pressed', String(this.selected === offset));
+    cell.setAttribute('aria-pressed', String(s.selected === offset));
     const [off, val, pid, tag, mark] = cell.children;
     mark.textContent = copy ? t(copy.kind === 'retry' ? 'cell.retryOf' : 'cell.sameAs', { offset: fmt(copy.of) }) : '';
     mark.title = copy ? copyText(copy) : '';
@@ -159,20 +201,25 @@ export const logRows = {
       tag.textContent = tagText(e);
       cell.setAttribute('aria-label', t('cell.aria', { offset, what: describe(e) }) + (copy ? '. ' + copyText(copy) : ''));
     }
-    this.fillLane(rc, 'rc', offset, kind, e);
-    this.fillLane(ru, 'ru', offset, kind, e);
-  },
+    this.fillLane(rc, 'rc', offset, kind, e, s.pointers);
+    this.fillLane(ru, 'ru', offset, kind, e, s.pointers);
+  }
 
+  /**
+   * @param {any} box
+   * @param {any} slot
+   * @param {Flag[]|undefined} here the flags at the slot's offset
+   */
   fillFlags(box, slot, here) {
     box.replaceChildren();
     slot.classList.toggle('pointed', !!here);
     // The room up to the next pointed offset (flaglines.js): the flags
     // wrap within it instead of running over their neighbours' or out of the row.
-    const room = here ? this.flagRoom?.get(Number(slot.dataset.offset)) : undefined;
+    const room = here ? this.flags.room.get(Number(slot.dataset.offset)) : undefined;
     box.style.width = room === undefined ? '' : `${room}px`;
     if (!here) return;
     here.forEach((f, i) => {
-      const label = this.flagShort?.has(f.id) ? t('legend.group') : f.label;
+      const label = this.flags.short.has(f.id) ? t('legend.group') : f.label;
       // The offset's number once, after its last flag (flaglines.js measures them so).
       const flag = el('span', 'flag', i === here.length - 1 ? `${label} ${fmt(f.value)}` : label);
       flag.dataset.testid = 'pointer';
@@ -182,9 +229,15 @@ export const logRows = {
       flag.title = pointerTitle(f);
       box.append(flag);
     });
-  },
+  }
 
-  fillBatch(batch, offset, e) {
+  /**
+   * @param {any} batch
+   * @param {number} offset
+   * @param {import('../types/wire.js').Entry|undefined} e
+   * @param {RowState} s
+   */
+  fillBatch(batch, offset, e, s) {
     const label = batch.firstChild;
     if (!e || e.batchBaseOffset < 0) {
       delete batch.dataset.pos;
@@ -196,11 +249,19 @@ export const logRows = {
     batch.dataset.pos = base === last ? 'single' : offset === base ? 'start' : offset === last ? 'end' : 'mid';
     batch.dataset.base = base;
     batch.dataset.last = last;
-    const rowStart = (offset - this.start) % this.cols === 0;
+    const rowStart = (offset - s.start) % s.cols === 0;
     label.textContent = base !== last && (offset === base || rowStart) ? t('cell.batch', { from: fmt(base), to: fmt(last) }) : '';
-  },
+  }
 
-  fillLane(lane, which, offset, kind, e) {
+  /**
+   * @param {any} lane
+   * @param {'rc'|'ru'} which
+   * @param {number} offset
+   * @param {string} kind
+   * @param {import('../types/wire.js').Entry|undefined} e
+   * @param {import('../types/wire.js').Pointers} pointers
+   */
+  fillLane(lane, which, offset, kind, e, pointers) {
     lane.dataset.offset = offset;
     const name = which === 'rc' ? 'read_committed' : 'read_uncommitted';
     if (kind === 'next') {
@@ -210,10 +271,10 @@ export const logRows = {
       lane.removeAttribute('aria-label');
       return;
     }
-    const reason = laneReason(e, which, this.pointers);
+    const reason = laneReason(e, which, pointers);
     lane.dataset.received = String(reason === '');
     lane.dataset.reason = reason;
     lane.textContent = reason === '' ? '✓' : reasonText(reason);
     lane.setAttribute('aria-label', reason === '' ? t('lane.receives', { name, offset }) : t('lane.skips', { name, offset, reason: reasonText(reason) }));
-  },
-};
+  }
+}

@@ -18,31 +18,32 @@
 // on screen, and from the live stream; both go through EntryCache, which
 // keeps a bounded number of pages.
 
-// The view is one class whose methods live in modules by their job, each
-// mixed into LogView.prototype below: logfeed.js (what the view is told),
-// logplace.js (layout, scrolling and the anchor), logrows.js (the rows'
-// DOM), logpointers.js (pointer flags), loginput.js
-// (wheel, touch, keys, pointer); the cells' words are celltext.js's. Pages
-// are loaded by a PageLoader (logpages.js), the pointer summary and the
-// minimap are a PointerSummary and a Minimap (logpointers.js) and the
-// lanes' counts LaneCounts
-// (lanecounts.js), each handed only what it reads. This file holds the state, the draw loop, the table toggle, the
-// tab stop and the selection.
+// LogView holds the view's place (the scroll, following the end, the
+// anchor), the draw loop, the table toggle, the tab stop and the
+// selection, and is handed its collaborators by job, each owning its own
+// state: a LogFeed (logfeed.js: what the view is told, and the entries,
+// pointers and groups it shows), a Layout (logplace.js: the measures of
+// a row and the viewport), a RowRenderer (logrows.js: the rows' DOM) over
+// the PointerFlags (logpointers.js: the flags' lines), a LogInput
+// (loginput.js: wheel, touch, keys, pointer), a PageLoader (logpages.js),
+// the PointerSummary and the Minimap (logpointers.js) and the lanes'
+// LaneCounts (lanecounts.js); the cells' words are celltext.js's and the
+// arithmetic loggeometry.js's.
 
 import { onLanguage, t } from '../common/i18n.js';
 import { apiPartition } from '../common/api.js';
-import { EntryCache, PAGE } from './cache.js';
+import { PAGE } from './cache.js';
 import { onProducers, resetProducers } from './producers.js';
 import * as geometry from './loggeometry.js';
 import { makeTableHead } from './tableview.js';
 import { HeldBanner } from './lsohold.js';
-import { logFeed } from './logfeed.js';
-import { logPlacement } from './logplace.js';
-import { logRows } from './logrows.js';
-import { logPointers, Minimap, PointerSummary } from './logpointers.js';
+import { LogFeed } from './logfeed.js';
+import { Layout } from './logplace.js';
+import { RowRenderer } from './logrows.js';
+import { flagMap, Minimap, PointerFlags, PointerSummary } from './logpointers.js';
 import { LaneCounts } from './lanecounts.js';
 import { PageLoader, readWindow } from './logpages.js';
-import { logInput } from './loginput.js';
+import { LogInput } from './loginput.js';
 
 export { describe, describeKind } from './celltext.js';
 
@@ -66,16 +67,19 @@ export class LogView {
     this.counts = new LaneCounts(document.getElementById('lane-count-rc'), document.getElementById('lane-count-ru'), document.getElementById('window-text'));
     this.followBtn = document.getElementById('follow-toggle');
 
-    this.cache = new EntryCache(60);
-    // marked are the offsets the story's chosen entry points at; retryOf
-    // maps a retried send's offset to the one whose ACK was lost.
-    this.marked = new Set();
-    this.retryOf = new Map();
-    // While replaying, the live state waits in stash and the view shows
-    // the recorded past (replay.js).
-    this.replaying = false;
-    this.stash = null;
-    this.wanted = null;
+    this.feed = new LogFeed({
+      pages: { abort: () => this.pages.abort(), forgetFailures: () => this.pages.forgetFailures() },
+      grown: () => this.afterGrowth(),
+      drawNow: (changed) => {
+        this.render();
+        this.flash(changed);
+      },
+      schedule: () => this.schedule(),
+      followEnd: () => this.setFollow(true),
+      reveal: (offsets) => this.reveal(offsets),
+    });
+    this.flags = new PointerFlags();
+    this.renderer = new RowRenderer(this.flags);
     this.rows = new Map();
     this.gen = 0;
     this.cols = 0;
@@ -89,12 +93,17 @@ export class LogView {
     // row back to the top (with the selected offset kept in view), and
     // the URL's at names it, so the view keeps its place.
     this.at = null;
-    this.pointers = null;
-    this.groups = [];
+    /** @type {number|null|undefined} the URL's at, until the pointers are known to place it (unset before the first partition) */
+    this.pendingAt = undefined;
+    /** @type {number|undefined} the log start the view was placed over */
+    this.placedStart = undefined;
     this.active = null;
     this.selected = null;
-    this.hovered = null;
     this.tabStop = null;
+    this.topic = undefined;
+    this.partition = undefined;
+    /** the room under the rows a step's answer asks for (askRoom) */
+    this.answerRoom = 0;
     this.pages = new PageLoader({
       cache: () => this.cache,
       start: () => this.start,
@@ -110,11 +119,12 @@ export class LogView {
     this.reduceMotion = window.matchMedia('(prefers-reduced-motion: reduce)');
     // Table mode: one row per offset (tableview.js) under a header row.
     this.table = false;
-    this.headH = 0;
     this.toldH = -1;
     this.head = makeTableHead();
     this.head.hidden = true;
     this.viewport.append(this.head);
+    this.grid = new Layout(this.viewport, this.head, (cols) => this.renderer.makeRow(cols, this.table));
+    this.input = new LogInput({ viewport: this.viewport, minimap: this.minimap.el, followBtn: this.followBtn }, this);
     this.tableButton = document.getElementById('table-toggle');
     this.tableButton?.addEventListener('click', () => this.setTable(!this.table));
     let saved = null;
@@ -125,7 +135,7 @@ export class LogView {
     }
     if (saved === 'true') this.setTable(true);
 
-    this.bind();
+    this.input.bind();
     new ResizeObserver(() => this.layout()).observe(this.viewport);
     this.watchPixelRatio();
     // A language switch redraws every row, label and sentence.
@@ -149,16 +159,9 @@ export class LogView {
     this.partition = partition;
     this.pages.abort();
     this.pages.forgetFailures();
-    this.cache.clear();
+    this.feed.reset();
     this.clearRows();
     resetProducers(topic, partition);
-    this.marked.clear();
-    this.retryOf.clear();
-    this.wanted = null;
-    this.replaying = false;
-    this.stash = null;
-    this.pointers = null;
-    this.groups = [];
     this.scrollY = 0;
     this.follow = at === undefined || at === null;
     this.at = at ?? null;
@@ -166,19 +169,35 @@ export class LogView {
     this.placedStart = undefined; // the log start the view was placed over
     this.active = sel ?? at ?? null;
     this.selected = sel ?? null;
-    this.hovered = null;
+    this.input.forgetHover();
     this.pointerSummary.forget();
     this.updateFollow();
     this.schedule();
     this.opts.onDetails(this.selected, undefined);
   }
 
+  // What the view shows is the feed's (logfeed.js): live, or the past
+  // during a replay.
+  get cache() { return this.feed.cache; }
+
+  get pointers() { return this.feed.pointers; }
+
+  get groups() { return this.feed.groups; }
+
+  get marked() { return this.feed.marked; }
+
+  get retryOf() { return this.feed.retryOf; }
+
+  get replaying() { return this.feed.replaying; }
+
+  get stash() { return this.feed.stash; }
+
   // The arithmetic is loggeometry.js's, over this view (start, hw, cols,
   // rowH, viewH, scrollY); these methods add what a view without
   // pointers answers.
-  get start() { return this.pointers ? this.pointers.logStartOffset : 0; }
+  get start() { return this.feed.start; }
 
-  get hw() { return this.pointers ? this.pointers.highWatermark : 0; }
+  get hw() { return this.feed.hw; }
 
   slotCount() { return this.pointers ? geometry.slotCount(this) : 0; }
 
@@ -205,11 +224,11 @@ export class LogView {
    * unless withAnswer is false.
    * @param {boolean} [withAnswer]
    */
-  neededHeight(withAnswer = true) { return this.cols && this.pointers ? this.headH + this.totalH() + (withAnswer ? this.answerRoom || 0 : 0) : 0; }
+  neededHeight(withAnswer = true) { return this.cols && this.pointers ? this.grid.headH + this.totalH() + (withAnswer ? this.answerRoom : 0) : 0; }
 
   /** askRoom sets the room under the rows a step's answer needs (0: none). */
   askRoom(px) {
-    if ((this.answerRoom || 0) === px) return;
+    if (this.answerRoom === px) return;
     this.answerRoom = px;
     this.tellHeight();
   }
@@ -218,7 +237,7 @@ export class LogView {
   maxScroll() { return this.pointers ? geometry.maxScroll(this) : 0; }
 
   /** followY is where the view rests while following the end (loggeometry.js's followScroll). */
-  followY() { return this.pointers ? geometry.followScroll(this, this.pointers.lastStableOffset, this.cellTop || 0) : 0; }
+  followY() { return this.pointers ? geometry.followScroll(this, this.pointers.lastStableOffset, this.grid.cellTop) : 0; }
 
   rowOf(offset) { return geometry.rowOf(this, offset); }
 
@@ -266,7 +285,7 @@ export class LogView {
       return;
     }
     const rows = this.rowCount();
-    const flags = this.flagMap();
+    const flags = flagMap(this.pointers, this.groups);
     if (!this.table) this.layoutFlags(flags);
     const [r0, r1] = geometry.visibleRowRange(this);
     for (const [r, row] of this.rows) {
@@ -278,22 +297,22 @@ export class LogView {
     for (let r = r0; r <= r1; r++) {
       let row = this.rows.get(r);
       if (!row) {
-        row = this.makeRow(this.cols);
+        row = this.renderer.makeRow(this.cols, this.table);
         this.rows.set(r, row);
         this.viewport.append(row);
       }
-      row.style.transform = `translateY(${this.headH + r * this.rowH - this.scrollY}px)`;
+      row.style.transform = `translateY(${this.grid.headH + r * this.rowH - this.scrollY}px)`;
       if (this.table) {
         row.setAttribute('aria-rowindex', String(r + 2));
-        this.fillRow(row, this.start + r, flags);
+        this.renderer.fillRow(row, this.start + r, flags, this);
         continue;
       }
       const slots = row.lastChild.children;
-      for (let i = 0; i < this.cols; i++) this.fillSlot(slots[i], this.start + r * this.cols + i, flags);
+      for (let i = 0; i < this.cols; i++) this.renderer.fillSlot(slots[i], this.start + r * this.cols + i, flags, this);
       // A row the view cuts at its top (the latest rows fill the view)
       // hides the labels the cut would slice: its flags, then its batches'.
       const cut = r * this.rowH - this.scrollY;
-      if (cut < 0 && -cut > 0.5) row.dataset.cut = -cut > this.flagsH ? 'batch' : 'flags';
+      if (cut < 0 && -cut > 0.5) row.dataset.cut = -cut > this.grid.flagsH ? 'batch' : 'flags';
       else delete row.dataset.cut;
     }
     this.viewport.classList.toggle('scrollable', this.maxScroll() > 0);
@@ -318,13 +337,7 @@ export class LogView {
    * @param {import('../types/wire.js').Log} log
    */
   takePage(log) {
-    if (this.pointers) {
-      this.pointers = {
-        logStartOffset: Math.max(this.pointers.logStartOffset, log.logStartOffset),
-        lastStableOffset: Math.max(this.pointers.lastStableOffset, log.lastStableOffset),
-        highWatermark: Math.max(this.pointers.highWatermark, log.highWatermark),
-      };
-    }
+    this.feed.takePage(log);
     if (this.selected !== null) this.opts.onDetails(this.selected, this.cache.get(this.selected));
   }
 
@@ -334,7 +347,7 @@ export class LogView {
       pointers: this.pointers,
       follow: this.follow,
       first: this.firstVisibleOffset() ?? 0,
-      flags: this.pointers ? [...this.flagMap().values()].flat() : [],
+      flags: this.pointers ? [...flagMap(this.pointers, this.groups).values()].flat() : [],
     });
   }
 
@@ -430,6 +443,323 @@ export class LogView {
       cell.focus({ preventScroll: true });
     }
   }
-}
 
-Object.assign(LogView.prototype, logFeed, logPlacement, logRows, logPointers, logInput);
+  /**
+   * layoutFlags lays the pointer flags' lines out (logpointers.js) from
+   * every pointer of the log, so that the rows keep one height wherever
+   * the view scrolls; when the lines change the rows are measured again.
+   * @param {Map<number, import('./logpointers.js').Flag[]>} flags
+   */
+  layoutFlags(flags) {
+    const g = this.grid;
+    if (!this.flags.layout(flags, { start: this.start, cols: this.cols, slotW: g.slotW, font: g.flagFont, pad: g.flagPad })) return;
+    this.viewport.style.setProperty('--flag-lines', String(this.flags.lines));
+    this.layout(true);
+  }
+
+  // ---- what the view is told (logfeed.js) ----
+
+  /** applySnapshot takes the stream's whole state in. */
+  applySnapshot(msg) { this.feed.applySnapshot(msg); }
+
+  /** applyEntries takes new or changed entries in. */
+  applyEntries(entries) { this.feed.applyEntries(entries); }
+
+  /** applyPointers takes new pointers in. */
+  applyPointers(p) { this.feed.applyPointers(p); }
+
+  /** cleaned refetches every known offset (the log cleaner ran). */
+  cleaned() { this.feed.cleaned(); }
+
+  /** applyGroups takes the groups' committed offsets in. */
+  applyGroups(groups) { this.feed.applyGroups(groups); }
+
+  /** expect shows the offsets an action just wrote once they arrive; meanwhile the view follows the end. */
+  expect(offsets) { this.feed.expect(offsets); }
+
+  /** noteRetry marks offset as our producer's retry of the send stored at of. */
+  noteRetry(offset, of) { this.feed.noteRetry(offset, of); }
+
+  /** copyOf is what offset repeats, if anything: {kind: 'retry'|'same', of}. */
+  copyOf(offset) { return this.feed.copyOf(offset); }
+
+  /** epochRise is a marker's raised producer epoch ({from, to}), else null. */
+  epochRise(offset) { return this.feed.epochRise(offset); }
+
+  /** mark outlines the cells of offsets (the story's chosen entry); none clears it. */
+  mark(offsets) { this.feed.mark(offsets); }
+
+  /** showPast shows a recorded state: entries, pointers and groups as they were. */
+  showPast(past) {
+    this.feed.showPast(past);
+    this.pointerSummary.redo();
+    this.follow = true;
+    this.updateFollow();
+    this.layoutIfNeeded();
+    this.scrollY = this.followY();
+    if (past.changed && past.changed.length) {
+      this.render();
+      this.reveal(past.changed);
+    }
+    if (this.selected !== null) this.opts.onDetails(this.selected, this.cache.get(this.selected));
+    this.schedule();
+  }
+
+  /** showLive leaves the replay: the live state comes back. */
+  showLive() {
+    if (!this.feed.showLive()) return;
+    this.pointerSummary.redo();
+    this.gen++;
+    this.setFollow(true);
+    if (this.selected !== null) this.opts.onDetails(this.selected, this.cache.get(this.selected));
+    this.schedule();
+  }
+
+  // ---- where the view stands ----
+  // It lays the rows out (row height, columns; logplace.js measures them)
+  // when the width, the zoom or the mode changes and then puts the view
+  // back on its place: the end of the log while following, else the
+  // anchor (`at`: the first offset a person scrolled to, or the URL's) at
+  // the top with the selected offset kept in view.
+
+  /**
+   * afterGrowth puts the view on its place after the log or its pointers
+   * changed: the URL's anchor once the pointers are known, the end while
+   * following, the anchor again when the log start moved under it.
+   */
+  afterGrowth() {
+    if (!this.pointers) {
+      this.schedule();
+      return;
+    }
+    if (this.pendingAt !== null) {
+      this.layoutIfNeeded();
+      // The URL's at at the top, its sel in view.
+      if (this.cols) {
+        const at = Math.max(this.start, Math.min(this.hw, this.pendingAt));
+        this.pendingAt = null;
+        this.placedStart = this.start;
+        this.setScroll(geometry.anchoredScroll(this, at, this.selected), true, at);
+      }
+    } else if (this.follow) {
+      this.layoutIfNeeded();
+      this.scrollY = this.followY();
+    } else if (this.placedStart !== undefined && this.placedStart !== this.start) {
+      // The log start moved (retention, a deletion): the rows moved under
+      // the view; the anchor comes back to the top.
+      this.layoutIfNeeded();
+      const before = this.geometryNow();
+      this.place(before && { ...before, start: this.placedStart });
+    }
+    this.placedStart = this.start;
+    if (this.selected !== null) this.opts.onDetails(this.selected, this.cache.get(this.selected));
+    this.schedule();
+    if (this.feed.wanted) queueMicrotask(() => this.feed.tryReveal());
+  }
+
+  /**
+   * reveal scrolls so that the offsets (and the pointers right after them)
+   * are on screen, then flashes them: what an action just wrote. When
+   * they are at the end of the log it follows the end again.
+   * @param {number[]} offsets
+   */
+  reveal(offsets) {
+    const list = (offsets || []).filter(Number.isFinite);
+    if (!this.pointers || !list.length) {
+      this.setFollow(true);
+      return;
+    }
+    this.layoutIfNeeded();
+    if (!this.cols) return;
+    const lo = Math.max(this.start, Math.min(...list));
+    const hi = Math.min(this.hw, Math.max(...list));
+    const last = this.rowOf(this.hw);
+    const first = this.rowOf(lo);
+    if (last - first < this.visibleRows()) {
+      this.setFollow(true);
+    } else {
+      this.follow = false;
+      this.updateFollow();
+      const rows = this.visibleRows();
+      const top = Math.max(0, Math.min(first, this.rowOf(hi) - rows + 1));
+      this.setScroll(top * this.rowH, true);
+    }
+    this.render();
+    this.flash(list);
+  }
+
+  /** layoutIfNeeded lays out before a draw when nothing is laid out yet or the viewport's width changed since. */
+  layoutIfNeeded() {
+    if (this.grid.stale(this.cols)) this.layout(true);
+  }
+
+  /**
+   * layout measures the row height, gutter and column count (Layout); when
+   * they or the view's height changed it puts the view back on its place
+   * (place).
+   * @param {boolean} [quiet] no draw now
+   */
+  layout(quiet) {
+    const before = this.geometryNow();
+    const m = this.grid.measure(this.table, this.rowH);
+    if (!m) return;
+    this.minimap.measure();
+    const changed = m.cols !== this.cols || m.rowH !== this.rowH || m.viewH !== this.viewH;
+    if (m.cols !== this.cols) this.clearRows();
+    this.rowH = m.rowH;
+    this.cols = m.cols;
+    this.viewH = m.viewH;
+    if (changed) this.place(before);
+    this.scrollY = Math.min(this.scrollY, this.maxScroll());
+    if (!quiet) this.render();
+  }
+
+  /** geometryNow is the view's geometry as laid out now, null before a layout. */
+  geometryNow() {
+    if (!this.cols || !this.pointers) return null;
+    return { start: this.start, hw: this.hw, cols: this.cols, rowH: this.rowH, viewH: this.viewH, scrollY: this.scrollY };
+  }
+
+  /**
+   * place puts the view back on its place after its geometry changed
+   * (before is the geometry it had): the end while following; else the
+   * anchor's row at the top, with the selected offset kept in view when it
+   * was in view before (one scrolled away from stays away).
+   */
+  place(before) {
+    if (!this.cols || !this.pointers) return;
+    if (this.follow) {
+      this.scrollY = this.followY();
+      return;
+    }
+    if (this.pendingAt !== null) return; // afterGrowth places it
+    const at = this.at ?? (before ? geometry.firstVisibleOffset(before) : null);
+    if (at === null) return;
+    const sel = this.selected !== null && (!before || geometry.rowInView(before, this.selected)) ? this.selected : null;
+    this.scrollY = geometry.anchoredScroll(this, Math.max(this.start, Math.min(this.hw, at)), sel);
+  }
+
+  /** anchorOffset is the offset the view is anchored on (the URL's at), null while following the end. */
+  anchorOffset() {
+    if (this.follow) return null;
+    return this.at ?? this.firstVisibleOffset();
+  }
+
+  /**
+   * watchPixelRatio lays out again when the screen's pixel ratio changes
+   * (the browser zoomed, the window moved to another screen): row heights
+   * are measured in rounded pixels.
+   */
+  watchPixelRatio() {
+    const mq = window.matchMedia(`(resolution: ${window.devicePixelRatio}dppx)`);
+    mq.addEventListener('change', () => {
+      this.layout();
+      this.watchPixelRatio();
+    }, { once: true });
+  }
+
+  /**
+   * setScroll moves the view to y. user says a person (or an action of
+   * theirs) moved it: the view follows the end again when it reached it,
+   * and otherwise is anchored on at, by default the first offset on show.
+   * @param {number} y
+   * @param {boolean} [user]
+   * @param {number} [at]
+   */
+  setScroll(y, user, at) {
+    const next = Math.max(0, Math.min(this.maxScroll(), y));
+    const moved = next !== this.scrollY;
+    this.scrollY = next;
+    if (user) {
+      this.follow = this.scrollY >= this.followY() - 1 && this.pendingAt === null;
+      this.at = this.follow ? null : at ?? this.firstVisibleOffset();
+      this.updateFollow();
+      this.opts.onView();
+    }
+    if (moved) this.schedule();
+    return moved;
+  }
+
+  scrollToOffset(offset, align) {
+    if (!this.cols) return;
+    const y = geometry.scrollToShow(this, offset, align);
+    if (y !== null) this.setScroll(y, true);
+  }
+
+  setFollow(on) {
+    this.follow = on;
+    if (on) {
+      this.scrollY = this.followY();
+      this.at = null;
+    } else {
+      this.at = this.firstVisibleOffset();
+    }
+    this.updateFollow();
+    this.opts.onView();
+    this.schedule();
+  }
+
+  updateFollow() {
+    this.followBtn.setAttribute('aria-pressed', String(this.follow));
+  }
+
+  /**
+   * jumpTo scrolls to an offset, makes it active and focuses it.
+   * @param {number} offset
+   * @param {boolean} [focus]
+   */
+  jumpTo(offset, focus) {
+    if (!this.pointers) return;
+    const o = Math.max(this.start, Math.min(this.hw, offset));
+    this.active = o;
+    this.scrollToOffset(o, 'nearest');
+    this.render();
+    if (focus) this.focusActive();
+  }
+
+  /**
+   * goTo shows an offset found elsewhere (a jump, a search result, a seek,
+   * the heat strip): it stops following the end, scrolls the offset into
+   * the middle of the view, selects it and flashes it. The focus stays
+   * where it is, so the control that asked can be used again.
+   * @param {number} offset
+   */
+  goTo(offset) {
+    if (!this.pointers) return;
+    this.layoutIfNeeded();
+    const o = Math.max(this.start, Math.min(this.hw, offset));
+    this.follow = false;
+    this.updateFollow();
+    this.active = o;
+    if (this.cols) this.setScroll(geometry.centredScroll(this, o), true);
+    this.select(o);
+    this.render();
+    this.flash([o]);
+  }
+
+  // ---- what a person did (loginput.js) ----
+
+  /** pick selects a clicked offset, or unselects it when it was selected. */
+  pick(offset) {
+    this.active = offset;
+    this.select(this.selected === offset ? null : offset);
+    if (this.selected !== null) this.opts.onPick?.(offset);
+  }
+
+  /** focusOn makes the focused cell's offset the active one. */
+  focusOn(offset) {
+    this.active = offset;
+    this.fixTabStop();
+  }
+
+  /** hover shows the details of the offset under the pointer, or the selected one's when none. */
+  hover(offset) {
+    const show = offset ?? this.selected;
+    this.opts.onDetails(show, show === null ? undefined : this.cache.get(show), offset !== null && offset !== this.selected);
+  }
+
+  /** unhover shows the selected offset's details again: the pointer left the log. */
+  unhover() {
+    this.opts.onDetails(this.selected, this.selected === null ? undefined : this.cache.get(this.selected));
+  }
+}
