@@ -11,7 +11,8 @@ import { shortId } from '../partition/aliases.js';
 // ACTIVITY are the evidence fields that only a student's own writes (or
 // their group's commits) fill in; the log's end and the coordinator's
 // epoch are there for everyone.
-const ACTIVITY = ['offsets', 'producerId', 'producerEpoch', 'epochs', 'sequences', 'marker', 'received', 'committedOffset'];
+const ACTIVITY = ['offsets', 'producerId', 'producerEpoch', 'epochs', 'sequences', 'marker', 'received', 'committedOffset',
+  'acknowledged', 'archived', 'unfinished', 'poison'];
 
 /**
  * attempted reports whether the broker shows anything of the student's
