@@ -55,6 +55,14 @@ type SharePartition struct {
 	// Records are the offsets of the window from max(from, StartOffset)
 	// to min(from+limit, HighWatermark).
 	Records []ShareRecord `json:"records"`
+	// Settled are the offsets of the window below StartOffset whose
+	// final state the broker still tells (acknowledged or archived,
+	// with the delivery count and, archived, Why): the embedded broker
+	// keeps the last 1,000 its start offset passed; on Kafka they are
+	// what the state topic wrote before the start offset moved. An
+	// accepted record and a rejected one are both below the start
+	// offset once a group finished them: only these tell them apart.
+	Settled []ShareRecord `json:"settled,omitempty"`
 	// Truncated says the state topic was read only up to its budget.
 	Truncated bool `json:"truncated,omitempty"`
 }

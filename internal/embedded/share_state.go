@@ -16,6 +16,13 @@ func (b *broker) SharePartition(group, topic string, partition int32, from int64
 		Source: "broker", DeliveryCountLimit: s.DeliveryCountLimit, LockMillis: s.LockDuration.Milliseconds(),
 		Records: []cluster.ShareRecord{},
 	}
+	for _, t := range s.Settled {
+		r := cluster.ShareRecord{Offset: t.Offset, State: t.State, DeliveryCount: t.DeliveryCount}
+		if t.State == "archived" {
+			r.Why = cluster.ArchivedWhy(t.DeliveryCount, s.DeliveryCountLimit)
+		}
+		out.Settled = append(out.Settled, r)
+	}
 	tracked := s.Records
 	for o := max(from, s.StartOffset); o < from+int64(limit) && o < s.HighWatermark; o++ {
 		r := cluster.ShareRecord{Offset: o, State: "available"}

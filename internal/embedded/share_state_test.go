@@ -34,7 +34,8 @@ func TestArchivedWhy(t *testing.T) {
 
 // TestEmbeddedSharePartition reads the embedded broker's share state after
 // a share consumer accepted offset 0, rejected 1, released 2 and held 3
-// and 4, then windows of it.
+// and 4, then windows of it, and the final states of 0 and 1, below the
+// start offset.
 func TestEmbeddedSharePartition(t *testing.T) {
 	t.Parallel()
 	c := startEmbedded(t)
@@ -103,6 +104,14 @@ func TestEmbeddedSharePartition(t *testing.T) {
 		if !slices.Equal(got, tt.want) {
 			t.Errorf("from %d limit %d: %v, want %v", tt.from, tt.limit, got, tt.want)
 		}
+	}
+	s, _ := c.EmbeddedSharePartition(group, topic, 0, 0, 200)
+	var settled []string
+	for _, r := range s.Settled {
+		settled = append(settled, fmt.Sprintf("%d:%s/%d%s", r.Offset, r.State, r.DeliveryCount, r.Why))
+	}
+	if want := []string{"0:acknowledged/1", "1:archived/1rejected"}; !slices.Equal(settled, want) {
+		t.Errorf("settled below the start offset: %v, want %v", settled, want)
 	}
 	if _, ok := c.EmbeddedSharePartition("nobody", topic, 0, 0, 10); ok {
 		t.Error("a group with no state has a share-partition")

@@ -1,7 +1,8 @@
 package exercises
 
 // Builtin are the exercises, in the order a class does them: the seeds'
-// guarantees one at a time, each done with the student's own client.
+// guarantees one at a time, each done with the student's own client,
+// then a queue read by a share consumer.
 func Builtin() []Exercise {
 	return []Exercise{
 		idempotent(),
@@ -10,5 +11,6 @@ func Builtin() []Exercise {
 		readCommitted(),
 		exactlyOnce(),
 		zombie(),
+		share(),
 	}
 }

@@ -9,7 +9,8 @@
 // (rule_*.go), that reads what the broker holds — the student's partition
 // log through the inspector (markers, producer id and epoch, sequences,
 // each offset's outcome and who receives it), their group's committed
-// offsets, the transaction coordinator — never what the student says, and
+// offsets, the transaction coordinator, their share group's delivery
+// state offset by offset — never what the student says, and
 // answers a Verdict: ok or not, the Evidence it looked at (offsets,
 // producer id and epoch, the marker; each producer also by its name on the
 // student's partition page, P1 …, read once per grading from the same
@@ -29,7 +30,10 @@
 // coordinator), each student in its own goroutine under a deadline and a
 // shared limit, so one slow or broken student never delays another's
 // result. Waiters learn of any change through Wait, which a long-polling
-// page calls.
+// page calls. An exercise whose consumer reads what it did not write (the
+// share exercise's queue) has Jobs (jobs.go): the grader writes them to the
+// student's topic once per attempt, before grading, through the Broker —
+// the one write the server makes in a student's namespace.
 //
 // It imports internal/inspect for the offset model its checks read
 // (entries, markers, who receives what) and internal/cluster for the

@@ -36,6 +36,12 @@ type evaluation struct {
 	txn     *cluster.TransactionInfo
 	txnErr  error
 	txnRead bool
+
+	// writeErr is why the exercise's jobs could not be written
+	// (WriteJobs); jobs and jobsErr the attempt's jobs as read.
+	writeErr error
+	jobs     *jobRun
+	jobsErr  error
 }
 
 // entries are the student's partition 0 from the attempt's start on: an

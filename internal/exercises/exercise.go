@@ -30,7 +30,10 @@ type Exercise struct {
 	SharedTopics []string
 	// Steps is how many "exercise.<ID>.step.<n>" sentences say what to
 	// build, n from 1.
-	Steps  int
+	Steps int
+	// Jobs, when set, are records the server writes to each student's
+	// topic before grading them (the share exercise's queue).
+	Jobs   *Jobs
 	Checks []Check
 }
 

@@ -27,7 +27,14 @@ type Result struct {
 // done once. A broker error fails the checks that needed the read, with
 // the error's sentence as the hint; Grade itself never fails.
 func Grade(ctx context.Context, broker Broker, ex Exercise, student string, from int64) Result {
-	ev := &evaluation{ctx: ctx, broker: broker, names: ex.NamesFor(student), from: from}
+	return grade(ctx, broker, ex, student, from, nil)
+}
+
+// grade is Grade after a write of the exercise's jobs that failed with
+// writeErr (nil: none failed): the checks that read the jobs fail with
+// its sentence.
+func grade(ctx context.Context, broker Broker, ex Exercise, student string, from int64, writeErr error) Result {
+	ev := &evaluation{ctx: ctx, broker: broker, names: ex.NamesFor(student), from: from, writeErr: writeErr}
 	res := Result{Name: student, Done: true, CheckedAt: time.Now()}
 	for _, c := range ex.Checks {
 		v, err := c.Rule.check(ev)

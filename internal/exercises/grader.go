@@ -356,7 +356,8 @@ func (g *Grader) grade(ctx context.Context, ex Exercise, student string) {
 	if graded && last.exercise == ex.ID && last.from == from && last.pointers == ptrs && now.Sub(last.at) < g.cfg.Refresh {
 		return
 	}
-	res := Grade(ctx, g.broker, ex, student, from)
+	writeErr := WriteJobs(ctx, g.broker, ex, student, from, ptrs)
+	res := grade(ctx, g.broker, ex, student, from, writeErr)
 	if ctx.Err() != nil {
 		return // the server is stopping, or this student's broker is slow: next tick
 	}

@@ -19,6 +19,15 @@ type Broker interface {
 	// ProducerAliases names a partition's producers by id as its
 	// partition page does (P1, P2 …): the evidence uses the same names.
 	ProducerAliases(ctx context.Context, topic string, partition int32) (map[int64]string, error)
+	// SharePartition is a share group's delivery state on a partition,
+	// offset by offset, as the partition page's share lane shows it,
+	// with the final state of the offsets its start offset passed
+	// (cluster.SharePartition.Settled).
+	SharePartition(ctx context.Context, topic string, partition int32, group string, from int64, limit int) (cluster.SharePartition, error)
+	// WriteExerciseJobs creates a student's topic, sets their share
+	// group to read it from the start and writes values: an exercise's
+	// Jobs, the one write the server makes in a student's namespace.
+	WriteExerciseJobs(ctx context.Context, topic, group string, values []string) error
 }
 
 // Rule is one kind of check: it reads the broker through the evaluation
@@ -60,6 +69,15 @@ type Evidence struct {
 	// CoordinatorEpoch is the epoch the transaction coordinator holds
 	// for the transactional id.
 	CoordinatorEpoch *int16 `json:"coordinatorEpoch,omitempty"`
+	// Acknowledged, Archived and Unfinished are jobs' offsets (Offsets)
+	// by their state in the student's share group: accepted; archived
+	// (rejected, or at the delivery limit); delivered or waiting but not
+	// finished (available, acquired, in flight).
+	Acknowledged []int64 `json:"acknowledged,omitempty"`
+	Archived     []int64 `json:"archived,omitempty"`
+	Unfinished   []int64 `json:"unfinished,omitempty"`
+	// Poison is the poison job's state in the student's share group.
+	Poison *ShareRecordRef `json:"poison,omitempty"`
 }
 
 // MarkerRef is a transaction marker of the log.

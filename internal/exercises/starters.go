@@ -22,7 +22,8 @@ type starterData struct {
 }
 
 // Starters are e's starter code for a student of identity id (the
-// teacher's page passes placeholders).
+// teacher's page passes placeholders): one per client that has the
+// exercise's kind (the share exercise: Java and Go only).
 func (e Exercise) Starters(id Identity, n Names) []Starter {
 	d := starterData{
 		Bootstrap: id.Bootstrap, SecurityProtocol: id.SecurityProtocol, SASLMechanism: id.SASLMechanism,
@@ -35,7 +36,7 @@ func (e Exercise) Starters(id Identity, n Names) []Starter {
 	for _, client := range []string{"python", "java", "kcat", "go"} {
 		var b strings.Builder
 		if err := starterTemplates.ExecuteTemplate(&b, client+"."+kind, d); err != nil {
-			continue // every client has every kind; a missing one is left out
+			continue // a client without the kind is left out
 		}
 		out = append(out, Starter{Client: client, Code: strings.TrimLeft(b.String(), "\n")})
 	}
@@ -49,6 +50,8 @@ func starterKind(id string) string {
 		return "idempotent"
 	case "read-committed":
 		return "consume"
+	case "share":
+		return "share" // Java and Go only: confluent-kafka's share consumer is a preview
 	default:
 		return "transaction"
 	}
@@ -116,6 +119,69 @@ try (var p = new KafkaProducer<String, String>(props)) {
 // then a consumer: group.id={{.Group}}, isolation.level=read_committed,
 // auto.offset.reset=earliest, enable.auto.commit=false; poll, then
 // consumer.commitSync(); // the position: past the COMMIT marker
+{{end}}
+{{define "java.share"}}// ShareJobs.java, run with Kafka 4.3's client jars:
+//   java -cp 'kafka_2.13-4.3.1/libs/*' ShareJobs.java
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Properties;
+import org.apache.kafka.clients.consumer.AcknowledgeType;
+import org.apache.kafka.clients.consumer.KafkaShareConsumer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+
+public class ShareJobs {
+    public static void main(String[] args) {
+        var props = new Properties();
+        props.put("bootstrap.servers", "{{.Bootstrap}}");
+        props.put("security.protocol", "{{.SecurityProtocol}}");{{if .SASL}}
+        props.put("sasl.mechanism", "{{.SASLMechanism}}");
+        props.put("sasl.jaas.config", "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"{{.Username}}\" password=\"{{.Password}}\";");{{end}}
+        props.put("group.id", "{{.Group}}"); // your share group
+        props.put("share.acknowledgement.mode", "explicit");
+        props.put("key.deserializer", StringDeserializer.class.getName());
+        props.put("value.deserializer", StringDeserializer.class.getName());
+        try (var consumer = new KafkaShareConsumer<String, String>(props)) {
+            consumer.subscribe(List.of("{{.Topic}}"));
+            var deadline = Instant.now().plusSeconds(60);
+            for (int done = 0; done < 10 && Instant.now().isBefore(deadline); ) {
+                for (var r : consumer.poll(Duration.ofSeconds(1))) {
+                    done++;
+                    System.out.println(r.offset() + " " + r.value());
+                    if ("poison".equals(r.value())) {
+                        consumer.acknowledge(r, AcknowledgeType.REJECT); // archived: never delivered again
+                    } else {
+                        consumer.acknowledge(r, AcknowledgeType.ACCEPT); // processed
+                    }
+                }
+                consumer.commitSync(); // send the acknowledgements now
+            }
+        }
+    }
+}
+{{end}}
+{{define "go.share"}}cl, err := kgo.NewClient(
+	kgo.SeedBrokers("{{.Bootstrap}}"),{{if .SASL}}
+	kgo.SASL(scram.Auth{User: "{{.Username}}", Pass: "{{.Password}}"}.AsSha256Mechanism()),{{end}}
+	kgo.ShareGroup("{{.Group}}"), // your share group
+	kgo.ConsumeTopics("{{.Topic}}"),
+)
+if err != nil {
+	panic(err)
+}
+defer cl.Close()
+for done := 0; done < 10; {
+	for _, r := range cl.PollFetches(ctx).Records() {
+		done++
+		fmt.Println(r.Offset, string(r.Value))
+		if string(r.Value) == "poison" {
+			r.Ack(kgo.AckReject) // archived: never delivered again
+			continue
+		}
+		r.Ack(kgo.AckAccept) // processed
+	}
+}
+cl.FlushAcks(ctx) // send the acknowledgements now
 {{end}}
 {{define "kcat.conf"}}kcat -b {{.Bootstrap}} -X security.protocol={{.SecurityProtocol}}{{if .SASL}} \
   -X sasl.mechanisms={{.SASLMechanism}} -X sasl.username={{.Username}} -X sasl.password={{.Password}}{{end}}{{end}}

@@ -34,6 +34,10 @@ const ShareStateTopic = "__share_group_state"
 // (PersistedShareState.Truncated) and keeps what it replayed.
 const ShareStateBudget = 16 << 20
 
+// MaxSettledShareOffsets bounds how far below the start offset
+// PersistedShareState keeps settled runs.
+const MaxSettledShareOffsets = 1000
+
 // Delivery states as the share coordinator writes them.
 const (
 	ShareStateAvailable    int8 = 0
@@ -62,6 +66,11 @@ type PersistedShareState struct {
 	// Batches are the persisted runs at or above StartOffset, ascending
 	// and disjoint.
 	Batches []ShareStateBatch
+	// Settled are the runs the replay saw written below a start offset
+	// that later moved past them (at most MaxSettledShareOffsets below
+	// StartOffset), ascending and disjoint: the final state of records
+	// a group finished, which Batches no longer holds.
+	Settled []ShareStateBatch
 	// Records is how many state records of this share-partition were
 	// replayed; StatePartition the state topic's partition read.
 	Records        int
@@ -236,7 +245,7 @@ func (i *Inspector) replayShareBatch(b *rawBatch, key shareStateKey, out *Persis
 		out.Found = true
 		out.Records++
 		if rec.Value == nil { // a tombstone: the group's state was deleted
-			out.StartOffset, out.Batches = -1, nil
+			out.StartOffset, out.Batches, out.Settled = -1, nil, nil
 			continue
 		}
 		v, err := decodeShareStateValue(kind, rec.Value)
@@ -253,7 +262,7 @@ func (i *Inspector) replayShareBatch(b *rawBatch, key shareStateKey, out *Persis
 		for _, nb := range v.batches {
 			out.Batches = overlay(out.Batches, nb)
 		}
-		out.Batches = trimBelow(out.Batches, out.StartOffset)
+		out.settle()
 	}
 	return nil
 }
@@ -351,6 +360,20 @@ func overlay(bs []ShareStateBatch, nb ShareStateBatch) []ShareStateBatch {
 	out = append(out, nb)
 	slices.SortFunc(out, func(a, b ShareStateBatch) int { return int(min(max(a.FirstOffset-b.FirstOffset, -1), 1)) })
 	return out
+}
+
+// settle moves what lies below the start offset from Batches to Settled,
+// and forgets what lies MaxSettledShareOffsets below it.
+func (s *PersistedShareState) settle() {
+	for _, b := range s.Batches {
+		if b.FirstOffset >= s.StartOffset {
+			break
+		}
+		b.LastOffset = min(b.LastOffset, s.StartOffset-1)
+		s.Settled = overlay(s.Settled, b)
+	}
+	s.Batches = trimBelow(s.Batches, s.StartOffset)
+	s.Settled = trimBelow(s.Settled, s.StartOffset-MaxSettledShareOffsets)
 }
 
 // trimBelow drops what lies below start.

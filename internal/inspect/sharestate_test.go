@@ -142,3 +142,31 @@ func setGroupConfig(t *testing.T, cl *kgo.Client, group, key, value string) {
 		t.Fatalf("set %s=%s on group %s: %v", key, value, group, err)
 	}
 }
+
+// TestSettle: runs written below a start offset that later moved past
+// them stay as Settled, the ones above stay Batches.
+func TestSettle(t *testing.T) {
+	t.Parallel()
+	ack := func(a, b int64) ShareStateBatch {
+		return ShareStateBatch{FirstOffset: a, LastOffset: b, DeliveryState: ShareStateAcknowledged, DeliveryCount: 1}
+	}
+	arch := ShareStateBatch{FirstOffset: 7, LastOffset: 7, DeliveryState: ShareStateArchived, DeliveryCount: 1}
+	s := PersistedShareState{StartOffset: 0, Batches: []ShareStateBatch{ack(0, 6), arch, ack(8, 9)}}
+	s.settle()
+	if len(s.Settled) != 0 || len(s.Batches) != 3 {
+		t.Fatalf("start 0: settled %v, batches %v", s.Settled, s.Batches)
+	}
+	s.StartOffset = 8
+	s.settle()
+	if want := []ShareStateBatch{ack(0, 6), arch}; !slices.Equal(s.Settled, want) {
+		t.Errorf("start 8: settled %v, want %v", s.Settled, want)
+	}
+	if want := []ShareStateBatch{ack(8, 9)}; !slices.Equal(s.Batches, want) {
+		t.Errorf("start 8: batches %v, want %v", s.Batches, want)
+	}
+	s.StartOffset = 10 + MaxSettledShareOffsets
+	s.settle()
+	if len(s.Settled) != 0 {
+		t.Errorf("settled %d offsets below the start offset: %v, want none", MaxSettledShareOffsets+1, s.Settled)
+	}
+}

@@ -181,7 +181,8 @@ func (l *Lab) writable() error {
 // makes or writes a topic, group or transactional id whose name starts
 // with cluster.StudentNamespace, which the students' ACLs cover, so no
 // student ever owns a name a lesson or the teacher uses, whenever they
-// joined.
+// joined. The one exception is WriteExerciseJobs, which fills a
+// student's own job topic for an exercise and checks that it is one.
 func (l *Lab) writes(names ...string) error {
 	if err := l.writable(); err != nil {
 		return err

@@ -143,6 +143,7 @@ func shareFromStateTopic(f shareFacts, from int64, limit int) cluster.ShareParti
 	if from < 0 {
 		from = out.StartOffset
 	}
+	out.Settled = settledRecords(f.persisted.Settled, f.deliveryLimit, from, min(out.StartOffset, from+int64(limit)))
 	for o := max(from, out.StartOffset); o < from+int64(limit) && o < f.highWatermark; o++ {
 		for len(batches) > 0 && batches[0].LastOffset < o {
 			batches = batches[1:]
@@ -170,6 +171,25 @@ func shareFromStateTopic(f shareFacts, from int64, limit int) cluster.ShareParti
 			r.State = "inFlight"
 		}
 		out.Records = append(out.Records, r)
+	}
+	return out
+}
+
+// settledRecords are the offsets [from, to) of the persisted runs a start
+// offset passed, one record per offset.
+func settledRecords(runs []inspect.ShareStateBatch, deliveryLimit int32, from, to int64) []cluster.ShareRecord {
+	var out []cluster.ShareRecord
+	for _, b := range runs {
+		for o := max(b.FirstOffset, from); o <= b.LastOffset && o < to; o++ {
+			r := cluster.ShareRecord{Offset: o, State: "available", DeliveryCount: int32(b.DeliveryCount)}
+			switch b.DeliveryState {
+			case inspect.ShareStateAcknowledged:
+				r.State = "acknowledged"
+			case inspect.ShareStateArchived:
+				r.State, r.Why = "archived", cluster.ArchivedWhy(r.DeliveryCount, deliveryLimit)
+			}
+			out = append(out, r)
+		}
 	}
 	return out
 }

@@ -87,6 +87,13 @@ type (
 		acquireEnd int64 // one past highest tracked offset, for in-flight window
 		records    map[int64]shareRecord
 
+		// settled keeps the final state of the last maxSettled offsets
+		// SPSO moved past (acknowledged or archived, with their delivery
+		// counts), which records no longer holds, so that a tool can
+		// still tell an accepted record from a rejected one. A nil map
+		// keeps nothing.
+		settled map[int64]shareRecord
+
 		// scanOffset tracks the next offset to scan for available records.
 		// Advances past acquired/archived records to avoid re-scanning them.
 		// Reset back toward SPSO when records are released (ack release,
@@ -1492,9 +1499,25 @@ func (sp *sharePartition) advanceSPSO() {
 		if sr.state != shareRecordAcknowledged && sr.state != shareRecordArchived {
 			break
 		}
+		sp.settle(sp.spso, sr)
 		delete(sp.records, sp.spso)
 		sp.spso++
 	}
+}
+
+// maxSettled bounds how many offsets below SPSO a share-partition keeps
+// the final state of.
+const maxSettled = 1000
+
+// settle keeps offset's final state, forgetting the offset maxSettled
+// below it.
+func (sp *sharePartition) settle(offset int64, sr shareRecord) {
+	if sp.settled == nil {
+		sp.settled = make(map[int64]shareRecord)
+	}
+	sr.acquiredBy, sr.acquireTime = "", time.Time{}
+	sp.settled[offset] = sr
+	delete(sp.settled, offset-maxSettled)
 }
 
 // cleanupSessionsForConn removes all share sessions owned by the given

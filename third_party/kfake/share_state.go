@@ -24,6 +24,11 @@ type SharePartitionState struct {
 	// An offset between StartOffset and EndOffset that is not listed was
 	// never acquired (available) or holds no record (a gap).
 	Records []ShareRecordInfo
+	// Settled are the offsets of the window below StartOffset whose
+	// final state the partition still keeps (the last 1,000 that SPSO
+	// moved past), ascending: acknowledged or archived, with their
+	// delivery counts.
+	Settled []ShareRecordInfo
 }
 
 // ShareRecordInfo is one tracked offset of a share-partition.
@@ -62,6 +67,11 @@ func (c *Cluster) SharePartitionState(group, topic string, partition int32, from
 		}
 		if pd, ok := c.data.tps.getp(topic, partition); ok {
 			s.HighWatermark = pd.highWatermark
+		}
+		for o := max(from, sp.spso-maxSettled); o < sp.spso && o < from+int64(limit); o++ {
+			if sr, ok := sp.settled[o]; ok {
+				s.Settled = append(s.Settled, ShareRecordInfo{Offset: o, State: sr.state.String(), DeliveryCount: sr.deliveryCount})
+			}
 		}
 		for o := max(from, sp.spso); o < s.EndOffset && o < from+int64(limit); o++ {
 			sr, ok := sp.records[o]

@@ -11,7 +11,8 @@ import { shortId } from '../partition/aliases.js';
 // ACTIVITY are the evidence fields that only a student's own writes (or
 // their group's commits) fill in; the log's end and the coordinator's
 // epoch are there for everyone.
-const ACTIVITY = ['offsets', 'producerId', 'producerEpoch', 'epochs', 'sequences', 'marker', 'received', 'committedOffset'];
+const ACTIVITY = ['offsets', 'producerId', 'producerEpoch', 'epochs', 'sequences', 'marker', 'received', 'committedOffset',
+  'acknowledged', 'archived', 'unfinished', 'poison'];
 
 /**
  * attempted reports whether the broker shows anything of the student's
@@ -125,6 +126,16 @@ export function evidenceLines(ev) {
   if (ev.committedOffset !== undefined && ev.committedOffset !== null) lines.push({ key: 'board.ev.committedOffset', args: { offset: String(ev.committedOffset) } });
   if (ev.logEnd !== undefined && ev.logEnd !== null) lines.push({ key: 'board.ev.logEnd', args: { offset: String(ev.logEnd) } });
   if (ev.coordinatorEpoch !== undefined && ev.coordinatorEpoch !== null) lines.push({ key: 'board.ev.coordinatorEpoch', args: { epoch: String(ev.coordinatorEpoch) } });
+  if (ev.acknowledged?.length) lines.push({ key: 'board.ev.acknowledged', args: { offsets: listText(ev.acknowledged) } });
+  if (ev.archived?.length) lines.push({ key: 'board.ev.archived', args: { offsets: listText(ev.archived) } });
+  if (ev.unfinished?.length) lines.push({ key: 'board.ev.unfinished', args: { offsets: listText(ev.unfinished) } });
+  if (ev.poison) {
+    const p = ev.poison;
+    const args = { offset: String(p.offset), count: String(p.deliveryCount) };
+    lines.push(p.why
+      ? { key: 'board.ev.poisonWhy', args: { ...args, whyKey: `lane.share.why.${p.why}` } }
+      : { key: 'board.ev.poison', args: { ...args, state: p.state } });
+  }
   return lines;
 }
 

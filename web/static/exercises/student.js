@@ -219,6 +219,10 @@ function drawExercise() {
     plain(panel.querySelector('pre code'), starter ? starter.code : '');
     $('starter-tab-' + panel.dataset.client).hidden = !starter;
   }
+  // An exercise without the chosen client's starter (the share exercise
+  // has no Python one) shows its first client's instead.
+  const tabs = [...document.querySelectorAll('.starter-tabs [role="tab"]')];
+  if (tabs.find((t) => t.getAttribute('aria-selected') === 'true')?.hidden) tabs.find((t) => !t.hidden)?.click();
   const link = byTestID('log-link');
   link.href = logPath(v.names.topic);
   tr(link, 'student.logLink', { topic: v.names.topic });

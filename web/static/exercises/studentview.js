@@ -85,6 +85,16 @@ export function evidenceSentences(ev) {
   if (ev.committedOffset !== undefined) out.push({ key: 'student.evidence.committedOffset', args: { offset: String(ev.committedOffset) } });
   if (ev.logEnd !== undefined) out.push({ key: 'student.evidence.logEnd', args: { offset: String(ev.logEnd) } });
   if (ev.coordinatorEpoch !== undefined) out.push({ key: 'student.evidence.coordinatorEpoch', args: { epoch: String(ev.coordinatorEpoch) } });
+  if (ev.acknowledged?.length) out.push({ key: 'student.evidence.acknowledged', args: { offsets: spans(ev.acknowledged) } });
+  if (ev.archived?.length) out.push({ key: 'student.evidence.archived', args: { offsets: spans(ev.archived) } });
+  if (ev.unfinished?.length) out.push({ key: 'student.evidence.unfinished', args: { offsets: spans(ev.unfinished) } });
+  if (ev.poison) {
+    const p = ev.poison;
+    const args = { offset: String(p.offset), count: String(p.deliveryCount) };
+    out.push(p.why
+      ? { key: 'student.evidence.poisonWhy', args: { ...args, whyKey: `lane.share.why.${p.why}` } }
+      : { key: 'student.evidence.poison', args: { ...args, state: p.state } });
+  }
   return out;
 }
 

@@ -75,6 +75,16 @@ test('evidenceLines names a producer as the partition page does, its id shortene
   ]);
 });
 
+test('evidenceLines names the share exercise\'s jobs by state and the poison job\'s fate', () => {
+  const lines = evidenceLines({ acknowledged: [0, 1, 2, 3, 4, 5, 7, 8, 9], poison: { offset: 6, state: 'archived', deliveryCount: 1, why: 'rejected' } });
+  assert.deepEqual(lines, [
+    { key: 'board.ev.acknowledged', args: { offsets: listText([0, 1, 2, 3, 4, 5, 7, 8, 9]) } },
+    { key: 'board.ev.poisonWhy', args: { offset: '6', count: '1', whyKey: 'lane.share.why.rejected' } },
+  ]);
+  assert.deepEqual(evidenceLines({ archived: [3], unfinished: [8, 9], poison: { offset: 6, state: 'available', deliveryCount: 2 } }).map((l) => l.key),
+    ['board.ev.archived', 'board.ev.unfinished', 'board.ev.poison']);
+});
+
 test('topicOf fills the exercise names in for a student', () => {
   assert.equal(topicOf({ topic: 'student-<name>-commit' }, 'ada'), 'student-ada-commit');
 });

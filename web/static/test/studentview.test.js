@@ -59,6 +59,19 @@ test('evidenceSentences names offsets, producer, marker and what read_committed 
   assert.deepEqual(evidenceSentences(undefined), []);
 });
 
+test('evidenceSentences names the share exercise\'s jobs by state and the poison job\'s fate', () => {
+  assert.deepEqual(evidenceSentences({
+    offsets: [0, 1, 2, 3, 4, 5, 7, 8, 9], acknowledged: [0, 1, 2, 3, 4, 5], archived: [7], unfinished: [8, 9],
+  }).map((s) => [s.key, s.args?.offsets]), [
+    ['student.evidence.offsets', '0–5, 7–9'], ['student.evidence.acknowledged', '0–5'],
+    ['student.evidence.archived', '7'], ['student.evidence.unfinished', '8–9'],
+  ]);
+  assert.deepEqual(evidenceSentences({ poison: { offset: 6, state: 'archived', deliveryCount: 5, why: 'deliveryLimit' } }),
+    [{ key: 'student.evidence.poisonWhy', args: { offset: '6', count: '5', whyKey: 'lane.share.why.deliveryLimit' } }]);
+  assert.deepEqual(evidenceSentences({ poison: { offset: 6, state: 'acknowledged', deliveryCount: 1 } }),
+    [{ key: 'student.evidence.poison', args: { offset: '6', count: '1', state: 'acknowledged' } }]);
+});
+
 test('evidenceSentences names a producer as the partition page does, its id shortened', () => {
   assert.deepEqual(evidenceSentences({
     producerId: '9007199254740993', producerAlias: 'P1', producerEpoch: 2,

@@ -219,6 +219,7 @@ export interface SharePartition {
   deliveryCountLimit: number;
   lockMillis?: number;
   records: ShareRecord[] | null;
+  settled?: ShareRecord[];
   truncated?: boolean;
 }
 
@@ -462,6 +463,10 @@ export interface Evidence {
   committedOffset?: number;
   logEnd?: number;
   coordinatorEpoch?: number;
+  acknowledged?: number[];
+  archived?: number[];
+  unfinished?: number[];
+  poison?: ShareRecordRef;
 }
 
 /** OutputLine (Go lessons.OutputLine) */
@@ -495,6 +500,14 @@ export interface MarkerRef {
   producerId: number | string;
   producerAlias?: string;
   producerEpoch: number;
+}
+
+/** ShareRecordRef (Go exercises.ShareRecordRef) */
+export interface ShareRecordRef {
+  offset: number;
+  state: string;
+  deliveryCount: number;
+  why?: string;
 }
 
 /** TransactionAnswer (Go lessons.TransactionAnswer) */
