@@ -710,6 +710,7 @@ export class LogView {
    */
   jumpTo(offset, focus) {
     if (!this.pointers) return;
+    this.layoutIfNeeded(); // a zoom's resize may not have laid out the new columns yet
     const o = Math.max(this.start, Math.min(this.hw, offset));
     this.active = o;
     this.scrollToOffset(o, 'nearest');
