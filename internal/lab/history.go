@@ -23,6 +23,15 @@ func (l *Lab) record(ctx context.Context, topic string, partitions []int32) {
 	}
 }
 
+// Compacted tells the live view of topic's partition that the log cleaner
+// rewrote offsets below its LSO: it reads them again now rather than at
+// its next whole read of the tail (live.Config.TailEvery).
+func (l *Lab) Compacted(ctx context.Context, topic string, partition int32) {
+	if err := l.hub.Rewritten(ctx, topic, partition); err != nil {
+		l.log.Debug("lab: compacted partition not read again", "topic", topic, "err", err)
+	}
+}
+
 // recordWritten reads the partitions a transaction wrote, after a write.
 func (l *Lab) recordWritten(ctx context.Context, written []producer.TopicPartition) {
 	for _, p := range written {

@@ -73,6 +73,7 @@ func (a AwaitCleaner) run(sc *stepContext) (*observation, error) {
 	}
 	sc.memory().sawHeld(topic, heldOffsets(after))
 	obs.say("cleanerRan", "log", topic+"-0", "seconds", strconv.Itoa(int(time.Since(began).Round(time.Second).Seconds())), "offsets", joinOffsets(removed))
+	sc.lab.Compacted(sc, topic, 0) // the cells turn to gaps before the narration says so
 	sc.lab.Narrate(live.EventInfo, topic, 0, catalog.M("narration.compacted",
 		"log", topic+"-0", "offsets", joinOffsets(removed), "count", strconv.Itoa(len(removed))))
 	obs.set(FactRemoved, joinOffsets(removed))

@@ -58,6 +58,9 @@ type Lab interface {
 	StopShareWorker(name string) error
 
 	Narrate(kind, topic string, partition int32, msg catalog.Message)
+	// Compacted has the live view read again the offsets the log
+	// cleaner rewrote.
+	Compacted(ctx context.Context, topic string, partition int32)
 	// Logger receives what the operator should know and a viewer is
 	// not shown: an internal error's own text.
 	Logger() *slog.Logger

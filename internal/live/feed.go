@@ -36,6 +36,7 @@ type feed struct {
 	problem      *Event        // why the partition cannot be read, if it cannot
 	keepUntil    time.Time     // polled until then even without subscribers
 	rereads      int           // polls left to read again a tail that came back short
+	wholeTail    bool          // the next poll reads the whole tail (Hub.Rewritten)
 	shortAt      int64         // the high watermark of that read
 	shortFrom    int64         // the first offset it lacked
 	started      int           // polls started
@@ -181,7 +182,11 @@ func (f *feed) run() {
 		f.started++
 		this := f.started
 		f.mu.Unlock()
-		f.poll(ctx, kicked || n%f.hub.cfg.GroupEvery == 0)
+		f.mu.Lock()
+		whole := f.wholeTail || n > 0 && n%f.hub.cfg.TailEvery == 0
+		f.wholeTail = false
+		f.mu.Unlock()
+		f.poll(ctx, kicked || n%f.hub.cfg.GroupEvery == 0, whole)
 		f.mu.Lock()
 		f.finished = this
 		close(f.polled)
@@ -202,8 +207,10 @@ func (f *feed) run() {
 	}
 }
 
-// poll reads what changed since the last poll and publishes it.
-func (f *feed) poll(ctx context.Context, withGroups bool) {
+// poll reads what changed since the last poll and publishes it; with
+// wholeTail, the whole tail rather than what lies at or above the previous
+// LSO (which compaction does not move).
+func (f *feed) poll(ctx context.Context, withGroups, wholeTail bool) {
 	cfg := f.hub.cfg
 	pollCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -222,13 +229,14 @@ func (f *feed) poll(ctx context.Context, withGroups bool) {
 		changed []inspect.Entry
 		cut     bool // the read left older offsets out (MessageBytes)
 	)
-	if !had || ptrs != prev || wasDown || reread {
-		// Everything below the previous LSO is final, so only
-		// [previous LSO, HW) can have changed; of that, viewers are
+	if !had || ptrs != prev || wasDown || reread || wholeTail {
+		// Below the previous LSO only the log cleaner changes offsets
+		// (read again every TailEvery polls, or when told), so mostly
+		// only [previous LSO, HW) can have changed; of that, viewers are
 		// streamed the last TailEntries offsets. A viewer looking
 		// further back refetches its window when the LSO moves.
 		from := max(ptrs.HighWatermark-int64(cfg.TailEntries), ptrs.LogStartOffset, 0)
-		if had && !wasDown {
+		if had && !wasDown && !wholeTail {
 			from = max(from, min(prev.LastStableOffset, prev.HighWatermark))
 		}
 		if reread {

@@ -33,6 +33,10 @@ type Config struct {
 	PollInterval time.Duration
 	// GroupEvery polls group offsets every this many polls (5).
 	GroupEvery int
+	// TailEvery reads the whole tail again every this many polls (25),
+	// not only what lies at or above the previous LSO: the log cleaner
+	// rewrites offsets below it (compaction) without moving a pointer.
+	TailEvery int
 	// Buffer is each subscriber's queue length in messages (256).
 	Buffer int
 	// TailEntries is how many offsets at the end of the log a snapshot
@@ -80,6 +84,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.GroupEvery <= 0 {
 		c.GroupEvery = 5
+	}
+	if c.TailEvery <= 0 {
+		c.TailEvery = 25
 	}
 	if c.Buffer <= 0 {
 		c.Buffer = 256
@@ -296,6 +303,23 @@ func (h *Hub) evictKeptLocked() bool {
 	delete(h.feeds, victim.key)
 	go victim.stop()
 	return true
+}
+
+// Rewritten tells the feeds of topic's partitions, when watched, that
+// offsets below their LSO changed (the log cleaner compacted them): their
+// next poll reads the whole tail again. It waits for that poll, as Keep
+// does.
+func (h *Hub) Rewritten(ctx context.Context, topic string, partitions ...int32) error {
+	h.mu.Lock()
+	for _, p := range partitions {
+		if f, ok := h.feeds[feedKey{topic, p}]; ok {
+			f.mu.Lock()
+			f.wholeTail = true
+			f.mu.Unlock()
+		}
+	}
+	h.mu.Unlock()
+	return h.Keep(ctx, topic, partitions...)
 }
 
 // Keep polls topic's partitions (and records their history) for KeepFor
