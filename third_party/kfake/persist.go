@@ -2116,6 +2116,8 @@ type (
 		InstanceID           *string                  `json:"instance,omitempty"`
 		ClientID             string                   `json:"clientID"`
 		ClientHost           string                   `json:"clientHost"`
+		User                 string                   `json:"user,omitempty"`
+		Host                 string                   `json:"host,omitempty"`
 		Epoch                int32                    `json:"epoch"`
 		PrevEpoch            int32                    `json:"prevEpoch"`
 		Topics               []string                 `json:"topics"`
@@ -2205,6 +2207,8 @@ func (c *Cluster) saveSessionState() error {
 					InstanceID:           m.instanceID,
 					ClientID:             m.clientID,
 					ClientHost:           m.clientHost,
+					User:                 m.user,
+					Host:                 m.host,
 					Epoch:                m.memberEpoch,
 					PrevEpoch:            m.previousMemberEpoch,
 					Topics:               m.subscribedTopics,
