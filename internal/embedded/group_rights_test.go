@@ -16,11 +16,17 @@ import (
 )
 
 // classroomWithStudents starts a classroom's embedded broker (super user
-// admin/secret) and adds each student, password "pw", reading shared.
+// admin/secret, over cfg.Students' other fields) and adds each student,
+// password "pw", reading shared.
 func classroomWithStudents(t *testing.T, cfg Config, shared []string, students ...string) (*cluster.Cluster, *broker) {
 	t.Helper()
 	cfg.KafkaAddr = "127.0.0.1:0"
-	cfg.Students = &StudentAuth{Admin: "admin", AdminPassword: "secret"}
+	auth := StudentAuth{}
+	if cfg.Students != nil {
+		auth = *cfg.Students
+	}
+	auth.Admin, auth.AdminPassword = "admin", "secret"
+	cfg.Students = &auth
 	c, b, err := start(cfg)
 	if err != nil {
 		t.Fatal(err)

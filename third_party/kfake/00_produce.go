@@ -221,7 +221,10 @@ func (c *Cluster) handleProduce(creq *clientReq) (kmsg.Response, error) {
 				// number; this seeds producer state on demand.
 				// See twmb/franz-go#1281.
 				if !txnal && pidinf == nil && b.ProducerEpoch != -1 {
-					pidinf, window = c.pids.getOrCreateNonTx(b.ProducerID, b.ProducerEpoch, rt.Topic, rp.Partition)
+					pidinf, window = c.pids.getOrCreateNonTx(b.ProducerID, b.ProducerEpoch, rt.Topic, rp.Partition, creq.cc.user)
+				}
+				if pidinf != nil {
+					pidinf.lastActive = time.Now() // producer.id.expiration.ms counts from here
 				}
 
 				// A batch that is not stored after all (refused by the

@@ -445,6 +445,9 @@ type (
 		// Start is when the transaction began (begin) or when the
 		// ended one began (endtx, timeout), Unix milliseconds.
 		Start int64 `json:"start,omitempty"`
+		// User is the SASL user an init's producer id counts
+		// against (ProducerIDLimit).
+		User string `json:"user,omitempty"`
 	}
 )
 
@@ -975,6 +978,7 @@ func (c *Cluster) savePIDsLog(fsys fs, dir string) error {
 			PID:   pidinf.id,
 			Epoch: pidinf.epoch,
 			TxID:  pidinf.txid,
+			User:  pidinf.user,
 		}
 		if pidinf.txid != "" {
 			entry.Timeout = pidinf.txTimeout
@@ -1507,12 +1511,13 @@ func (c *Cluster) loadPIDsLog(fsys fs, dir string) error {
 				epoch:      entry.Epoch,
 				txid:       entry.TxID,
 				txTimeout:  entry.Timeout,
+				user:       entry.User,
 				lastActive: time.Now(),
 			}
 			if entry.Commit != nil {
 				pidinf.lastWasCommit = *entry.Commit
 			}
-			c.pids.ids[entry.PID] = pidinf
+			c.pids.put(pidinf)
 			if entry.TxID != "" {
 				c.pids.byTxid[entry.TxID] = pidinf
 			}
