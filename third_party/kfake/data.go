@@ -572,7 +572,7 @@ func (c *Cluster) trimLeft(pd *partData) {
 	// Trim batchMeta segments, deleting fully-trimmed segment + index files.
 	pdir := partDir(c.storageDir, pd.t, pd.p)
 	before := pd.storage()
-	defer func() { c.storage.change(before, pd.storage()) }()
+	defer c.storageChanged(pd, before)
 outer:
 	for len(pd.segments) > 0 {
 		seg := &pd.segments[0]

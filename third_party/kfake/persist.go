@@ -818,7 +818,7 @@ func (c *Cluster) savePartition(fsys fs, dir, topic string, part int32, pd *part
 func (c *Cluster) rebuildSegments(pd *partData, batches []*partBatch) {
 	pdir := partDir(c.storageDir, pd.t, pd.p)
 	before := pd.storage()
-	defer func() { c.storage.change(before, pd.storage()) }()
+	defer c.storageChanged(pd, before)
 
 	pd.closeAllFiles(false)
 
