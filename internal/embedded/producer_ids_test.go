@@ -113,3 +113,43 @@ func TestStudentProducerIDsCappedAndExpired(t *testing.T) {
 		t.Errorf("ann's idempotent producer after her ids expired: %v", err)
 	}
 }
+
+// TestRefusedBatchesMakeNoProducerIDs: a classroom student whose data
+// share is used up cannot make producer state by producing batches of
+// ever new producer ids, which the broker refuses: each id made for a
+// refused batch is forgotten again. Red without it (kfake patch 23,
+// 00_produce.go): every refused batch left a producer id behind,
+// outside the cap on InitProducerId.
+func TestRefusedBatchesMakeNoProducerIDs(t *testing.T) {
+	t.Parallel()
+	const batches = 20
+	c, b := classroomWithStudents(t, Config{Budget: DataBudget{MaxBytes: 8 << 20, StudentMaxBytes: 64}}, nil, "ann")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	const topic = "student-ann-own"
+	created, err := c.Admin().CreateTopic(ctx, 1, 1, nil, topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ann := kafkaUser(t, c, "ann", "pw")
+	for i := range int64(batches) {
+		req := kmsg.NewPtrProduceRequest()
+		req.Acks, req.TimeoutMillis = -1, 5000
+		rt := kmsg.NewProduceRequestTopic()
+		rt.Topic, rt.TopicID = topic, created.ID
+		rp := kmsg.NewProduceRequestTopicPartition()
+		rp.Records = recordBatch(1000+i, 0, false, []byte("k"), []byte("v"))
+		rt.Partitions = append(rt.Partitions, rp)
+		req.Topics = append(req.Topics, rt)
+		resp, err := req.RequestWith(ctx, ann)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if code := resp.Topics[0].Partitions[0].ErrorCode; code != kerr.PolicyViolation.Code {
+			t.Fatalf("batch %d: %v; want POLICY_VIOLATION (the share is used)", i, kerr.ErrorForCode(code))
+		}
+	}
+	if n := b.fake.ProducerIDs()["ann"]; n != 0 {
+		t.Errorf("ann holds %d producer ids after %d refused batches of new ids; want 0", n, batches)
+	}
+}
