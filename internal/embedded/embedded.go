@@ -5,7 +5,8 @@
 //
 //   - the Kafka port guard (guard*.go): every client connection framed,
 //     refused what would crash or swamp the broker, bounded in bytes,
-//     time and connections, the students' producer ids rate-limited;
+//     time and connections, the students' producer ids rate-limited
+//     (and capped inside kfake, students.go);
 //   - the answers rewritten to match Apache Kafka (compat.go; each one in
 //     docs/divergences.md);
 //   - the data budget on kfake's storage hook (budget.go) and the caps on
