@@ -59,6 +59,12 @@ type StudentShare struct {
 	MaxPartitions int   `json:"maxPartitions"`
 	// Full says that the student's next write or topic may be refused.
 	Full bool `json:"full"`
+	// ProducerIDs are the producer ids the student holds and
+	// MaxProducerIDs their cap; ProducerIDsFull says a new producer of
+	// theirs is throttled until one of them expires.
+	ProducerIDs     int  `json:"producerIDs"`
+	MaxProducerIDs  int  `json:"maxProducerIDs"`
+	ProducerIDsFull bool `json:"producerIDsFull"`
 }
 
 // StudentShare is student's use of their shares; ok is false on a real

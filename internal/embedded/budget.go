@@ -21,7 +21,9 @@ import (
 // past it, through kfake's storage hook (third_party/kfake/storage_budget.go),
 // before anything is stored. Nothing stored is ever deleted to make room: a
 // teacher frees space by deleting topics ("Clean up lab topics", Delete),
-// which gives their cost back.
+// and a student by deleting their topics or records, or by letting
+// retention or compaction remove them; whatever the broker drops gives
+// its cost back to the shares that stored it.
 //
 // The refusal is POLICY_VIOLATION, with a sentence in the Produce
 // response's ErrorMessage (v8+) saying which budget is full. Kafka answers
@@ -103,10 +105,11 @@ func (b DataBudget) withDefaults() DataBudget {
 	return b
 }
 
-// dataBudget is the budget's state: what each client address on another
-// host stored, per topic, so that deleting a topic gives its writers
-// their share back. It forgets shares at restart (the stored data still
-// counts against the whole budget).
+// dataBudget is the budget's state: what each share (a client address on
+// another host, a classroom student) stored, per topic, so that a topic
+// deleted, trimmed or compacted gives its writers their share back. It
+// forgets shares at restart (the stored data still counts against the
+// whole budget).
 type dataBudget struct {
 	limits DataBudget
 	log    *throttledLog
@@ -123,7 +126,7 @@ func newDataBudget(limits DataBudget, log *throttledLog) *dataBudget {
 
 // hooks are the kfake storage hooks that enforce the budget.
 func (d *dataBudget) hooks() kfake.StorageHooks {
-	return kfake.StorageHooks{Admit: d.admit, WriteFailed: d.writeFailed, TopicDeleted: d.topicDeleted}
+	return kfake.StorageHooks{Admit: d.admit, WriteFailed: d.writeFailed, TopicDeleted: d.topicDeleted, Freed: d.freed}
 }
 
 // admit refuses a batch that would take the store, the client's share or
@@ -214,6 +217,32 @@ func (d *dataBudget) topicDeleted(_ string, id [16]byte) {
 		d.release(id, ip, cost)
 	}
 	delete(d.byTopic, id)
+}
+
+// freed gives back the cost of what retention, compaction or
+// DeleteRecords removed from a topic, to the shares that stored it, in
+// proportion to what each stored of the topic. What the broker itself
+// wrote there (transaction markers) is not told apart: it frees a little
+// of the writers' shares too, never more than they stored.
+func (d *dataBudget) freed(_ string, id [16]byte, u kfake.StorageUsage) {
+	cost := DataCost(u)
+	if cost <= 0 {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	t := d.byTopic[id]
+	var stored int64
+	for _, c := range t {
+		stored += c
+	}
+	if stored <= 0 {
+		return
+	}
+	cost = min(cost, stored)
+	for key, c := range t {
+		d.release(id, key, cost*c/stored) // both at most the budget: the product fits
+	}
 }
 
 // release takes cost off ip's share of topic id; d.mu must be held.

@@ -5,7 +5,8 @@
 //
 //   - the Kafka port guard (guard*.go): every client connection framed,
 //     refused what would crash or swamp the broker, bounded in bytes,
-//     time and connections, the students' producer ids rate-limited;
+//     time and connections, the students' producer ids rate-limited
+//     (and capped inside kfake, students.go);
 //   - the answers rewritten to match Apache Kafka (compat.go; each one in
 //     docs/divergences.md);
 //   - the data budget on kfake's storage hook (budget.go) and the caps on
@@ -27,6 +28,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"sync/atomic"
 	"time"
@@ -129,6 +131,24 @@ func start(cfg Config) (*cluster.Cluster, *broker, error) {
 		return guard, nil
 	}
 	budget := newDataBudget(cfg.Budget.withDefaults(), newThrottledLog(cfg.Logger, logEvery))
+	// Kafka's own defaults, so lessons show the timeouts a real broker
+	// would apply; a classroom's producer ids expire sooner
+	// (students.go).
+	brokerConfigs := map[string]string{
+		"transaction.max.timeout.ms": "900000",
+		// The cleaner and retention pass every second, as on the
+		// lab's real brokers (single.properties), so that lessons 7
+		// and 8 see them act within seconds.
+		"log.cleaner.backoff.ms": "1000",
+		// Lesson 9: a share group may lock records for a second
+		// (single.properties), and an expired lock is noticed
+		// within 200 ms (Kafka times each lock on its own).
+		"group.share.min.record.lock.duration.ms": "1000",
+		"share.record.lock.sweep.interval.ms":     "200",
+	}
+	if cfg.Students != nil {
+		maps.Copy(brokerConfigs, cfg.Students.brokerConfigs())
+	}
 	opts := []kfake.Opt{
 		kfake.NumBrokers(1),
 		kfake.StorageHook(budget.hooks()),
@@ -137,20 +157,7 @@ func start(cfg Config) (*cluster.Cluster, *broker, error) {
 		kfake.DefaultNumPartitions(1),
 		kfake.AllowAutoTopicCreation(),
 		kfake.TopicLimits(topicLimits.MaxTopics, topicLimits.MaxPartitions),
-		// Kafka's own defaults, so lessons show the timeouts a real
-		// broker would apply.
-		kfake.BrokerConfigs(map[string]string{
-			"transaction.max.timeout.ms": "900000",
-			// The cleaner and retention pass every second, as on the
-			// lab's real brokers (single.properties), so that lessons 7
-			// and 8 see them act within seconds.
-			"log.cleaner.backoff.ms": "1000",
-			// Lesson 9: a share group may lock records for a second
-			// (single.properties), and an expired lock is noticed
-			// within 200 ms (Kafka times each lock on its own).
-			"group.share.min.record.lock.duration.ms": "1000",
-			"share.record.lock.sweep.interval.ms":     "200",
-		}),
+		kfake.BrokerConfigs(brokerConfigs),
 	}
 	if cfg.Logger != nil {
 		opts = append(opts, kfake.WithLogger(slogLogger{cfg.Logger}))
@@ -201,6 +208,7 @@ func start(cfg Config) (*cluster.Cluster, *broker, error) {
 	guard.shares = &studentShares{limits: topicLimits, partitions: b.topicPartitions}
 	if cfg.Students != nil {
 		guard.producerIDs, guard.superuser = newUserRates(producerIDBurst, producerIDEvery), cfg.Students.Admin
+		b.maxProducerIDs = cfg.Students.maxProducerIDs()
 	}
 	guard.start(api)
 	c, err := cluster.OnEmbedded(cluster.EmbeddedConfig{Brokers: fake.ListenAddrs(), Auth: auth, Security: cfg.Students.security(), Broker: b})
@@ -232,6 +240,9 @@ type broker struct {
 	budget  *dataBudget    // the data budget (budget.go)
 	dataDir string         // empty in memory
 	topics  TopicLimits
+	// maxProducerIDs is each classroom student's cap on producer ids
+	// (StudentAuth.MaxProducerIDs); zero without a classroom.
+	maxProducerIDs int
 	// cluster is the Cluster of this broker, whose client counts the
 	// students' topics; nil until the broker serves, when the counts let
 	// requests through (the broker's caps still hold).

@@ -561,7 +561,9 @@ func (f *failedLogins) total(ip string) int64 {
 // gets a burst of producerIDBurst, then one every producerIDEvery;
 // past it the guard answers THROTTLING_QUOTA_EXCEEDED with the time to
 // wait, as Kafka's producer id quota (KIP-936) does, and clients retry
-// after it.
+// after it. What a student holds at once is capped too, inside the
+// broker, which knows when an id expires: StudentMaxProducerIDs, with
+// the classroom's expiration (ClassroomProducerIDExpiration).
 const (
 	producerIDBurst = 50
 	producerIDEvery = time.Second

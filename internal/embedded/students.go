@@ -1,6 +1,7 @@
 package embedded
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/twmb/franz-go/pkg/kfake"
@@ -34,7 +36,31 @@ import (
 type StudentAuth struct {
 	Admin         string
 	AdminPassword string
+	// MaxProducerIDs is each student's cap on producer ids held at
+	// once; zero takes StudentMaxProducerIDs.
+	MaxProducerIDs int
+	// ProducerIDExpiration is how long an unused producer id is kept;
+	// zero takes ClassroomProducerIDExpiration.
+	ProducerIDExpiration time.Duration
 }
+
+// StudentMaxProducerIDs is how many producer ids, idempotent or
+// transactional, one classroom student holds at once on the embedded
+// broker. Each costs the broker its state (sequence windows per
+// partition written) and a line of pids.log; past the cap InitProducerId
+// is answered THROTTLING_QUOTA_EXCEEDED with the time until the
+// student's oldest id expires (at most a minute), and clients retry. The
+// dashboard's own clients (the super user) have no cap.
+const StudentMaxProducerIDs = 100
+
+// ClassroomProducerIDExpiration is how long a classroom's embedded broker
+// keeps a producer id nobody uses: Kafka's producer.id.expiration.ms
+// (default one day) for idempotent ids and transactional.id.expiration.ms
+// (default seven days) for transactional ones, shortened so that a
+// student's cap frees up within a lesson. Idle ids are looked for every
+// minute, or every quarter of a shorter expiration
+// (producer.id.expiration.check.interval.ms).
+const ClassroomProducerIDExpiration = time.Hour
 
 // brokerOpts are the kfake options of a classroom's broker.
 func (a *StudentAuth) brokerOpts() []kfake.Opt {
@@ -42,6 +68,21 @@ func (a *StudentAuth) brokerOpts() []kfake.Opt {
 		kfake.EnableSASL(),
 		kfake.EnableACLs(),
 		kfake.Superuser(cluster.StudentMechanism, a.Admin, a.AdminPassword),
+		kfake.ProducerIDLimit(a.maxProducerIDs()),
+	}
+}
+
+func (a *StudentAuth) maxProducerIDs() int { return cmp.Or(a.MaxProducerIDs, StudentMaxProducerIDs) }
+
+// brokerConfigs are the broker configs of a classroom's broker, over
+// the lab's own.
+func (a *StudentAuth) brokerConfigs() map[string]string {
+	ms := func(d time.Duration) string { return strconv.FormatInt(max(d.Milliseconds(), 1), 10) }
+	expiration := cmp.Or(a.ProducerIDExpiration, ClassroomProducerIDExpiration)
+	return map[string]string{
+		"producer.id.expiration.ms":                ms(expiration),
+		"transactional.id.expiration.ms":           ms(expiration),
+		"producer.id.expiration.check.interval.ms": ms(min(time.Minute, expiration/4)),
 	}
 }
 

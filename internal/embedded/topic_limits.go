@@ -244,5 +244,9 @@ func (b *broker) StudentShare(ctx context.Context, student string) (cluster.Stud
 		s.UsedBytes, s.MaxBytes = b.budget.clientShare(studentShareKey+student), b.budget.limits.StudentMaxBytes
 	}
 	s.Full = s.MaxBytes > 0 && s.UsedBytes+cluster.FullMarginBytes/4 > s.MaxBytes || s.Topics >= s.MaxTopics || s.Partitions >= s.MaxPartitions
+	if b.maxProducerIDs > 0 {
+		s.ProducerIDs, s.MaxProducerIDs = b.fake.ProducerIDs()[student], b.maxProducerIDs
+		s.ProducerIDsFull = s.ProducerIDs >= s.MaxProducerIDs
+	}
 	return s, true
 }

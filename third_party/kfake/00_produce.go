@@ -201,6 +201,10 @@ func (c *Cluster) handleProduce(creq *clientReq) (kmsg.Response, error) {
 			var errCode int16
 			var errMsg string
 			var dup bool
+			// madeHere is a producer id made for this batch; if the
+			// batch is not stored it is forgotten again, so that no
+			// client makes producer state with refused batches.
+			var madeHere *pidinfo
 			var baseOffset, lso int64
 			// The storage hook's view of this batch (storage_budget.go).
 			produced := c.producedBatch(creq, pd, c.data.t2id[rt.Topic], len(rp.Records), b.NumRecords)
@@ -221,7 +225,11 @@ func (c *Cluster) handleProduce(creq *clientReq) (kmsg.Response, error) {
 				// number; this seeds producer state on demand.
 				// See twmb/franz-go#1281.
 				if !txnal && pidinf == nil && b.ProducerEpoch != -1 {
-					pidinf, window = c.pids.getOrCreateNonTx(b.ProducerID, b.ProducerEpoch, rt.Topic, rp.Partition)
+					pidinf, window = c.pids.getOrCreateNonTx(b.ProducerID, b.ProducerEpoch, rt.Topic, rp.Partition, creq.cc.user)
+					madeHere = pidinf
+				}
+				if pidinf != nil {
+					pidinf.lastActive = time.Now() // producer.id.expiration.ms counts from here
 				}
 
 				// A batch that is not stored after all (refused by the
@@ -344,6 +352,9 @@ func (c *Cluster) handleProduce(creq *clientReq) (kmsg.Response, error) {
 			}
 
 			if errCode != 0 {
+				if madeHere != nil {
+					c.pids.forget(madeHere)
+				}
 				donep(rt, rp, errCode, errMsg)
 				continue
 			}

@@ -235,6 +235,39 @@ func (c *Cluster) allowedACL(creq *clientReq, resource string, resourceType kmsg
 	return c.acls.allowed(principal(user), creq.clientHost(), resource, resourceType, op)
 }
 
+// memberMayDescribe reports whether the user who last set m's
+// subscription, from the host they set it from, may DESCRIBE topic: a
+// regex subscription resolves to those topics only.
+func (c *Cluster) memberMayDescribe(m *consumerMember, topic string) bool {
+	if !c.cfg.enableACLs || c.isSuperuser(m.user) {
+		return true
+	}
+	return c.acls.allowed(principal(m.user), m.host, topic, kmsg.ACLResourceTypeTopic, kmsg.ACLOperationDescribe)
+}
+
+// mayDescribeMembersTopics reports whether the client may DESCRIBE every
+// topic g's members subscribe to, own or are assigned.
+func (c *Cluster) mayDescribeMembersTopics(creq *clientReq, g *group) bool {
+	may := func(topic string) bool {
+		return topic == "" || c.allowedACL(creq, topic, kmsg.ACLResourceTypeTopic, kmsg.ACLOperationDescribe)
+	}
+	for _, m := range g.consumerMembers {
+		for _, topic := range m.subscribedTopics {
+			if !may(topic) {
+				return false
+			}
+		}
+		for _, a := range []map[uuid][]int32{m.lastReconciledSent, m.targetAssignment} {
+			for id := range a {
+				if !may(c.data.id2t[id]) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
 func (c *Cluster) allowedClusterACL(creq *clientReq, op kmsg.ACLOperation) bool {
 	return c.allowedACL(creq, aclClusterName, kmsg.ACLResourceTypeCluster, op)
 }

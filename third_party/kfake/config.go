@@ -33,7 +33,9 @@ type cfg struct {
 	defaultNumParts int
 	maxTopics       int // TopicLimits (Offset Lab patch)
 	maxPartitions   int
-	seedTopics      []seedTopics
+	// maxProducerIDsPerUser is ProducerIDLimit (Offset Lab patch).
+	maxProducerIDsPerUser int
+	seedTopics            []seedTopics
 
 	minSessionTimeout time.Duration
 	maxSessionTimeout time.Duration

@@ -572,7 +572,7 @@ func (c *Cluster) trimLeft(pd *partData) {
 	// Trim batchMeta segments, deleting fully-trimmed segment + index files.
 	pdir := partDir(c.storageDir, pd.t, pd.p)
 	before := pd.storage()
-	defer func() { c.storage.change(before, pd.storage()) }()
+	defer c.storageChanged(pd, before)
 outer:
 	for len(pd.segments) > 0 {
 		seg := &pd.segments[0]
@@ -846,6 +846,8 @@ var validBrokerConfigs = map[string]string{
 	"log.message.timestamp.type":                "message.timestamp.type",
 	"transaction.max.timeout.ms":                "",
 	"transactional.id.expiration.ms":            "",
+	"producer.id.expiration.ms":                 "",
+	"producer.id.expiration.check.interval.ms":  "",
 	"log.retention.bytes":                       "retention.bytes",
 	"log.retention.ms":                          "retention.ms",
 	"log.segment.bytes":                         "segment.bytes",
@@ -988,6 +990,9 @@ var configDefaults = map[string]string{
 	"transaction.max.timeout.ms":     "900000",
 	"transactional.id.expiration.ms": "604800000",
 
+	"producer.id.expiration.ms":                "86400000",
+	"producer.id.expiration.check.interval.ms": "600000",
+
 	"state.log.compact.bytes": "10485760",
 
 	"connections.max.reauth.ms":                 "0",
@@ -1077,6 +1082,8 @@ var configTypes = map[string]kmsg.ConfigType{
 	"super.users":                               kmsg.ConfigTypeList,
 	"transaction.max.timeout.ms":                kmsg.ConfigTypeInt,
 	"transactional.id.expiration.ms":            kmsg.ConfigTypeInt,
+	"producer.id.expiration.ms":                 kmsg.ConfigTypeInt,
+	"producer.id.expiration.check.interval.ms":  kmsg.ConfigTypeInt,
 }
 
 var brokerRack = "krack"

@@ -92,6 +92,12 @@ type (
 		instanceID *string
 		rackID     *string
 
+		// user and host are who last set the subscription (SASL
+		// user, client IP): a regex resolves only to the topics
+		// they may DESCRIBE, as Kafka's coordinator resolves it.
+		user string
+		host string
+
 		memberEpoch         int32 // confirmed epoch
 		previousMemberEpoch int32 // epoch before last advance
 		state               consumerMemberState
@@ -1789,6 +1795,14 @@ func (gs *groups) handleConsumerGroupDescribe(creq *clientReq) *kmsg.ConsumerGro
 			// which Kafka names.
 			sg.AssignorName = "uniform"
 		}
+		if !gs.c.mayDescribeMembersTopics(creq, g) {
+			// As Kafka (KafkaApis.handleConsumerGroupDescribe): a
+			// group naming a topic the client may not DESCRIBE is
+			// answered without its members.
+			sg.ErrorCode = kerr.TopicAuthorizationFailed.Code
+			sg.ErrorMessage = kmsg.StringPtr("The group has described topic(s) that the client is not authorized to describe.")
+			continue
+		}
 		for _, m := range g.consumerMembers {
 			sm := kmsg.NewConsumerGroupDescribeResponseGroupMember()
 			sm.MemberID = m.memberID
@@ -1873,6 +1887,15 @@ func (g *group) handleConsumerHeartbeat(creq *clientReq) kmsg.Response {
 		resp.ErrorCode = e.Code
 		return resp
 	}
+	// Kafka (KafkaApis.handleConsumerGroupHeartbeat) refuses a
+	// subscription naming a topic the client may not DESCRIBE, before
+	// the group sees it: the assignment would name its topic id.
+	for _, topic := range req.SubscribedTopicNames {
+		if !g.c.allowedACL(creq, topic, kmsg.ACLResourceTypeTopic, kmsg.ACLOperationDescribe) {
+			resp.ErrorCode = kerr.TopicAuthorizationFailed.Code
+			return resp
+		}
+	}
 
 	// Groups start as "classic" (the default in newGroup). The first
 	// ConsumerGroupHeartbeat upgrades the group to "consumer",
@@ -1895,7 +1918,7 @@ func (g *group) handleConsumerHeartbeat(creq *clientReq) kmsg.Response {
 	case -2:
 		return g.consumerStaticLeave(req, resp)
 	default:
-		return g.consumerRegularHeartbeat(req, resp)
+		return g.consumerRegularHeartbeat(creq, req, resp)
 	}
 }
 
@@ -1978,6 +2001,8 @@ func (g *group) consumerJoin(creq *clientReq, req *kmsg.ConsumerGroupHeartbeatRe
 		memberID:                    memberID,
 		clientID:                    creq.cid,
 		clientHost:                  creq.cc.conn.RemoteAddr().String(),
+		user:                        creq.cc.user,
+		host:                        creq.clientHost(),
 		instanceID:                  req.InstanceID,
 		rackID:                      req.RackID,
 		rebalanceTimeoutMs:          req.RebalanceTimeoutMillis,
@@ -2066,7 +2091,8 @@ func (g *group) consumerJoin(creq *clientReq, req *kmsg.ConsumerGroupHeartbeatRe
 // updateMemberSubscriptions processes subscription and assignor changes
 // from a heartbeat request. Returns whether the subscription changed
 // and an error code (0 on success).
-func (g *group) updateMemberSubscriptions(m *consumerMember, req *kmsg.ConsumerGroupHeartbeatRequest) (changed bool, errCode int16) {
+func (g *group) updateMemberSubscriptions(creq *clientReq, m *consumerMember, req *kmsg.ConsumerGroupHeartbeatRequest) (changed bool, errCode int16) {
+	m.user, m.host = creq.cc.user, creq.clientHost()
 	if req.SubscribedTopicNames != nil {
 		sorted := slices.Clone(req.SubscribedTopicNames)
 		slices.Sort(sorted)
@@ -2106,7 +2132,7 @@ func (g *group) consumerRejoin(creq *clientReq, req *kmsg.ConsumerGroupHeartbeat
 		m.rebalanceTimeoutMs = req.RebalanceTimeoutMillis
 	}
 
-	hasSubscriptionChanged, errCode := g.updateMemberSubscriptions(m, req)
+	hasSubscriptionChanged, errCode := g.updateMemberSubscriptions(creq, m, req)
 	if errCode != 0 {
 		resp.ErrorCode = errCode
 		return resp
@@ -2219,7 +2245,7 @@ func (g *group) consumerStaticLeave(req *kmsg.ConsumerGroupHeartbeatRequest, res
 	return resp
 }
 
-func (g *group) consumerRegularHeartbeat(req *kmsg.ConsumerGroupHeartbeatRequest, resp *kmsg.ConsumerGroupHeartbeatResponse) *kmsg.ConsumerGroupHeartbeatResponse {
+func (g *group) consumerRegularHeartbeat(creq *clientReq, req *kmsg.ConsumerGroupHeartbeatRequest, resp *kmsg.ConsumerGroupHeartbeatResponse) *kmsg.ConsumerGroupHeartbeatResponse {
 	m, ok := g.consumerMembers[req.MemberID]
 	if !ok {
 		// If the request carries an instanceID owned by a different
@@ -2263,7 +2289,7 @@ func (g *group) consumerRegularHeartbeat(req *kmsg.ConsumerGroupHeartbeatRequest
 	var hasSubscriptionChanged bool
 	if full {
 		var errCode int16
-		hasSubscriptionChanged, errCode = g.updateMemberSubscriptions(m, req)
+		hasSubscriptionChanged, errCode = g.updateMemberSubscriptions(creq, m, req)
 		if errCode != 0 {
 			resp.ErrorCode = errCode
 			return resp
@@ -2338,7 +2364,7 @@ func (g *group) computeTargetAssignment() {
 		}
 		if m.subscribedTopicRegex != nil {
 			for topic := range g.c.data.tps {
-				if m.subscribedTopicRegex.MatchString(topic) {
+				if m.subscribedTopicRegex.MatchString(topic) && g.c.memberMayDescribe(m, topic) {
 					subs[topic] = struct{}{}
 				}
 			}
@@ -2769,7 +2795,7 @@ func (g *group) updateCurrentAssignment(m *consumerMember,
 	}
 	if m.subscribedTopicRegex != nil {
 		for topic := range g.c.data.tps {
-			if m.subscribedTopicRegex.MatchString(topic) {
+			if m.subscribedTopicRegex.MatchString(topic) && g.c.memberMayDescribe(m, topic) {
 				subscribedIDs[g.c.data.t2id[topic]] = struct{}{}
 			}
 		}
@@ -3575,6 +3601,8 @@ func (g *group) restoreConsumerMembers(shutdownAt time.Time, sg sessionConsumerG
 			instanceID:                  sm.InstanceID,
 			clientID:                    sm.ClientID,
 			clientHost:                  sm.ClientHost,
+			user:                        sm.User,
+			host:                        sm.Host,
 			memberEpoch:                 sm.Epoch,
 			previousMemberEpoch:         sm.PrevEpoch,
 			state:                       consumerMemberState(sm.CmState),

@@ -445,6 +445,9 @@ type (
 		// Start is when the transaction began (begin) or when the
 		// ended one began (endtx, timeout), Unix milliseconds.
 		Start int64 `json:"start,omitempty"`
+		// User is the SASL user an init's producer id counts
+		// against (ProducerIDLimit).
+		User string `json:"user,omitempty"`
 	}
 )
 
@@ -815,7 +818,7 @@ func (c *Cluster) savePartition(fsys fs, dir, topic string, part int32, pd *part
 func (c *Cluster) rebuildSegments(pd *partData, batches []*partBatch) {
 	pdir := partDir(c.storageDir, pd.t, pd.p)
 	before := pd.storage()
-	defer func() { c.storage.change(before, pd.storage()) }()
+	defer c.storageChanged(pd, before)
 
 	pd.closeAllFiles(false)
 
@@ -975,6 +978,7 @@ func (c *Cluster) savePIDsLog(fsys fs, dir string) error {
 			PID:   pidinf.id,
 			Epoch: pidinf.epoch,
 			TxID:  pidinf.txid,
+			User:  pidinf.user,
 		}
 		if pidinf.txid != "" {
 			entry.Timeout = pidinf.txTimeout
@@ -1507,12 +1511,13 @@ func (c *Cluster) loadPIDsLog(fsys fs, dir string) error {
 				epoch:      entry.Epoch,
 				txid:       entry.TxID,
 				txTimeout:  entry.Timeout,
+				user:       entry.User,
 				lastActive: time.Now(),
 			}
 			if entry.Commit != nil {
 				pidinf.lastWasCommit = *entry.Commit
 			}
-			c.pids.ids[entry.PID] = pidinf
+			c.pids.put(pidinf)
 			if entry.TxID != "" {
 				c.pids.byTxid[entry.TxID] = pidinf
 			}
@@ -2116,6 +2121,8 @@ type (
 		InstanceID           *string                  `json:"instance,omitempty"`
 		ClientID             string                   `json:"clientID"`
 		ClientHost           string                   `json:"clientHost"`
+		User                 string                   `json:"user,omitempty"`
+		Host                 string                   `json:"host,omitempty"`
 		Epoch                int32                    `json:"epoch"`
 		PrevEpoch            int32                    `json:"prevEpoch"`
 		Topics               []string                 `json:"topics"`
@@ -2205,6 +2212,8 @@ func (c *Cluster) saveSessionState() error {
 					InstanceID:           m.instanceID,
 					ClientID:             m.clientID,
 					ClientHost:           m.clientHost,
+					User:                 m.user,
+					Host:                 m.host,
 					Epoch:                m.memberEpoch,
 					PrevEpoch:            m.previousMemberEpoch,
 					Topics:               m.subscribedTopics,

@@ -58,6 +58,12 @@ type StorageHooks struct {
 	WriteFailed func(b ProducedBatch, err error) (code int16, msg string)
 	// TopicDeleted, if set, is called once a topic's data is gone.
 	TopicDeleted func(topic string, id [16]byte)
+	// Freed, if set, is called when a partition of a topic that stays
+	// stores less than before: retention (retention.ms,
+	// retention.bytes) or DeleteRecords removed batches from its start,
+	// or compaction removed or thinned batches. freed is what went,
+	// as StorageUsage counts it.
+	Freed func(topic string, id [16]byte, freed StorageUsage)
 }
 
 // StorageHook installs h; see StorageHooks.
@@ -93,6 +99,17 @@ func (s *storageTotals) remove(u StorageUsage) {
 // change replaces a partition's share before with after.
 func (s *storageTotals) change(before, after StorageUsage) {
 	s.add(StorageUsage{after.SegmentBytes - before.SegmentBytes, after.Batches - before.Batches})
+}
+
+// storageChanged counts pd's storage, before it was trimmed or
+// compacted, as what it stores now, and tells the Freed hook what went.
+func (c *Cluster) storageChanged(pd *partData, before StorageUsage) {
+	after := pd.storage()
+	c.storage.change(before, after)
+	freed := StorageUsage{SegmentBytes: before.SegmentBytes - after.SegmentBytes, Batches: before.Batches - after.Batches}
+	if f := c.cfg.storageHooks.Freed; f != nil && (freed.SegmentBytes > 0 || freed.Batches > 0) {
+		f(pd.t, c.data.t2id[pd.t], freed)
+	}
 }
 
 // storage is what the partition stores: its segment files' bytes and the

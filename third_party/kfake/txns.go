@@ -47,6 +47,12 @@ type (
 		txs     map[*pidinfo]struct{} // active transactions being tracked for timeout
 		txTimer *time.Timer
 		c       *Cluster
+
+		// byUser counts each SASL user's producer ids
+		// (ProducerIDLimit); nextSweep is when idle idempotent ids are
+		// next expired, zero when none is held (producer_ids.go).
+		byUser    map[string]int
+		nextSweep time.Time
 	}
 
 	// Seq/txn info for a given individual producer ID.
@@ -56,6 +62,7 @@ type (
 		id      int64
 		epoch   int16
 		windows tps[pidwindow] // topic/partition 5-window pid sequences
+		user    string         // the SASL user it was made for (ProducerIDLimit)
 
 		txid         string
 		txTimeout    int32                        // millis
@@ -186,6 +193,11 @@ func (pids *pids) updateTimer() {
 			found = true
 		}
 	}
+	// And for the next expiration of idle producer ids.
+	if !pids.nextSweep.IsZero() && (!found || pids.nextSweep.Before(nextExpire)) {
+		nextExpire = pids.nextSweep
+		found = true
+	}
 	// Also schedule for the next transactional ID expiration.
 	expirationMs := int64(pids.c.txnIDExpirationMs())
 	for _, pidinf := range pids.byTxid {
@@ -209,7 +221,12 @@ func (pids *pids) updateTimer() {
 // which runs after every request - this ensures aborts happen even
 // under high throughput when the timer channel gets starved.
 func (pids *pids) handleTimeout() {
-	pids.expireTransactionalIDs()
+	forgot := pids.expireTransactionalIDs() + pids.sweepDue(time.Now())
+	if forgot > 0 && pids.c.persist() {
+		// pids.log keeps an expired id's lines until it is
+		// rewritten from the ids held (producer_ids.go).
+		pids.c.compactPIDsLog()
+	}
 	pids.updateTimer()
 }
 
@@ -236,10 +253,13 @@ func (pids *pids) doInitProducerID(creq *clientReq) kmsg.Response {
 
 	// Idempotent-only: always allocate fresh.
 	if req.TransactionalID == nil {
-		id, epoch := pids.create(nil, 0)
+		if pids.producerIDRefusal(creq, resp) {
+			return resp
+		}
+		id, epoch := pids.create(nil, 0, creq.cc.user)
 		resp.ProducerID = id
 		resp.ProducerEpoch = epoch
-		pids.c.persistPIDEntry(pidLogEntry{Type: "init", PID: id, Epoch: epoch})
+		pids.c.persistPIDEntry(pidLogEntry{Type: "init", PID: id, Epoch: epoch, User: creq.cc.user})
 		return resp
 	}
 
@@ -270,7 +290,7 @@ func (pids *pids) doInitProducerID(creq *clientReq) kmsg.Response {
 		pidinf.endState, pidinf.lastTxStart = "", time.Time{}
 		resp.ProducerID = pidinf.id
 		resp.ProducerEpoch = pidinf.epoch
-		pids.c.persistPIDEntry(pidLogEntry{Type: "init", PID: pidinf.id, Epoch: pidinf.epoch, TxID: pidinf.txid, Timeout: pidinf.txTimeout})
+		pids.c.persistPIDEntry(pidLogEntry{Type: "init", PID: pidinf.id, Epoch: pidinf.epoch, TxID: pidinf.txid, Timeout: pidinf.txTimeout, User: pidinf.user})
 		return resp
 	}
 
@@ -283,10 +303,16 @@ func (pids *pids) doInitProducerID(creq *clientReq) kmsg.Response {
 
 	// New transactional ID or first init. Check if an expired txid is
 	// being re-used - the create path handles this via byTxid.
-	id, epoch := pids.create(req.TransactionalID, req.TransactionTimeoutMillis)
+	user := creq.cc.user
+	if held, ok := pids.byTxid[*req.TransactionalID]; ok {
+		user = held.user
+	} else if pids.producerIDRefusal(creq, resp) {
+		return resp
+	}
+	id, epoch := pids.create(req.TransactionalID, req.TransactionTimeoutMillis, user)
 	resp.ProducerID = id
 	resp.ProducerEpoch = epoch
-	pids.c.persistPIDEntry(pidLogEntry{Type: "init", PID: id, Epoch: epoch, TxID: *req.TransactionalID, Timeout: req.TransactionTimeoutMillis})
+	pids.c.persistPIDEntry(pidLogEntry{Type: "init", PID: id, Epoch: epoch, TxID: *req.TransactionalID, Timeout: req.TransactionTimeoutMillis, User: user})
 	return resp
 }
 
@@ -625,7 +651,7 @@ func (pids *pids) doEnd(creq *clientReq) kmsg.Response {
 			pidinf.endState, pidinf.lastTxStart = "CompleteAbort", time.Time{}
 			resp.ProducerID = pidinf.id
 			resp.ProducerEpoch = pidinf.epoch
-			pids.c.persistPIDEntry(pidLogEntry{Type: "init", PID: pidinf.id, Epoch: pidinf.epoch, TxID: pidinf.txid, Timeout: pidinf.txTimeout})
+			pids.c.persistPIDEntry(pidLogEntry{Type: "init", PID: pidinf.id, Epoch: pidinf.epoch, TxID: pidinf.txid, Timeout: pidinf.txTimeout, User: pidinf.user})
 			return resp
 		}
 		// Retry detection: return success if the retry matches the
@@ -656,7 +682,7 @@ func (pids *pids) doEnd(creq *clientReq) kmsg.Response {
 	if req.Version >= 5 && !bumped {
 		// The epoch is exhausted: a new producer id follows the markers.
 		pidinf = pids.bumpEpoch(pidinf)
-		pids.c.persistPIDEntry(pidLogEntry{Type: "init", PID: pidinf.id, Epoch: pidinf.epoch, TxID: pidinf.txid, Timeout: pidinf.txTimeout})
+		pids.c.persistPIDEntry(pidLogEntry{Type: "init", PID: pidinf.id, Epoch: pidinf.epoch, TxID: pidinf.txid, Timeout: pidinf.txTimeout, User: pidinf.user})
 	}
 
 	// KIP-890: v5+ clients learn the bumped ID/epoch from the response.
@@ -698,16 +724,17 @@ func (pids *pids) get(id int64, t string, p int32, pd *partData) (*pidinfo, *pid
 // idempotent produce. Apache Kafka and Redpanda implicitly create producer
 // state on demand when the first batch arrives for an unknown (PID, epoch).
 // See twmb/franz-go#1281.
-func (pids *pids) getOrCreateNonTx(id int64, epoch int16, t string, p int32) (*pidinfo, *pidwindow) {
+func (pids *pids) getOrCreateNonTx(id int64, epoch int16, t string, p int32, user string) (*pidinfo, *pidwindow) {
 	pidinf := pids.ids[id]
 	if pidinf == nil {
 		pidinf = &pidinfo{
 			pids:       pids,
 			id:         id,
 			epoch:      epoch,
+			user:       user,
 			lastActive: time.Now(),
 		}
-		pids.ids[id] = pidinf
+		pids.put(pidinf)
 	}
 	return pidinf, pidinf.windows.mkpDefault(t, p)
 }
@@ -747,9 +774,10 @@ func (pids *pids) bumpEpoch(pidinf *pidinfo) *pidinfo {
 			txid:       pidinf.txid,
 			txTimeout:  pidinf.txTimeout,
 			lastActive: pidinf.lastActive,
+			user:       pidinf.user,
 		}
-		pids.ids[newID] = newPidinf
-		delete(pids.ids, pidinf.id)
+		pids.forget(pidinf)
+		pids.put(newPidinf)
 		if pidinf.txid != "" {
 			pids.byTxid[pidinf.txid] = newPidinf
 		}
@@ -759,7 +787,7 @@ func (pids *pids) bumpEpoch(pidinf *pidinfo) *pidinfo {
 	return pidinf
 }
 
-func (pids *pids) create(txidp *string, txTimeout int32) (int64, int16) {
+func (pids *pids) create(txidp *string, txTimeout int32, user string) (int64, int16) {
 	// Re-init of an existing transactional ID: look up by txid first
 	// to avoid FNV-64 hash collisions between different txids.
 	if txidp != nil {
@@ -793,30 +821,34 @@ func (pids *pids) create(txidp *string, txTimeout int32) (int64, int16) {
 		id:         id,
 		txTimeout:  txTimeout,
 		lastActive: time.Now(),
+		user:       user,
 	}
 	if txidp != nil {
 		pidinf.txid = *txidp
 		pids.byTxid[*txidp] = pidinf
 	}
-	pids.ids[id] = pidinf
+	pids.put(pidinf)
 	return id, 0
 }
 
 // expireTransactionalIDs removes idle transactional IDs that haven't been
 // used within transactional.id.expiration.ms and are not in an active
 // transaction.
-func (pids *pids) expireTransactionalIDs() {
+func (pids *pids) expireTransactionalIDs() int {
 	expirationMs := int64(pids.c.txnIDExpirationMs())
 	now := time.Now()
+	forgot := 0
 	for txid, pidinf := range pids.byTxid {
 		if pidinf.inTx {
 			continue
 		}
 		if now.Sub(pidinf.lastActive).Milliseconds() >= expirationMs {
-			delete(pids.ids, pidinf.id)
+			pids.forget(pidinf)
 			delete(pids.byTxid, txid)
+			forgot++
 		}
 	}
+	return forgot
 }
 
 // txnMarkerBatch builds the control batch that ends a transaction: one

@@ -363,12 +363,16 @@ async function copyText(text, node) {
   return ok;
 }
 
-/** drawShare says when the student's share of the broker (data, topics, partitions) is used up, and what to do. */
+/** drawShare says when the student's share of the broker (data, topics, partitions, producer ids) is used up, and what to do. */
 function drawShare(share) {
   const el = $('student-share');
   if (!el) return;
-  el.hidden = !share?.full;
-  if (!share?.full) return;
+  el.hidden = !share?.full && !share?.producerIDsFull;
+  if (el.hidden) return;
+  if (!share.full) {
+    tr(el, 'student.producerIDsFull', { ids: String(share.producerIDs), max: String(share.maxProducerIDs) });
+    return;
+  }
   const mib = (n) => (n / 1048576).toFixed(1) + ' MiB';
   tr(el, 'student.shareFull', {
     used: mib(share.usedBytes || 0), max: mib(share.maxBytes || 0),
