@@ -39,12 +39,22 @@ import (
 // Version is the Apicurio Registry release this package runs.
 const Version = "3.0.9"
 
-// The archive on Maven Central, pinned by size and SHA-256 (Maven
-// Central's own .sha256 of it).
+// archive is a tar.gz of the application, pinned by size and SHA-256.
+type archive struct {
+	url    string
+	size   int64
+	sha256 string // lower-case hex
+}
+
+// release is the archive on Maven Central (its SHA-256 is Maven Central's
+// own .sha256 of it).
+var release = archive{
+	url:    "https://repo1.maven.org/maven2/io/apicurio/apicurio-registry-app/" + Version + "/apicurio-registry-app-" + Version + "-all.tar.gz",
+	size:   108860403,
+	sha256: "2b28181501a20cbf6efcd77f9b7153908fc01f3d3a7c32024c0bd9e1b04c8a43",
+}
+
 const (
-	archiveURL    = "https://repo1.maven.org/maven2/io/apicurio/apicurio-registry-app/" + Version + "/apicurio-registry-app-" + Version + "-all.tar.gz"
-	archiveSize   = 108860403
-	archiveSHA256 = "2b28181501a20cbf6efcd77f9b7153908fc01f3d3a7c32024c0bd9e1b04c8a43"
 	// runnerJar is the archive's entry point; its manifest names the
 	// jars under lib/.
 	runnerJar = "apicurio-registry-app-" + Version + "-runner.jar"
@@ -72,19 +82,25 @@ func DefaultDir(getenv func(string) string, root string) string {
 }
 
 // Fetched reports whether dir holds the whole unpacked archive.
-func Fetched(dir string) bool {
+func Fetched(dir string) bool { return fetched(dir, release) }
+
+func fetched(dir string, a archive) bool {
 	marker, err := os.ReadFile(filepath.Join(dir, completeMarker))
-	return err == nil && strings.TrimSpace(string(marker)) == archiveSHA256
+	return err == nil && strings.TrimSpace(string(marker)) == a.sha256
 }
 
 // Fetch makes dir hold Apicurio Registry, downloading the archive with get
 // when it does not; log receives progress (nil discards it). The archive
 // is unpacked as it downloads into a temporary sibling of dir, which
-// replaces dir in one rename only once the archive's size and SHA-256 are
+// becomes dir in one rename only once the archive's size and SHA-256 are
 // those pinned here; a dir that exists without the marker of a finished
 // fetch is left alone and is an error.
 func Fetch(ctx context.Context, dir string, get Getter, log *slog.Logger) error {
-	if Fetched(dir) {
+	return fetch(ctx, dir, get, log, release)
+}
+
+func fetch(ctx context.Context, dir string, get Getter, log *slog.Logger, a archive) error {
+	if fetched(dir, a) {
 		return nil
 	}
 	if log == nil {
@@ -103,11 +119,11 @@ func Fetch(ctx context.Context, dir string, get Getter, log *slog.Logger) error 
 	}
 	defer os.RemoveAll(tmp)
 	start := time.Now()
-	log.Info("downloading Apicurio Registry from Maven Central (once; later starts use this cache)", "megabytes", archiveSize>>20, "dir", dir)
-	if err := download(ctx, get, tmp); err != nil {
-		return fmt.Errorf("apicurio: GET %s: %w", archiveURL, err)
+	log.Info("downloading Apicurio Registry from Maven Central (once; later starts use this cache)", "megabytes", a.size>>20, "dir", dir)
+	if err := download(ctx, get, a, tmp); err != nil {
+		return fmt.Errorf("apicurio: GET %s: %w", a.url, err)
 	}
-	if err := os.WriteFile(filepath.Join(tmp, completeMarker), []byte(archiveSHA256+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(tmp, completeMarker), []byte(a.sha256+"\n"), 0o644); err != nil {
 		return fmt.Errorf("apicurio: %w", err)
 	}
 	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp made it 0700
@@ -120,17 +136,17 @@ func Fetch(ctx context.Context, dir string, get Getter, log *slog.Logger) error 
 	return nil
 }
 
-// download unpacks the archive into dir and checks its size and SHA-256.
-func download(ctx context.Context, get Getter, dir string) error {
+// download unpacks archive a into dir and checks its size and SHA-256.
+func download(ctx context.Context, get Getter, a archive, dir string) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
-	body, err := get(ctx, archiveURL)
+	body, err := get(ctx, a.url)
 	if err != nil {
 		return err
 	}
 	defer body.Close()
 	sum := sha256.New()
-	counted := &countingReader{r: io.TeeReader(io.LimitReader(body, archiveSize+1), sum)}
+	counted := &countingReader{r: io.TeeReader(io.LimitReader(body, a.size+1), sum)}
 	zr, err := gzip.NewReader(counted)
 	if err != nil {
 		return err
@@ -141,8 +157,8 @@ func download(ctx context.Context, get Getter, dir string) error {
 	if _, err := io.Copy(io.Discard, counted); err != nil { // the rest, for the checksum
 		return err
 	}
-	if got := hex.EncodeToString(sum.Sum(nil)); counted.n != archiveSize || got != archiveSHA256 {
-		return fmt.Errorf("got %d bytes with SHA-256 %s, want %d bytes with SHA-256 %s", counted.n, got, int64(archiveSize), archiveSHA256)
+	if got := hex.EncodeToString(sum.Sum(nil)); counted.n != a.size || got != a.sha256 {
+		return fmt.Errorf("got %d bytes with SHA-256 %s, want %d bytes with SHA-256 %s", counted.n, got, a.size, a.sha256)
 	}
 	return nil
 }
