@@ -103,6 +103,9 @@ func fetch(ctx context.Context, dir string, get Getter, log *slog.Logger, a arch
 	if fetched(dir, a) {
 		return nil
 	}
+	if get == nil {
+		return fmt.Errorf("apicurio: %s does not hold Apicurio Registry %s and no way to download it was given", dir, Version)
+	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
