@@ -3,7 +3,8 @@
 #
 # It installs what the suites need (confluent-kafka from PyPI into
 # .cache/venv, Apache Kafka 4.3.1 jars from Maven Central into .cache/
-# with go run ./cmd/offsetlab-kafka fetch,
+# with go run ./cmd/offsetlab-kafka fetch, Apicurio Registry 3.0.9 from
+# Maven Central into .cache/ with go run ./cmd/offsetlab-apicurio fetch,
 # Debian's chromium for the browser tests when running as root),
 # checks formatting, vet, go mod tidy and generated code, runs the page's
 # JavaScript unit tests with node and its type check with TypeScript
@@ -105,6 +106,11 @@ kafka_bin="$(mktemp -d "${TMPDIR:-/tmp}/offsetlab-kafka-bin.XXXXXX")"
 go build -o "$kafka_bin/offsetlab-kafka" ./cmd/offsetlab-kafka
 kafka() { "$kafka_bin/offsetlab-kafka" "$@"; }
 kafka fetch >/dev/null
+
+step "Apicurio Registry 3.0.9 (a Schema Registry nobody here wrote)"
+# Unpacked once into the cache (104 MiB); TestSchemaRegistryApicurio
+# starts and stops its own, in memory (internal/apicurio).
+go run ./cmd/offsetlab-apicurio fetch >/dev/null
 
 step "start single-node Kafka 4.3.1 (KRaft)"
 # JVMs running before we start are not ours; any other one left at the end is.

@@ -25,7 +25,7 @@ var heavyMarks = []struct {
 }{
 	{Browser, "Browser", []string{"OFFSETLAB_CHROMIUM", "/usr/bin/chromium"}, []string{"chromium"}, []string{"chromedp.NewExecAllocator"}},
 	{Python, "Python", []string{"OFFSETLAB_PYTHON"}, []string{"python", "python3"}, nil},
-	{JVM, "JVM", []string{"OFFSETLAB_KAFKA_BROKERS", "OFFSETLAB_KAFKA_TRIPLE"}, []string{"java", "javac"}, []string{"localkafka.Start", "localkafka.DefaultJava"}},
+	{JVM, "JVM", []string{"OFFSETLAB_KAFKA_BROKERS", "OFFSETLAB_KAFKA_TRIPLE"}, []string{"java", "javac"}, []string{"localkafka.Start", "localkafka.DefaultJava", "apicurio.Start"}},
 }
 
 // ungated is one function that reaches a heavy setup without naming its
@@ -174,15 +174,17 @@ func check(t *testing.T) { if testenv.May(testenv.Python) && os.Getenv("OFFSETLA
 		{"python ungated", `package e2e
 func check(t *testing.T) { _ = os.Getenv("OFFSETLAB_PYTHON") }`, []string{"check: Python (confluent-kafka)"}},
 		{"java run", `package e2e
-func tool(t *testing.T) { exec.Command("java", "-version") }`, []string{"tool: a JVM (Apache Kafka or its Java tools)"}},
+func tool(t *testing.T) { exec.Command("java", "-version") }`, []string{"tool: a JVM (Apache Kafka, its Java tools or Apicurio Registry)"}},
 		{"javac looked up", `package e2e
-func compile(t *testing.T) { exec.LookPath("javac") }`, []string{"compile: a JVM (Apache Kafka or its Java tools)"}},
+func compile(t *testing.T) { exec.LookPath("javac") }`, []string{"compile: a JVM (Apache Kafka, its Java tools or Apicurio Registry)"}},
 		{"a student named java", `package e2e
 func join(t *testing.T) { h.join("java") }`, nil},
 		{"a local cluster", `package e2e
-func start(t *testing.T) { localkafka.Start(ctx, cfg) }`, []string{"start: a JVM (Apache Kafka or its Java tools)"}},
+func start(t *testing.T) { localkafka.Start(ctx, cfg) }`, []string{"start: a JVM (Apache Kafka, its Java tools or Apicurio Registry)"}},
+		{"a registry on a JVM", `package e2e
+func registry(t *testing.T) { apicurio.Start(ctx, cfg) }`, []string{"registry: a JVM (Apache Kafka, its Java tools or Apicurio Registry)"}},
 		{"real Kafka running", `package e2e
-func connect(t *testing.T) { os.Getenv("OFFSETLAB_KAFKA_BROKERS") }`, []string{"connect: a JVM (Apache Kafka or its Java tools)"}},
+func connect(t *testing.T) { os.Getenv("OFFSETLAB_KAFKA_BROKERS") }`, []string{"connect: a JVM (Apache Kafka, its Java tools or Apicurio Registry)"}},
 		{"the wrong gate", `package e2e
 func connect(t *testing.T) { testenv.Needs(t, testenv.Browser); os.Getenv("OFFSETLAB_PYTHON") }`, []string{"connect: Python (confluent-kafka)"}},
 		{"nothing heavy", `package e2e

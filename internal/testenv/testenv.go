@@ -40,8 +40,8 @@ type Heavy int
 const (
 	// Browser is a headless Chromium driven over the DevTools protocol.
 	Browser Heavy = iota + 1
-	// JVM is Apache Kafka (started by the test or already running) or
-	// Kafka's Java tools.
+	// JVM is Apache Kafka (started by the test or already running),
+	// Kafka's Java tools, or Apicurio Registry.
 	JVM
 	// Python is a Python interpreter (confluent-kafka).
 	Python
@@ -53,7 +53,7 @@ func (h Heavy) String() string {
 	case Browser:
 		return "a browser (Chromium)"
 	case JVM:
-		return "a JVM (Apache Kafka or its Java tools)"
+		return "a JVM (Apache Kafka, its Java tools or Apicurio Registry)"
 	case Python:
 		return "Python (confluent-kafka)"
 	}

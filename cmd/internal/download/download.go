@@ -1,8 +1,10 @@
 // Package download is the one HTTP GET the commands hand to
 // internal/localkafka to fetch the Kafka jars from Maven Central (a
-// localkafka.Getter). It lives under cmd/ because it speaks net/http, which
-// the packages under internal/ never import; only cmd/server and
-// cmd/offsetlab-kafka use it.
+// localkafka.Getter) and to internal/apicurio to fetch Apicurio Registry
+// and ask whether it serves (an apicurio.Getter). It lives under cmd/
+// because it speaks net/http, which the packages under internal/ never
+// import; only cmd/server, cmd/offsetlab-kafka and cmd/offsetlab-apicurio
+// use it.
 package download
 
 import (

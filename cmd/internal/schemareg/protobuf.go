@@ -28,19 +28,24 @@ import (
 // protoFile is the compiled name of a registry's .proto source.
 const protoFile = "schema.proto"
 
-// compileProto compiles a .proto source as the registry gives it; a
+// compileProto compiles a .proto source as the registry gives it, the
+// sources it references importable by their reference names; a
 // schema registered as a base64 FileDescriptorProto (as confluent-kafka's
 // Python serializer registers it, and Confluent's registry accepts) is
 // read as that.
-func compileProto(source string) (protoreflect.FileDescriptor, error) {
+func compileProto(source string, refs []referenced) (protoreflect.FileDescriptor, error) {
 	if raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(source)); err == nil {
 		var fdp descriptorpb.FileDescriptorProto
 		if proto.Unmarshal(raw, &fdp) == nil && fdp.GetName() != "" {
 			return protodesc.NewFile(&fdp, protoregistry.GlobalFiles)
 		}
 	}
+	sources := map[string]string{protoFile: source}
+	for _, r := range refs {
+		sources[r.name] = r.schema
+	}
 	c := protocompile.Compiler{Resolver: protocompile.WithStandardImports(&protocompile.SourceResolver{
-		Accessor: protocompile.SourceAccessorFromMap(map[string]string{protoFile: source}),
+		Accessor: protocompile.SourceAccessorFromMap(sources),
 	})}
 	files, err := c.Compile(context.Background(), protoFile)
 	if err != nil {

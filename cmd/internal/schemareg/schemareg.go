@@ -9,8 +9,12 @@
 // A Decoder implements inspect.ValueDecoder. It never fails a read: a bad
 // frame, an unknown id, a schema that does not parse or a registry that
 // does not answer leave the raw bytes with a catalogue sentence saying
-// why. Costs: one registry request per schema id (two, for its subject and
-// version), cached for the process's life (at most MaxSchemas ids; an
+// why. A schema that references others (Confluent's schema references: an
+// Avro record using a type registered under another subject, a .proto
+// importing another, a JSON Schema's $ref) is parsed with them, fetched by
+// subject and version. Costs: two registry requests per schema id (its
+// text, its subject and version) and one per schema it references,
+// cached for the process's life (at most MaxSchemas ids; an
 // unknown id or an unreachable registry is asked again after
 // RetryAfter); decoding is in memory, bounded by the value's size.
 //
@@ -226,33 +230,109 @@ func (d *Decoder) fetch(id int) *schema {
 	if versions, err := d.client.SchemaVersionsByID(ctx, id); err == nil && len(versions) > 0 {
 		s.ref.Subject, s.ref.Version = versions[0].Subject, versions[0].Version
 	}
-	var err2 error
+	refs, err := d.references(ctx, got.References)
+	if err != nil {
+		s.problem = msg("schema.decodeFailed", "id", strconv.Itoa(id), "type", s.ref.Type, "detail", err.Error())
+		s.until = d.now().Add(RetryAfter)
+		return s
+	}
 	switch s.ref.Type {
 	case "AVRO":
-		s.avro, err2 = avro.Parse(got.Schema)
+		s.avro, err = parseAvro(got.Schema, refs)
 	case "PROTOBUF":
-		s.proto, err2 = compileProto(got.Schema)
+		s.proto, err = compileProto(got.Schema, refs)
 	case "JSON":
-		s.json, err2 = compileJSONSchema(got.Schema)
+		s.json, err = compileJSONSchema(got.Schema, refs)
 	}
-	if err2 != nil {
-		s.problem = msg("schema.decodeFailed", "id", strconv.Itoa(id), "type", s.ref.Type, "detail", err2.Error())
+	if err != nil {
+		s.problem = msg("schema.decodeFailed", "id", strconv.Itoa(id), "type", s.ref.Type, "detail", err.Error())
 	}
 	return s
 }
 
-// compileJSONSchema compiles a JSON Schema as the registry gives it
-// (santhosh-tekuri/jsonschema: drafts 4 to 2020-12, no remote references).
-func compileJSONSchema(text string) (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(text))
-	if err != nil {
-		return nil, err
+// MaxReferences bounds the schemas one schema may reference, directly or
+// through the schemas it references.
+const MaxReferences = 64
+
+// referenced is a schema another one references: the name it is
+// referenced by (an Avro type's full name, a .proto's import path, a JSON
+// Schema's $ref) and its text.
+type referenced struct {
+	name, schema string
+}
+
+// references fetches the schemas refs name, each subject and version once,
+// and the schemas they reference in turn: every schema comes after the
+// ones it references, the order in which Avro must parse them. A
+// reference the registry does not give (or a chain of more than
+// MaxReferences) is an error naming it.
+func (d *Decoder) references(ctx context.Context, refs []sr.SchemaReference) ([]referenced, error) {
+	var out []referenced
+	seen := map[string]bool{}
+	var visit func(refs []sr.SchemaReference) error
+	visit = func(refs []sr.SchemaReference) error {
+		for _, ref := range refs {
+			key := ref.Subject + "\x00" + strconv.Itoa(ref.Version)
+			if seen[key] {
+				continue
+			}
+			if seen[key] = true; len(seen) > MaxReferences {
+				return fmt.Errorf("more than %d referenced schemas", MaxReferences)
+			}
+			got, err := d.client.SchemaByVersion(ctx, ref.Subject, ref.Version)
+			if err != nil {
+				return fmt.Errorf("reference %s (subject %s version %d): %w", ref.Name, ref.Subject, ref.Version, err)
+			}
+			if err := visit(got.References); err != nil {
+				return err
+			}
+			out = append(out, referenced{name: ref.Name, schema: got.Schema.Schema})
+		}
+		return nil
 	}
+	return out, visit(refs)
+}
+
+// parseAvro parses an Avro schema after the schemas it references, whose
+// named types it may use by their full names. Each id gets a cache of its
+// own: hamba/avro's default one is shared by the whole process, where one
+// schema's "Order" would resolve another's.
+func parseAvro(text string, refs []referenced) (avro.Schema, error) {
+	cache := &avro.SchemaCache{}
+	for _, r := range refs {
+		if _, err := avro.ParseWithCache(r.schema, "", cache); err != nil {
+			return nil, fmt.Errorf("reference %s: %w", r.name, err)
+		}
+	}
+	return avro.ParseWithCache(text, "", cache)
+}
+
+// compileJSONSchema compiles a JSON Schema as the registry gives it
+// (santhosh-tekuri/jsonschema: drafts 4 to 2020-12), its $refs to the
+// schemas it references resolved by their reference names and no others
+// loaded from anywhere.
+func compileJSONSchema(text string, refs []referenced) (*jsonschema.Schema, error) {
 	c := jsonschema.NewCompiler()
-	if err := c.AddResource("schema.json", doc); err != nil {
-		return nil, err
+	c.UseLoader(noLoader{}) // the default reads any file:// $ref from this machine's disk
+	for _, r := range append(refs, referenced{name: "schema.json", schema: text}) {
+		doc, err := jsonschema.UnmarshalJSON(strings.NewReader(r.schema))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", r.name, err)
+		}
+		if err := c.AddResource(r.name, doc); err != nil {
+			return nil, err
+		}
 	}
 	return c.Compile("schema.json")
+}
+
+// noLoader loads no schema: a JSON Schema's $ref resolves only to the
+// schemas its registry references name.
+type noLoader struct{}
+
+// Load implements jsonschema.URLLoader.
+func (noLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("%s is not a schema this one references in the registry", url)
 }
 
 // firstLine is an error's first line (a validation error lists every

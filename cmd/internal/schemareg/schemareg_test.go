@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -27,7 +29,9 @@ func frame(id int, payload []byte) []byte {
 // unknown id, a registry that is down, a Protobuf frame without indexes,
 // bytes that do not fit the schema, and unframed bytes each keep the raw
 // bytes with their sentence (or are not framed at all); Protobuf decodes
-// the message its indexes name, nested ones too.
+// the message its indexes name, nested ones too. A schema that references
+// another subject's (an Avro record type, a .proto import, a JSON Schema
+// $ref) decodes with it; a JSON Schema's $ref to a file is not read.
 func TestDecodeValue(t *testing.T) {
 	reg := srfake.New()
 	t.Cleanup(reg.Close)
@@ -47,6 +51,7 @@ func TestDecodeValue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	refs := registerReferences(t, reg)
 	d, err := New(reg.URL(), Auth{})
 	if err != nil {
 		t.Fatal(err)
@@ -74,6 +79,11 @@ func TestDecodeValue(t *testing.T) {
 		{"protobuf, a nested message", d, frame(protoID, []byte{4, 0, 0, 0x08, 5}), true, `{"level":5}`, "", "prices-value"},
 		{"protobuf, an index past the schema", d, frame(protoID, []byte{2, 6, 0x08, 5}), true, "", "schema.decodeFailed", "prices-value"},
 		{"bytes that do not fit the schema", d, frame(avroID, []byte{0x80}), true, "", "schema.decodeFailed", "orders-value"},
+		{"avro, a record using a type of another subject", d, frame(refs.avroID, refs.avroValue), true, `{"name":"Ada","home":{"city":{"name":"Seoul"}}}`, "", "people-value"},
+		{"protobuf, importing another subject's .proto", d, frame(refs.protoID, []byte{0, 0x0a, 3, 0x08, 0x96, 0x01}), true, `{"home":{"zip":150}}`, "", "letters-value"},
+		{"json schema, a $ref to another subject", d, frame(refs.jsonID, []byte(`{"home":{"city":"Seoul"}}`)), true, `{"home":{"city":"Seoul"}}`, "", "visits-value"},
+		{"json schema, a $ref to a file on the server's disk", d, frame(refs.jsonFileID, []byte(`"x"`)), true, "", "schema.decodeFailed", "files-value"},
+		{"json schema, a value the referenced schema refuses", d, frame(refs.jsonID, []byte(`{"home":{"city":7}}`)), true, `{"home":{"city":7}}`, "schema.invalid", "visits-value"},
 		{"plain text", d, []byte("O-1 total=30000"), false, "", "", ""},
 	}
 	for _, tt := range tests {
@@ -100,6 +110,63 @@ func TestDecodeValue(t *testing.T) {
 			}
 		})
 	}
+}
+
+// referencing is what registerReferences registered: one schema of each
+// type that references another subject's.
+type referencing struct {
+	avroID, protoID, jsonID, jsonFileID int
+	avroValue                           []byte
+}
+
+// registerReferences registers, in reg, an Avro record whose field is a
+// record of another subject (reached through that subject's own
+// reference), a .proto importing another subject's, and a JSON Schema
+// whose $ref names another subject's; avroValue is a Person written with
+// the first.
+func registerReferences(t *testing.T, reg *srfake.Registry) referencing {
+	t.Helper()
+	register := func(subject, schema string, typ sr.SchemaType, refs ...sr.SchemaReference) int {
+		t.Helper()
+		id, _, err := reg.RegisterSchema(subject, sr.Schema{Schema: schema, Type: typ, References: refs})
+		if err != nil {
+			t.Fatalf("register %s: %v", subject, err)
+		}
+		return id
+	}
+	const (
+		city    = `{"type":"record","name":"City","namespace":"lab","fields":[{"name":"name","type":"string"}]}`
+		address = `{"type":"record","name":"Address","namespace":"lab","fields":[{"name":"city","type":"lab.City"}]}`
+		person  = `{"type":"record","name":"Person","namespace":"lab","fields":[{"name":"name","type":"string"},{"name":"home","type":"lab.Address"}]}`
+	)
+	register("city", city, sr.TypeAvro)
+	register("address", address, sr.TypeAvro, sr.SchemaReference{Name: "lab.City", Subject: "city", Version: 1})
+	var out referencing
+	out.avroID = register("people-value", person, sr.TypeAvro, sr.SchemaReference{Name: "lab.Address", Subject: "address", Version: 1})
+	register("zip.proto", `syntax = "proto3"; package lab; message Zip { int32 zip = 1; }`, sr.TypeProtobuf)
+	out.protoID = register("letters-value", `syntax = "proto3"; package lab; import "zip.proto"; message Letter { Zip home = 1; }`, sr.TypeProtobuf,
+		sr.SchemaReference{Name: "zip.proto", Subject: "zip.proto", Version: 1})
+	register("address.json", `{"type":"object","properties":{"city":{"type":"string"}}}`, sr.TypeJSON)
+	onDisk := filepath.Join(t.TempDir(), "string.json")
+	if err := os.WriteFile(onDisk, []byte(`{"type":"string"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out.jsonFileID = register("files-value", `{"$ref":"file://`+filepath.ToSlash(onDisk)+`"}`, sr.TypeJSON)
+	out.jsonID = register("visits-value", `{"type":"object","properties":{"home":{"$ref":"address.json"}}}`, sr.TypeJSON,
+		sr.SchemaReference{Name: "address.json", Subject: "address.json", Version: 1})
+
+	cache := &avro.SchemaCache{}
+	for _, s := range []string{city, address, person} {
+		if _, err := avro.ParseWithCache(s, "", cache); err != nil {
+			t.Fatal(err)
+		}
+	}
+	value, err := avro.Marshal(cache.Get("lab.Person"), map[string]any{"name": "Ada", "home": map[string]any{"city": map[string]any{"name": "Seoul"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out.avroValue = value
+	return out
 }
 
 func canonical(t *testing.T, b []byte) string {
