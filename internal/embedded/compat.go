@@ -4,9 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"net"
-	"strconv"
-	"strings"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -30,14 +27,12 @@ import (
 //   - CreateTopics v5+ leaves a topic's configs null when it set none; Kafka
 //     sends the list, and kafka-topics --create dies on the null after the
 //     topic is created.
-//   - DescribeGroups gives a member's host as the connection's address
-//     and port (127.0.0.1:38964); Kafka gives the address as Java prints
-//     it (/127.0.0.1), which kafka-consumer-groups --members shows.
 //
 // Each answer has one home: an answer that kfake's own state must fix is
 // patched in third_party/kfake (PATCHES.md), all of it there. So
-// ConsumerGroupDescribe (topic names; a member's host as above; the
-// uniform assignor named) and ListGroups (filters by state and type
+// ConsumerGroupDescribe (topic names; the uniform assignor named),
+// DescribeGroups and ConsumerGroupDescribe (a member's host as Java
+// prints it, /127.0.0.1) and ListGroups (filters by state and type
 // case-insensitively; a KIP-848 group's protocol type "consumer") are
 // changed by patches, not here.
 //   - ApiVersions lists SaslHandshake from version 1; Kafka 4.3.1 lists
@@ -62,7 +57,6 @@ var answerFixes = map[int16]answerFix{
 	int16(kmsg.OffsetFetch):             fixOffsetFetch,
 	int16(kmsg.DescribeTopicPartitions): fixDescribeTopicPartitions,
 	int16(kmsg.CreateTopics):            fixCreateTopics,
-	int16(kmsg.DescribeGroups):          fixDescribeGroups,
 	int16(kmsg.ApiVersions):             fixApiVersions,
 	int16(kmsg.ShareFetch):              fixShareFetch,
 }
@@ -201,43 +195,6 @@ func fixCreateTopics(_ kmsg.Request, kresp kmsg.Response) bool {
 		t := &resp.Topics[i]
 		if t.Configs == nil && t.ErrorCode == 0 {
 			t.Configs, changed = []kmsg.CreateTopicsResponseTopicConfig{}, true
-		}
-	}
-	return changed
-}
-
-// javaHost is a member's host as Kafka reports it, InetAddress.toString()
-// of the connection's address: "/127.0.0.1", "/0:0:0:0:0:0:0:1". A host
-// that is not an address and port is returned as it is.
-func javaHost(hostPort string) string {
-	host, _, err := net.SplitHostPort(hostPort)
-	if err != nil {
-		return hostPort
-	}
-	ip := net.ParseIP(host)
-	if ip == nil {
-		return hostPort
-	}
-	if v4 := ip.To4(); v4 != nil {
-		return "/" + v4.String()
-	}
-	groups := make([]string, 8)
-	for i := range groups {
-		groups[i] = strconv.FormatUint(uint64(ip[2*i])<<8|uint64(ip[2*i+1]), 16)
-	}
-	return "/" + strings.Join(groups, ":")
-}
-
-// fixDescribeGroups gives each member's host as Kafka does.
-func fixDescribeGroups(_ kmsg.Request, kresp kmsg.Response) bool {
-	resp := kresp.(*kmsg.DescribeGroupsResponse)
-	changed := false
-	for i := range resp.Groups {
-		for j := range resp.Groups[i].Members {
-			m := &resp.Groups[i].Members[j]
-			if h := javaHost(m.ClientHost); h != m.ClientHost {
-				m.ClientHost, changed = h, true
-			}
 		}
 	}
 	return changed

@@ -57,23 +57,6 @@ func TestAnswersJavaClientsRead(t *testing.T) {
 	}
 }
 
-func TestJavaHost(t *testing.T) {
-	t.Parallel()
-	tests := []struct{ in, want string }{
-		{"127.0.0.1:38964", "/127.0.0.1"},
-		{"[::1]:9092", "/0:0:0:0:0:0:0:1"},
-		{"[fe80::1:ab]:1", "/fe80:0:0:0:0:0:1:ab"},
-		{"/127.0.0.1", "/127.0.0.1"},
-		{"", ""},
-		{"host:1", "host:1"},
-	}
-	for _, tt := range tests {
-		if got := javaHost(tt.in); got != tt.want {
-			t.Errorf("javaHost(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
 // TestGroupDescriptionsAsKafka checks that a member's host reads as Kafka
 // prints it and that a KIP-848 group names its assignor and its assigned
 // topics, in DescribeGroups (classic) and ConsumerGroupDescribe.

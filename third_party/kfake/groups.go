@@ -447,7 +447,7 @@ func (gs *groups) handleDescribe(creq *clientReq) *kmsg.DescribeGroupsResponse {
 			sm.MemberID = m.memberID
 			sm.InstanceID = m.instanceID
 			sm.ClientID = m.clientID
-			sm.ClientHost = m.clientHost
+			sm.ClientHost = javaHost(m.clientHost)
 			if g.state == groupStable {
 				for _, p := range m.join.Protocols {
 					if p.Name == g.protocol {
