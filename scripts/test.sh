@@ -130,25 +130,22 @@ step "go test (embedded broker, real Kafka single node and three nodes)"
 # The three-node and secure tests start and stop their own clusters (with
 # cmd/offsetlab-kafka, or with internal/localkafka as --local-kafka does).
 export OFFSETLAB_KAFKA_TRIPLE=1
-# Three tests at a time rather than one per core: the browser and Kafka
-# tests mostly wait on a browser, a broker or a timer, not on the CPU. At
-# four, the suite grown with share groups, the secure cluster's tests and
-# the classroom's restarts starved the one real broker on two cores
-# (lesson steps timed out), so three.
+# Four tests at a time rather than one per core: the browser and Kafka
+# tests mostly wait on a browser, a broker or a timer, not on the CPU.
+# (Three were run while every lesson step on the one real broker took
+# seconds: each step waits for its partition's next poll, and that poll
+# described all share groups in one request, which Kafka 4.3.1 answered in
+# 2 to 6 s now and then once the suite had made a few share groups — lesson
+# 2 took 93 s in the suite, 0.9 s alone. Described one group per request,
+# lesson 2 takes about a second on that broker.)
 #
-# Each test that fails is run again, once, on a fresh broker. Under the
-# whole suite the one real broker fills with every test's topics, groups
-# and transactional ids and then answers lesson steps ten to a hundred
-# times slower than a fresh one (measured: lesson 2 on Kafka 93 s in the
-# suite, 0.9 s alone; re-run alone on the filled broker it still did not
-# end in six minutes), so lesson 6g's read_committed step came after the
-# broker had already aborted its 5 s transaction. A test that fails again
-# on the fresh broker fails the suite; one that passes is listed as flaky.
+# Each test that fails is run again, once, on a fresh broker; a test that
+# fails again fails the suite, one that passes is listed as flaky.
 # gotestsum (a Go tool of go.mod) runs go test and keeps its events in
 # test-output/go-test.json; scripts/failed-tests.py names the failures.
 mkdir -p test-output
 if ! go tool gotestsum --format pkgname-and-test-fails --jsonfile test-output/go-test.json \
-	--packages=./... -- -count=1 -timeout 60m -parallel 3; then
+	--packages=./... -- -count=1 -timeout 60m -parallel 4; then
 	failed="$(python3 scripts/failed-tests.py test-output/go-test.json)" || {
 		echo "a package failed without a failed test to name (a build error, a panic or a time-out): not run again" >&2
 		exit 1
