@@ -6,9 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -299,5 +302,103 @@ func TestClassroomNamespacePython(t *testing.T) {
 	}
 	if got := order.python(t, ex, "foreign-txn", txn)["error"]; got != "TRANSACTIONAL_ID_AUTHORIZATION_FAILED" {
 		t.Errorf("confluent-kafka as order initialising %s: %v, want TRANSACTIONAL_ID_AUTHORIZATION_FAILED", txn, got)
+	}
+}
+
+// TestClassroomNamespaceJavaTools: the same rule seen from Kafka's own
+// tools, run with a student's SCRAM identity in a properties file as a
+// student would write it. The student called order, who joined before
+// lesson 2 ran, is refused writing the lesson's topic with
+// kafka-console-producer and setting its retention.ms=1 with
+// kafka-configs; creating a topic of 5,000 partitions in their own
+// namespace with kafka-topics is refused as a policy violation. The
+// lesson's topic holds the teacher's one record afterwards, its
+// retention unchanged, and no such topic exists.
+func TestClassroomNamespaceJavaTools(t *testing.T) {
+	tools := requireJavaTools(t)
+	h := startHandsOn(t, embedded)
+	c := &classroom{app: &app{t: t, url: h.url}}
+	b := c.student()
+	status, body := b.post("/api/classroom/students", `{"name":"order"}`)
+	if status != http.StatusCreated {
+		t.Fatalf("join order: %d %s", status, body)
+	}
+	order := &joined{browser: b}
+	if err := json.Unmarshal([]byte(body), order); err != nil {
+		t.Fatal(err)
+	}
+	teacher := loginTeacher(t, h.url, h.srv.TeacherLoginURL())
+	var lesson2 lessons.Lesson
+	for _, l := range lessons.Builtin() {
+		if l.ID == "2" {
+			lesson2 = l
+		}
+	}
+	run := startedOrNamed(t, teacher, lesson2)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	topic := run.Names["order-totals-tx"]
+	if topic == "" {
+		t.Fatalf("lesson 2's names changed: %v", run.Names)
+	}
+	if _, err := h.kafka.CreateTopic(ctx, cluster.TopicSpec{Name: topic, Partitions: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.kafka.Client().ProduceSync(ctx, &kgo.Record{Topic: topic, Value: []byte("lesson's")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	k := order.Kafka
+	props := filepath.Join(t.TempDir(), "order.properties")
+	lines := []string{"security.protocol=" + k.SecurityProtocol, "sasl.mechanism=" + k.SASLMechanism,
+		fmt.Sprintf(`sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="%s" password="%s";`, k.Username, k.Password)}
+	if err := os.WriteFile(props, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	many := k.Topic + "many"
+	tries := []struct {
+		what, stdin, class string
+		args               []string
+		want               string // in the tool's output
+	}{
+		{"kafka-console-producer into the lesson's topic", "mine\n", "org.apache.kafka.tools.ConsoleProducer",
+			[]string{"--bootstrap-server", k.Bootstrap, "--producer.config", props, "--topic", topic, "--sync"}, "TopicAuthorizationException"},
+		{"kafka-configs retention.ms=1 on the lesson's topic", "", "kafka.admin.ConfigCommand",
+			[]string{"--bootstrap-server", k.Bootstrap, "--command-config", props, "--entity-type", "topics", "--entity-name", topic, "--alter", "--add-config", "retention.ms=1"}, "AuthorizationException"},
+		{"kafka-topics of 5,000 partitions in their own namespace", "", "org.apache.kafka.tools.TopicCommand",
+			[]string{"--bootstrap-server", k.Bootstrap, "--command-config", props, "--create", "--topic", many, "--partitions", "5000"}, "PolicyViolationException"},
+	}
+	var wg sync.WaitGroup
+	for _, tt := range tries {
+		wg.Go(func() {
+			cmd := tools.command(ctx, tt.class, tt.args...)
+			cmd.Stdin = strings.NewReader(tt.stdin)
+			out, _ := cmd.CombinedOutput()
+			if !strings.Contains(string(out), tt.want) {
+				t.Errorf("%s as order: want %s in its output:\n%s", tt.what, tt.want, out)
+			}
+		})
+	}
+	wg.Wait()
+	admin := kadm.NewClient(h.kafka.Client())
+	ends, err := admin.ListEndOffsets(ctx, topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if end, _ := ends.Lookup(topic, 0); end.Offset != 1 {
+		t.Errorf("%s ends at %d after the tools, want 1 (the teacher's record alone)", topic, end.Offset)
+	}
+	configs, err := admin.DescribeTopicConfigs(ctx, topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rc, err := configs.On(topic, nil); err == nil {
+		for _, c := range rc.Configs {
+			if c.Key == "retention.ms" && c.MaybeValue() == "1" {
+				t.Errorf("%s has retention.ms=1", topic)
+			}
+		}
+	}
+	if listed, err := admin.ListTopics(ctx, many); err == nil && listed.Has(many) {
+		t.Errorf("%s was created", many)
 	}
 }
