@@ -309,11 +309,24 @@ func (p *page) assertStepOnStageTry(when, lang string, step walkStep, topic stri
 	}
 	var l partitionLog
 	if topic != "" {
-		l = p.a.logOf(topic, partition)
-		p.wait(fmt.Sprintf("%s: the page on %s-%d at HW %d", when, topic, partition, l.HighWatermark),
-			fmt.Sprintf(`location.pathname === '/topics/%s/partitions/%d' && byTestID('stream-status').dataset.state === 'open' &&
+		// The page at the log's pointers as the API reads them, read
+		// again until they agree: an acks=0 step is done once its
+		// producer sent, before the broker appended everything.
+		onPage := func(l partitionLog) string {
+			return fmt.Sprintf(`location.pathname === '/topics/%s/partitions/%d' && byTestID('stream-status').dataset.state === 'open' &&
 				summary('hw')?.dataset.value === '%d' && summary('lso')?.dataset.value === '%d' && summary('logstart')?.dataset.value === '%d'`,
-				topic, partition, l.HighWatermark, l.LastStableOffset, l.LogStartOffset), 20*time.Second)
+				topic, partition, l.HighWatermark, l.LastStableOffset, l.LogStartOffset)
+		}
+		for settle := time.Now().Add(5 * time.Second); ; {
+			l = p.a.logOf(topic, partition)
+			var agree bool
+			p.eval(onPage(l), &agree)
+			if agree || time.Now().After(settle) {
+				break
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		p.wait(fmt.Sprintf("%s: the page on %s-%d at HW %d", when, topic, partition, l.HighWatermark), onPage(l), 20*time.Second)
 		// All of the log when its rows fit the screen; else (lesson 4's
 		// fifteen records) the newest rows that do: the log follows its end.
 		first := l.LogStartOffset
