@@ -16,12 +16,22 @@ export function reasonText(reason) {
 }
 
 /**
+ * isTombstone: a data record with a key and a null value, which deletes its
+ * key on a compacted topic.
+ * @param {import('../types/wire.js').Entry} e
+ */
+export function isTombstone(e) {
+  return e.kind === 'data' && (e.value === null || e.value === undefined) && e.key !== null && e.key !== undefined;
+}
+
+/**
  * valueText is what a cell shows as its value: a marker's name, a gap, a null, binary or the text.
  * @param {import('../types/wire.js').Entry} e
  */
 export function valueText(e) {
   if (e.kind === 'control') return e.marker ? e.marker : t('cell.controlRecord');
   if (e.kind === 'gap') return t('cell.noRecord');
+  if (isTombstone(e)) return t('cell.tombstoneWord');
   if (e.value === null || e.value === undefined) return t('cell.nullValue');
   if (e.valueEncoding === 'base64') return t('cell.binary', { value: e.value });
   return e.value + (e.valueTruncated ? '…' : '');

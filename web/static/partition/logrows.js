@@ -11,7 +11,7 @@ import { copyOf, laneReason } from './cells.js';
 import { t } from '../common/i18n.js';
 import { alias, producerLabel } from './producers.js';
 import { fillTableRow, makeTableRow } from './tableview.js';
-import { copyText, describe, pointerTitle, reasonText, tagText, valueText } from './celltext.js';
+import { copyText, describe, isTombstone, pointerTitle, reasonText, tagText, valueText } from './celltext.js';
 
 const el = (tag, cls, text) => {
   const e = document.createElement(tag);
@@ -166,6 +166,8 @@ export class RowRenderer {
     else delete cell.dataset.marker;
     if (e && e.kind === 'gap') cell.dataset.reason = e.reason || 'unknown';
     else delete cell.dataset.reason;
+    if (e && isTombstone(e)) cell.dataset.tombstone = 'true';
+    else delete cell.dataset.tombstone;
     if (copy) {
       cell.dataset.copy = copy.kind;
       cell.dataset.copyOf = copy.of;
