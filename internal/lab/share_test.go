@@ -13,6 +13,7 @@ import (
 
 	"github.com/offsetlab/offsetlab/internal/embedded"
 	"github.com/offsetlab/offsetlab/internal/lab"
+	"github.com/offsetlab/offsetlab/internal/producer"
 	"github.com/offsetlab/offsetlab/internal/wait"
 )
 
@@ -115,5 +116,49 @@ func TestShareWindowCost(t *testing.T) {
 	}
 	if ratio > 3 {
 		t.Errorf("a share window costs %.2f log windows, want at most 3", ratio)
+	}
+}
+
+// TestShareWorkerLabel: a lesson's run names its share consumer apart
+// from other runs' ("lr1-w1") and labels it as its story does ("w1"): the
+// share lane names the records it holds by the label; a worker without
+// one by its name.
+func TestShareWorkerLabel(t *testing.T) {
+	t.Parallel()
+	l := newLab(t, false)
+	ctx := testContext(t)
+	const topic = "jobs"
+	createTopic(t, ctx, l, topic)
+	if _, err := l.Produce(ctx, producer.Request{Topic: topic, Values: producer.Values("job 0", "job 1")}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ name, label, group, want string }{
+		{"lr1-w1", "w1", "workers", "w1"},
+		{"w9", "", "others", "w9"},
+	} {
+		if _, err := l.StartShareWorker(ctx, lab.ShareWorkerRequest{Name: tt.name, Label: tt.label, Group: tt.group, Topic: topic, FromStart: true, MaxRecords: 1}); err != nil {
+			t.Fatal(err)
+		}
+		var held lab.ShareWorkerState
+		err := wait.Until(ctx, 50*time.Millisecond, func(ctx context.Context) (bool, error) {
+			var err error
+			held, err = l.PollShareWorker(ctx, tt.name)
+			return len(held.Held) > 0, err
+		})
+		if err != nil {
+			t.Fatalf("%s held nothing: %v", tt.name, err)
+		}
+		sp, err := l.SharePartition(ctx, topic, 0, tt.group, 0, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range sp.Records {
+			if r.State == "acquired" && r.Worker != tt.want {
+				t.Errorf("worker %s (label %q): offset %d held by %q on the lane, want %q", tt.name, tt.label, r.Offset, r.Worker, tt.want)
+			}
+		}
+		if held.Label != tt.want {
+			t.Errorf("worker %s: state's label %q, want %q", tt.name, held.Label, tt.want)
+		}
 	}
 }

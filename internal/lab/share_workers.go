@@ -38,7 +38,11 @@ var workerName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,40}$`)
 // ShareWorkerRequest starts a worker.
 type ShareWorkerRequest struct {
 	// Name names the worker (its client id is offsetlab-worker-NAME).
-	Name  string `json:"name"`
+	Name string `json:"name"`
+	// Label is what the share lanes call the worker, its Name when empty:
+	// a lesson's run names its workers apart from other runs' and its
+	// lanes say "w1" as its story does.
+	Label string `json:"label,omitempty"`
 	Group string `json:"group"`
 	Topic string `json:"topic"`
 	// FromStart sets the group's share.auto.offset.reset to earliest
@@ -52,7 +56,9 @@ type ShareWorkerRequest struct {
 
 // ShareWorkerState is a worker as the dashboard shows it.
 type ShareWorkerState struct {
-	Name    string `json:"name"`
+	Name string `json:"name"`
+	// Label is what the share lanes call it (ShareWorkerRequest.Label).
+	Label   string `json:"label"`
 	Group   string `json:"group"`
 	Topic   string `json:"topic"`
 	Crashed bool   `json:"crashed,omitempty"`
@@ -296,7 +302,11 @@ func (s *shareWorkers) closeAll() {
 func (w *shareWorker) state() ShareWorkerState {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	s := ShareWorkerState{Name: w.req.Name, Group: w.req.Group, Topic: w.req.Topic, Crashed: w.crashed, Held: []HeldRecord{}}
+	label := w.req.Label
+	if label == "" {
+		label = w.req.Name
+	}
+	s := ShareWorkerState{Name: w.req.Name, Label: label, Group: w.req.Group, Topic: w.req.Topic, Crashed: w.crashed, Held: []HeldRecord{}}
 	now := time.Now()
 	for p, byOffset := range w.held {
 		for o, r := range byOffset {
@@ -333,10 +343,10 @@ func (l *Lab) overlayWorkers(sp *cluster.SharePartition) {
 				switch {
 				case r.Offset != h.Offset:
 				case r.State == "acquired": // the embedded broker's own
-					r.Worker = w.Name
+					r.Worker = w.Label
 				case r.State == "inFlight" || r.State == "available":
 					at := h.LockExpiresAt
-					r.State, r.Worker, r.DeliveryCount, r.LockExpiresAt = "acquired", w.Name, h.DeliveryCount, &at
+					r.State, r.Worker, r.DeliveryCount, r.LockExpiresAt = "acquired", w.Label, h.DeliveryCount, &at
 				}
 			}
 		}

@@ -46,7 +46,7 @@ func (a SharePoll) run(sc *stepContext) (*observation, error) {
 	worker, first := sc.run.worker(a.Worker)
 	obs := newObservation(topic, 0)
 	if first {
-		_, err := sc.lab.StartShareWorker(sc, lab.ShareWorkerRequest{Name: worker, Group: sc.name(a.Group), Topic: topic, MaxRecords: a.Max})
+		_, err := sc.lab.StartShareWorker(sc, lab.ShareWorkerRequest{Name: worker, Label: a.Worker, Group: sc.name(a.Group), Topic: topic, MaxRecords: a.Max})
 		if err != nil {
 			return obs, err
 		}
