@@ -174,7 +174,7 @@ func (s *studentShares) apply(req kmsg.Request, log *throttledLog, remote string
 		case u.topics+topics > s.limits.StudentMaxTopics:
 			refusal = fmt.Sprintf("Student %s has used their share of topics (%d of %d): delete one of theirs first.", owner, u.topics, s.limits.StudentMaxTopics)
 		case u.partitions+add > s.limits.StudentMaxPartitions:
-			refusal = fmt.Sprintf("Student %s has used their share of partitions (%d of %d; this asks for %d more): delete a topic of theirs first.", owner, u.partitions, s.limits.StudentMaxPartitions, add)
+			refusal = fmt.Sprintf("Student %s may hold %d partitions; they hold %d and this asks for %d more: ask for fewer, or delete a topic of theirs first.", owner, s.limits.StudentMaxPartitions, u.partitions, add)
 		case all.topics+topics > s.limits.MaxTopics/4*3 || all.partitions+add > s.limits.MaxPartitions/4*3:
 			refusal = "The class has used the students' part of the embedded broker's topics (" + strconv.Itoa(all.topics) + " topics, " +
 				strconv.Itoa(all.partitions) + " partitions; a quarter is kept for the teacher): students must delete topics first."
