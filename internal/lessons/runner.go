@@ -168,6 +168,29 @@ func (r *Runner) Start(id string) (RunState, error) {
 	return rn.state(), nil
 }
 
+// TopicLesson names the lesson whose run created topic (one of the run's
+// topics under its names), and the run; ok is false when no run kept in
+// memory names it. The newest run wins when several do.
+func (r *Runner) TopicLesson(topic string) (runID string, title catalog.Message, ok bool) {
+	r.mu.Lock()
+	runs := make([]*run, 0, len(r.runs))
+	for _, rn := range r.runs {
+		runs = append(runs, rn)
+	}
+	r.mu.Unlock()
+	var newest time.Time
+	for _, rn := range runs {
+		rn.mu.Lock()
+		for _, logical := range lessonTopics(rn.lesson) {
+			if rn.names[logical] == topic && (!ok || rn.used.After(newest)) {
+				runID, title, ok, newest = rn.id, catalog.M(rn.lesson.Title.Key()), true, rn.used
+			}
+		}
+		rn.mu.Unlock()
+	}
+	return runID, title, ok
+}
+
 // evictLocked drops the least recently used idle runs beyond MaxRuns.
 func (r *Runner) evictLocked() []*run {
 	var out []*run

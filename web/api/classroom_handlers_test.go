@@ -57,6 +57,9 @@ func (f *fakeLessons) CleanupConfirmed(_ context.Context, confirm []string) ([]s
 	f.add("CleanupConfirmed %v", confirm)
 	return f.cleanup, nil
 }
+func (f *fakeLessons) TopicLesson(string) (string, catalog.Message, bool) {
+	return "", catalog.Message{}, false
+}
 
 // TestLessonHandlers: each lesson endpoint calls its runner once; an
 // unknown action is refused; without a runner every one answers 404.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/offsetlab/offsetlab/internal/catalog"
 	"github.com/offsetlab/offsetlab/internal/cluster"
 	"github.com/offsetlab/offsetlab/internal/exercises"
 	"github.com/offsetlab/offsetlab/internal/inspect"
@@ -87,6 +88,8 @@ type Lessons interface {
 	CleanupPlan(ctx context.Context) ([]string, error)
 	CleanupAll(ctx context.Context) ([]string, error)
 	CleanupConfirmed(ctx context.Context, confirm []string) ([]string, error)
+	// TopicLesson names the lesson whose run created topic, and the run.
+	TopicLesson(topic string) (runID string, title catalog.Message, ok bool)
 }
 
 // Exercises grades the hands-on exercises and holds the class that does

@@ -29,6 +29,9 @@ type topicView struct {
 	// ConfigsProblem and OpenProblem say why the configurations or the
 	// open transactions could not be read; the rest of the page stands.
 	ConfigsProblem, OpenProblem catalog.Message
+	// Lesson is the title of the lesson whose run created the topic, zero
+	// for a topic no lesson made.
+	Lesson catalog.Message
 }
 
 // stripView is one partition's strip as the server draws it first;
@@ -97,6 +100,11 @@ func (s *Server) Topic(w http.ResponseWriter, r *http.Request) {
 		status := s.failPage(r, &v.layoutView, err, catalog.M("page.noTopic", "topic", strconv.Quote(topic)))
 		s.renderPage(w, r, status, topicPage(v))
 		return
+	}
+	if s.deps.Lessons != nil {
+		if _, title, ok := s.deps.Lessons.TopicLesson(topic); ok {
+			v.Lesson = title
+		}
 	}
 	for i, p := range d.Partitions {
 		if i >= maxStrips {
