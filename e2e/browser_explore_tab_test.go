@@ -274,6 +274,14 @@ func TestBrowserExploreLesson2(t *testing.T) {
 			if c := p.tableClipped(); len(c) > 0 {
 				t.Errorf("table text cut at 1280×720: %v", c)
 			}
+			// "✓ Table" pressed, the bar under the log stays in its panel.
+			var outside []string
+			p.eval(`(() => { const panel = byTestID('log-panel').getBoundingClientRect();
+				return [...document.querySelectorAll('#log-foot button, #log-foot input')].filter((e) => e.getClientRects().length > 0)
+					.filter((e) => e.getBoundingClientRect().right > panel.right + 0.5).map((e) => e.id || e.textContent.trim()); })()`, &outside)
+			if len(outside) > 0 {
+				t.Errorf("at 1280×720 with the table on, %v stick out of the log's panel", outside)
+			}
 			// Keyboard: the rows are one tab stop; the arrows move, Enter chooses.
 			// A click on the selected row (4, the search's) unselects it.
 			p.do("click row 4", chromedp.Click(chromedp.CSS(`[data-testid="log-row"][data-offset="4"]`)))
