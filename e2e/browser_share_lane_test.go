@@ -65,8 +65,10 @@ func TestBrowserShareLane(t *testing.T) {
 			// On Kafka the released 7 and the held 8 and 9 read alike, and
 			// until the held records' locks expire (30 s) Kafka's state
 			// topic has the start offset at 0 and 0-6 settled above it.
+			// Below the start offset the lane still shows how 5 and 6 ended
+			// (accepted, rejected): the broker's settled offsets.
 			released, releasedText, held, heldText := "available", "○ #1", "acquired", "W1 #1 "
-			below := [][]string{{"done"}, {"done"}}
+			below := [][]string{{"acknowledged"}, {"archived"}}
 			if kind == realKafka {
 				released, releasedText, held, heldText = "inFlight", "… #1", "inFlight", "… #"
 				below = [][]string{{"done", "acknowledged"}, {"done", "archived"}}

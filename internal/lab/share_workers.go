@@ -54,6 +54,14 @@ type ShareWorkerRequest struct {
 	MaxRecords int `json:"maxRecords,omitempty"`
 }
 
+// label is what the lanes and the narration call the worker.
+func (r ShareWorkerRequest) label() string {
+	if r.Label != "" {
+		return r.Label
+	}
+	return r.Name
+}
+
 // ShareWorkerState is a worker as the dashboard shows it.
 type ShareWorkerState struct {
 	Name string `json:"name"`
@@ -135,7 +143,7 @@ func (l *Lab) StartShareWorker(ctx context.Context, req ShareWorkerRequest) (Sha
 		l.workers.byName = map[string]*shareWorker{}
 	}
 	l.workers.byName[req.Name] = w
-	l.narrate(live.EventInfo, req.Topic, 0, "narration.share.started", "worker", req.Name, "group", req.Group, "topic", req.Topic)
+	l.narrate(live.EventInfo, req.Topic, 0, "narration.share.started", "worker", req.label(), "group", req.Group, "topic", req.Topic)
 	return w.state(), nil
 }
 
@@ -207,7 +215,7 @@ func (l *Lab) PollShareWorker(ctx context.Context, name string) (ShareWorkerStat
 			return ShareWorkerState{}, problem.KafkaError(err)
 		}
 	}
-	l.narrate(live.EventInfo, w.req.Topic, 0, "narration.share.polled", "worker", name, "count", strconv.Itoa(len(got)),
+	l.narrate(live.EventInfo, w.req.Topic, 0, "narration.share.polled", "worker", w.req.label(), "count", strconv.Itoa(len(got)),
 		"offsets", offsetList(got), "accepted", strconv.Itoa(accepted))
 	return w.state(), nil
 }
@@ -246,7 +254,7 @@ func (l *Lab) AckShareRecord(ctx context.Context, name string, partition int32, 
 	if err := w.client.FlushAcks(ctx); err != nil {
 		return ShareWorkerState{}, problem.KafkaError(err)
 	}
-	l.narrateAt(live.EventInfo, w.req.Topic, partition, -1, catalog.M("narration.share."+string(ack), "worker", name,
+	l.narrateAt(live.EventInfo, w.req.Topic, partition, -1, catalog.M("narration.share."+string(ack), "worker", w.req.label(),
 		"offset", strconv.FormatInt(offset, 10), "attempt", strconv.Itoa(int(r.DeliveryCount()))))
 	return w.state(), nil
 }
@@ -267,7 +275,7 @@ func (l *Lab) CrashShareWorker(name string) (ShareWorkerState, error) {
 		held += len(byOffset)
 	}
 	w.mu.Unlock()
-	l.narrate(live.EventCrash, w.req.Topic, 0, "narration.share.crashed", "worker", name, "count", strconv.Itoa(held))
+	l.narrate(live.EventCrash, w.req.Topic, 0, "narration.share.crashed", "worker", w.req.label(), "count", strconv.Itoa(held))
 	return w.state(), nil
 }
 
@@ -282,7 +290,7 @@ func (l *Lab) StopShareWorker(name string) error {
 		return problem.New(problem.NotFound, "error.unknownWorker", "name", name)
 	}
 	w.client.Close()
-	l.narrate(live.EventInfo, w.req.Topic, 0, "narration.share.stopped", "worker", name, "group", w.req.Group)
+	l.narrate(live.EventInfo, w.req.Topic, 0, "narration.share.stopped", "worker", w.req.label(), "group", w.req.Group)
 	return nil
 }
 
@@ -302,11 +310,7 @@ func (s *shareWorkers) closeAll() {
 func (w *shareWorker) state() ShareWorkerState {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	label := w.req.Label
-	if label == "" {
-		label = w.req.Name
-	}
-	s := ShareWorkerState{Name: w.req.Name, Label: label, Group: w.req.Group, Topic: w.req.Topic, Crashed: w.crashed, Held: []HeldRecord{}}
+	s := ShareWorkerState{Name: w.req.Name, Label: w.req.label(), Group: w.req.Group, Topic: w.req.Topic, Crashed: w.crashed, Held: []HeldRecord{}}
 	now := time.Now()
 	for p, byOffset := range w.held {
 		for o, r := range byOffset {

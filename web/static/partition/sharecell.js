@@ -5,7 +5,7 @@
 // deliveryCount, member?, lockExpiresAt?, why?}]}.
 
 /**
- * @typedef {Pick<import('../types/wire.js').SharePartition, 'group' | 'startOffset' | 'endOffset' | 'highWatermark' | 'records'>} ShareLane
+ * @typedef {Pick<import('../types/wire.js').SharePartition, 'group' | 'startOffset' | 'endOffset' | 'highWatermark' | 'records' | 'settled'>} ShareLane
  * @typedef {{state: string, short: string, whyKey: string, key: string, args: Record<string, string|number>, spso: boolean, speo: boolean}} ShareCell
  */
 
@@ -44,8 +44,11 @@ export function shareCell(lane, offset, workers, now) {
   const base = { spso, speo, short: '', whyKey: '', args: args0 };
   if (offset >= lane.highWatermark) return { ...base, state: 'none', key: '' };
   if (lane.startOffset < 0) return { ...base, state: 'unknown', key: '' };
-  if (offset < lane.startOffset) return { ...base, state: 'done', short: '', key: 'lane.share.done' };
-  const r = (lane.records || []).find((x) => x.offset === offset);
+  // Below the start offset: what the broker still tells of the offsets it
+  // passed (settled: accepted or rejected), else just "done".
+  const settled = offset < lane.startOffset ? (lane.settled || []).find((x) => x.offset === offset) : undefined;
+  if (offset < lane.startOffset && !settled) return { ...base, state: 'done', short: '', key: 'lane.share.done' };
+  const r = settled || (lane.records || []).find((x) => x.offset === offset);
   if (!r) return { ...base, state: 'unknown', key: '' };
   const args = { ...base.args, attempts: r.deliveryCount };
   switch (r.state) {

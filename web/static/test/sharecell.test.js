@@ -54,3 +54,13 @@ test('a lock past its expiry shows 0 s, and a Kafka offset in flight its deliver
   const kafka = { ...lane, records: [{ offset: 7, state: 'inFlight', deliveryCount: 1 }] };
   assert.equal(shareCell(kafka, 7, new Map(), now).short, '… #1');
 });
+
+test('below the start offset, a settled offset shows how it ended; others are done', () => {
+  const finished = { ...lane, startOffset: 12, endOffset: 12, highWatermark: 12, records: [],
+    settled: [{ offset: 5, state: 'acknowledged', deliveryCount: 1 }, { offset: 6, state: 'archived', deliveryCount: 1, why: 'rejected' }] };
+  assert.equal(shareCell(finished, 5, new Map(), now).state, 'acknowledged');
+  const poison = shareCell(finished, 6, new Map(), now);
+  assert.equal(poison.state, 'archived');
+  assert.equal(poison.whyKey, 'rejected');
+  assert.equal(shareCell(finished, 4, new Map(), now).state, 'done');
+});
