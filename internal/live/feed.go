@@ -277,7 +277,7 @@ func (f *feed) poll(ctx context.Context, withGroups, wholeTail bool) {
 	var events []Event
 	if had {
 		before := f.tailSnapshot()
-		events = append(narrateLogStart(f.key, prev, ptrs), narrate(f.key, news(changed, prev.HighWatermark, before), before)...)
+		events = append(narrateLogStart(f.key, prev, ptrs), narrate(f.key, news(changed, readEnd(before), before), before)...)
 	}
 
 	f.mu.Lock()
@@ -458,6 +458,19 @@ func (f *feed) diff(entries []inspect.Entry) []inspect.Entry {
 		}
 	}
 	return changed
+}
+
+// readEnd is one past the newest offset of tail: what the feed has read
+// up to. Not the previous high watermark: a read can return fewer offsets
+// than the pointers it answers with (a marker counted in the high
+// watermark before a fetch returns it), and the offsets it lacked are
+// news when a later poll reads them.
+func readEnd(tail map[int64]inspect.Entry) int64 {
+	end := int64(0)
+	for o := range tail {
+		end = max(end, o+1)
+	}
+	return end
 }
 
 func (f *feed) tailSnapshot() map[int64]inspect.Entry {

@@ -14,8 +14,8 @@ import (
 // are summarised in one sentence so a burst cannot flood the timeline.
 const maxWriteEvents = 3
 
-// news drops from changed the offsets below hw (the high watermark of the
-// poll before) that before — the tail viewers had — does not hold: a read
+// news drops from changed the offsets below hw (what the feed had read up
+// to, readEnd) that before — the tail viewers had — does not hold: a read
 // reaching below the tail (a short read read again, a tail cut by
 // MessageBytes) finds them "changed", but they were told when written, or
 // written before the feed started; telling them again would repeat the
