@@ -16,25 +16,14 @@ export function durationArgs(ms) {
 }
 
 /**
- * clockText is a time of day as the banner says it: local HH:MM:SS.
- * @param {number} ms
- */
-export function clockText(ms) {
-  const d = new Date(ms);
-  const pad = (/** @type {number} */ n) => String(n).padStart(2, '0');
-  return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
-}
-
-/**
  * heldSentence is lso.heldWaiting's arguments for hold (an …/lso answer),
  * elapsedMs after it was read; fmt writes a number. Placeholders are
  * filled by Key arguments (whoKey, ageKey, waitingKey) or left empty.
  * @param {import('../types/wire.js').LSOHold} hold
  * @param {number} elapsedMs
  * @param {(n: number) => string} [fmt]
- * @param {(ms: number) => string} [clock] writes the time it opened
  */
-export function heldSentence(hold, elapsedMs, fmt = (/** @type {number} */ n) => String(n), clock = clockText) {
+export function heldSentence(hold, elapsedMs, fmt = (/** @type {number} */ n) => String(n)) {
   const h = hold.holder;
   const args = { lso: fmt(hold.lastStableOffset), hw: fmt(hold.highWatermark), who: '', age: '' };
   if (h) {
@@ -43,11 +32,8 @@ export function heldSentence(hold, elapsedMs, fmt = (/** @type {number} */ n) =>
     if (h.ageMs > 0) {
       delete args.age;
       Object.assign(args, durationArgs(h.ageMs + Math.max(0, elapsedMs)));
-      // The time it opened beside its age, when the coordinator says.
-      const since = h.startTimestamp > 0 ? 'Since' : '';
-      if (since) args.start = clock(h.startTimestamp);
-      if (h.timeoutMs > 0) Object.assign(args, { ageKey: 'lso.ageOf' + since, timeout: fmt(Math.round(h.timeoutMs / 1000)) });
-      else args.ageKey = 'lso.age' + since;
+      if (h.timeoutMs > 0) Object.assign(args, { ageKey: 'lso.ageOf', timeout: fmt(Math.round(h.timeoutMs / 1000)) });
+      else args.ageKey = 'lso.age';
     }
   }
   const n = hold.waiting;

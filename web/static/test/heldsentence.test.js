@@ -50,12 +50,3 @@ test('the abort goes through the coordinator when an id has it Ongoing, else to 
   assert.equal(abortOf({ ...hold, holder: { ...hold.holder, transactionalId: '' } }).path, '/api/topics/refunds/partitions/0/transactions/300/abort');
   assert.equal(abortOf({ ...hold, held: false }), null);
 });
-
-test('the banner says when the transaction opened, when the coordinator tells', () => {
-  const since = { ...hold, holder: { ...hold.holder, startTimestamp: Date.UTC(2026, 11, 7, 5, 0, 0) } };
-  const clock = () => '14:00:00';
-  assert.match(english(heldSentence(since, 5_000, String, clock)), /^An open transaction refund-worker-7 \(producer P2, epoch 0\), opened at 14:00:00, open for 2 min 10 s of its 60 s timeout, holds the LSO at 300/);
-  assert.match(render(catalogue, 'ko', heldSentence(since, 5_000, String, clock).key, heldSentence(since, 5_000, String, clock).args), /\(14:00:00에 열려 열린 지 2분 10초, 제한 시간 60초\)/);
-  const noTimeout = { ...since, holder: { ...since.holder, timeoutMs: 0 } };
-  assert.match(english(heldSentence(noTimeout, 0, String, clock)), /, opened at 14:00:00, open for 2 min 5 s, holds the LSO/);
-});
