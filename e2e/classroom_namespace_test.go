@@ -268,25 +268,7 @@ func TestClassroomNamespaceEveryLesson(t *testing.T) {
 // (TRANSACTIONAL_ID_AUTHORIZATION_FAILED).
 func TestClassroomNamespacePython(t *testing.T) {
 	pythonPath(t, "the namespace rule from confluent-kafka")
-	h := startHandsOn(t, embedded)
-	c := &classroom{app: &app{t: t, url: h.url}}
-	b := c.student()
-	status, body := b.post("/api/classroom/students", `{"name":"order"}`)
-	if status != http.StatusCreated {
-		t.Fatalf("join order: %d %s", status, body)
-	}
-	order := &joined{browser: b}
-	if err := json.Unmarshal([]byte(body), order); err != nil {
-		t.Fatal(err)
-	}
-	teacher := loginTeacher(t, h.url, h.srv.TeacherLoginURL())
-	var lesson2 lessons.Lesson
-	for _, l := range lessons.Builtin() {
-		if l.ID == "2" {
-			lesson2 = l
-		}
-	}
-	run := startedOrNamed(t, teacher, lesson2)
+	h, order, run := orderBeforeLesson2(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	topic, txn := run.Names["order-totals-tx"], run.Names["order-totals-app"]
@@ -316,25 +298,7 @@ func TestClassroomNamespacePython(t *testing.T) {
 // retention unchanged, and no such topic exists.
 func TestClassroomNamespaceJavaTools(t *testing.T) {
 	tools := requireJavaTools(t)
-	h := startHandsOn(t, embedded)
-	c := &classroom{app: &app{t: t, url: h.url}}
-	b := c.student()
-	status, body := b.post("/api/classroom/students", `{"name":"order"}`)
-	if status != http.StatusCreated {
-		t.Fatalf("join order: %d %s", status, body)
-	}
-	order := &joined{browser: b}
-	if err := json.Unmarshal([]byte(body), order); err != nil {
-		t.Fatal(err)
-	}
-	teacher := loginTeacher(t, h.url, h.srv.TeacherLoginURL())
-	var lesson2 lessons.Lesson
-	for _, l := range lessons.Builtin() {
-		if l.ID == "2" {
-			lesson2 = l
-		}
-	}
-	run := startedOrNamed(t, teacher, lesson2)
+	h, order, run := orderBeforeLesson2(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	topic := run.Names["order-totals-tx"]
@@ -401,4 +365,31 @@ func TestClassroomNamespaceJavaTools(t *testing.T) {
 	if listed, err := admin.ListTopics(ctx, many); err == nil && listed.Has(many) {
 		t.Errorf("%s was created", many)
 	}
+}
+
+// orderBeforeLesson2 is a class on the embedded broker where a student
+// called order joined before the teacher's lesson 2 named its topics
+// (order-totals-tx, order-totals-app): the names a squatter would want.
+func orderBeforeLesson2(t *testing.T) (*handsOn, *joined, lessonNamesOf) {
+	t.Helper()
+	h := startHandsOn(t, embedded)
+	c := &classroom{app: &app{t: t, url: h.url}}
+	b := c.student()
+	status, body := b.post("/api/classroom/students", `{"name":"order"}`)
+	if status != http.StatusCreated {
+		t.Fatalf("join order: %d %s", status, body)
+	}
+	order := &joined{browser: b}
+	if err := json.Unmarshal([]byte(body), order); err != nil {
+		t.Fatal(err)
+	}
+	teacher := loginTeacher(t, h.url, h.srv.TeacherLoginURL())
+	var lesson2 lessons.Lesson
+	for _, l := range lessons.Builtin() {
+		if l.ID == "2" {
+			lesson2 = l
+		}
+	}
+	run := startedOrNamed(t, teacher, lesson2)
+	return h, order, run
 }
