@@ -333,10 +333,17 @@ func (p *page) assertStepOnStageTry(when, lang string, step walkStep, topic stri
 		var fit struct {
 			Rows int64 `json:"rows"`
 			Cols int64 `json:"cols"`
+			RowH int64 `json:"rowH"`
 		}
 		p.eval(`(() => { const row = document.querySelector('#log-viewport .row'); const vp = byTestID('log-viewport');
-			return {rows: row ? Math.floor((vp.clientHeight + 1) / row.offsetHeight) : 0, cols: row ? row.querySelectorAll('.slot').length : 0}; })()`, &fit)
+			return {rows: row ? Math.floor((vp.clientHeight + 1) / row.offsetHeight) : 0, cols: row ? row.querySelectorAll('.slot').length : 0, rowH: row ? row.offsetHeight : 0}; })()`, &fit)
 		if room := fit.Rows * fit.Cols; room > 0 && l.HighWatermark-l.LogStartOffset+1 > room {
+			// Two rows of cells fit the stage's log at 1280×720 on every
+			// page, share lanes and the classroom bar included: only a
+			// longer log may leave its older rows a scroll away.
+			if l.HighWatermark-l.LogStartOffset+1 <= 2*fit.Cols {
+				p.t.Errorf("%s: the log's %d offsets take two rows, but only %d fits the screen (%d px a row)", when, l.HighWatermark-l.LogStartOffset, fit.Rows, fit.RowH)
+			}
 			// Rows start at the log start, the next offset's slot on the last.
 			rows := (l.HighWatermark - l.LogStartOffset + fit.Cols) / fit.Cols
 			first = l.LogStartOffset + (rows-fit.Rows)*fit.Cols
