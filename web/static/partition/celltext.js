@@ -1,5 +1,5 @@
 // celltext.js: the words of the log's cells, in the chosen language: a
-// record's value and tag, what a copy repeats, a lane's reason, a pointer's
+// record's key, value and tag, what a copy repeats, a lane's reason, a pointer's
 // title, and the sentence a screen reader says for a cell. No DOM: the
 // cells (logrows.js), the details panel and the table read them.
 
@@ -35,6 +35,21 @@ export function valueText(e) {
   if (e.value === null || e.value === undefined) return t('cell.nullValue');
   if (e.valueEncoding === 'base64') return t('cell.binary', { value: e.value });
   return e.value + (e.valueTruncated ? '…' : '');
+}
+
+/** KEY_SHOWN is how many characters of a key a cell shows before "…". */
+const KEY_SHOWN = 12;
+
+/**
+ * keyText is what a cell shows of a data record's key before its value:
+ * the key's first characters (a binary key as the word), '' without a key.
+ * @param {import('../types/wire.js').Entry} e
+ */
+export function keyText(e) {
+  if (e.kind !== 'data' || e.key === null || e.key === undefined) return '';
+  if (e.keyEncoding === 'base64') return t('cell.binaryKey');
+  const chars = [...e.key];
+  return chars.length > KEY_SHOWN ? chars.slice(0, KEY_SHOWN - 1).join('') + '…' : e.key + (e.keyTruncated ? '…' : '');
 }
 
 /**
@@ -87,6 +102,7 @@ export function describe(e) {
   if (e.kind === 'control') return t('cell.describeMarker', { marker: e.marker || 'control', producer: producerLabel(e.producerId), epoch: e.producerEpoch });
   if (e.kind === 'gap') return t(gapKey(e, 1));
   const what = t({ committed: 'legend.committedSr', aborted: 'legend.abortedSr', open: 'cell.describeOpen' }[e.txn] || 'cell.describeNoTxn');
+  if (e.key !== null && e.key !== undefined) return t('cell.describeKeyed', { what, key: e.keyEncoding === 'base64' ? t('cell.binaryKey') : e.key, value: valueText(e) });
   return t('cell.describe', { what, value: valueText(e) });
 }
 

@@ -64,10 +64,13 @@ export class Layout {
     const width = this.viewport.clientWidth;
     if (!width) return null;
     this.measuredW = width;
+    this.headH = table ? this.head.offsetHeight : 0;
     const probe = this.probeRow(1);
     probe.style.visibility = 'hidden';
+    this.viewport.style.removeProperty('--cell-h');
     this.viewport.appendChild(probe);
-    const probeH = probe.offsetHeight || rowH;
+    let probeH = probe.offsetHeight || rowH;
+    if (!table) probeH = this.fitTwoRows(probe, probeH);
     const gutter = table ? 0 : /** @type {HTMLElement} */ (probe.firstChild).offsetWidth;
     this.cellTop = table ? 0 : /** @type {HTMLElement|null} */ (probe.querySelector('.cell'))?.offsetTop || 0;
     /** @type {HTMLElement|null} */
@@ -86,8 +89,29 @@ export class Layout {
     const slotMin = parseFloat(getComputedStyle(this.viewport).getPropertyValue('--slot-min')) || 128;
     const cols = table ? 1 : geometry.columnCount(width, gutter, slotMin);
     this.slotW = table ? 0 : (width - gutter) / cols;
-    this.headH = table ? this.head.offsetHeight : 0;
     const viewH = Math.max(probeH, this.viewport.clientHeight - this.headH);
     return { cols, rowH: probeH, viewH };
+  }
+
+  /**
+   * fitTwoRows shortens the cells (never under 5.75 lines of their text,
+   * which still hold an offset, a value line, a producer line and a tag)
+   * when two rows of the probe's height do not fit the viewport: a
+   * lesson's log of up to ten offsets at 1280×720 then shows every cell,
+   * pointer and lane, whatever takes height above it (a second line of
+   * group pointers, the classroom bar, share lanes, Korean's taller
+   * lines). It returns the row height.
+   * @param {HTMLElement} probe a row of cells in the viewport
+   * @param {number} probeH its height
+   */
+  fitTwoRows(probe, probeH) {
+    const short = 2 * probeH - this.viewport.clientHeight;
+    const cell = /** @type {HTMLElement|null} */ (probe.querySelector('.cell'));
+    if (short <= 0 || !cell) return probeH;
+    const text = parseFloat(getComputedStyle(this.viewport).getPropertyValue('--cell-text')) || 16;
+    const fit = Math.max(Math.round(text * 5.75), cell.offsetHeight - Math.ceil(short / 2));
+    if (fit >= cell.offsetHeight) return probeH;
+    this.viewport.style.setProperty('--cell-h', `${fit}px`);
+    return probe.offsetHeight || probeH;
   }
 }

@@ -11,7 +11,7 @@ import { copyOf, laneReason } from './cells.js';
 import { t } from '../common/i18n.js';
 import { alias, producerLabel } from './producers.js';
 import { fillTableRow, makeTableRow } from './tableview.js';
-import { copyText, describe, isTombstone, pointerTitle, reasonText, tagText, valueText } from './celltext.js';
+import { copyText, describe, isTombstone, keyText, pointerTitle, reasonText, tagText, valueText } from './celltext.js';
 
 const el = (tag, cls, text) => {
   const e = document.createElement(tag);
@@ -147,7 +147,7 @@ export class RowRenderer {
     const flagKey = here ? here.map((f) => f.id + '=' + f.value + (this.flags.short.has(f.id) ? 's' : '')).join(',') + '@' + (this.flags.room.get(offset) ?? '') : '';
     const copy = copyOf(e, s.retryOf);
     const key = [offset, kind, e && e.txn, e && e.reason, e && e.marker, e && e.readCommitted, e && e.readUncommitted,
-      e && e.value, e && e.producerId, e && alias(e.producerId), e && e.batchBaseOffset, flagKey, copy && copy.kind + copy.of,
+      e && e.key, e && e.value, e && e.producerId, e && alias(e.producerId), e && e.batchBaseOffset, flagKey, copy && copy.kind + copy.of,
       s.pointers.lastStableOffset, s.hw, s.selected === offset, s.marked.has(offset)].join('|');
     if (slot._key === key) return;
     slot._key = key;
@@ -195,7 +195,10 @@ export class RowRenderer {
       tag.textContent = '';
       cell.setAttribute('aria-label', t('cell.ariaLoading', { offset }));
     } else {
-      val.textContent = valueText(e);
+      // The key first, on a line of its own, as kcat -K: prints it: "kiwi: tombstone".
+      const k = keyText(e);
+      if (k) val.replaceChildren(el('span', 'cell-key', k + ':'), ' ' + valueText(e));
+      else val.textContent = valueText(e);
       const hasPid = Number(e.producerId) >= 0;
       // Narrow no-break spaces around the dots: the line fits a cell.
       pid.textContent = hasPid ? `${producerLabel(e.producerId)}\u202f·\u202fe${e.producerEpoch}` + (e.sequence >= 0 ? `\u202f·\u202fs${e.sequence}` : '') : '';
@@ -203,6 +206,7 @@ export class RowRenderer {
       tag.textContent = tagText(e);
       cell.setAttribute('aria-label', t('cell.aria', { offset, what: describe(e) }) + (copy ? '. ' + copyText(copy) : ''));
     }
+    placeCopy(cell, off, val, mark);
     this.fillLane(rc, 'rc', offset, kind, e, s.pointers);
     this.fillLane(ru, 'ru', offset, kind, e, s.pointers);
   }
@@ -280,3 +284,27 @@ export class RowRenderer {
     lane.setAttribute('aria-label', reason === '' ? t('lane.receives', { name, offset }) : t('lane.skips', { name, offset, reason: reasonText(reason) }));
   }
 }
+
+/**
+ * placeCopy puts a copy's badge (≡ n, ↻ n) in the cell's top right, beside
+ * its offset, or where the two do not fit side by side (a long offset, a
+ * narrow cell) at the start of the value's first line, which indents to
+ * make room: the cell keeps its height, so its tag stays whole, and
+ * neither number covers the other.
+ * @param {HTMLElement} cell
+ * @param {HTMLElement} off
+ * @param {HTMLElement} val
+ * @param {HTMLElement} mark
+ */
+function placeCopy(cell, off, val, mark) {
+  delete cell.dataset.copyPlace;
+  val.style.textIndent = '';
+  mark.style.top = '';
+  if (!mark.textContent || !cell.clientWidth) return;
+  const room = cell.clientWidth - off.offsetLeft - off.offsetWidth;
+  if (room >= mark.offsetWidth + 6) return;
+  cell.dataset.copyPlace = 'line';
+  mark.style.top = `${val.getBoundingClientRect().top - cell.getBoundingClientRect().top - cell.clientTop}px`;
+  val.style.textIndent = `${mark.offsetWidth + 4}px`;
+}
+

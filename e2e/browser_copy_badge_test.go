@@ -1,0 +1,80 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// TestBrowserCopyBadgeBesideLongOffset: a copy's badge (≡ 12,000) beside
+// an offset of five digits (12,001) has no room in the cell's top right at
+// 1280×720, so it opens the value's first line instead: it covers neither
+// the offset nor the key and value, the cell's tag stays whole, and the
+// page shows the key before the value.
+func TestBrowserCopyBadgeBesideLongOffset(t *testing.T) {
+	t.Parallel()
+	for _, kind := range brokerKinds {
+		t.Run(string(kind), func(t *testing.T) {
+			t.Parallel()
+			chromium := chromiumPath(t)
+			a := startApp(t, kind)
+			topic := a.name("long-offsets")
+			a.createTopic(topic)
+			const before = 12_000
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			cl, err := kgo.NewClient(append(a.kafka.ClientOpts(), kgo.DefaultProduceTopic(topic), kgo.RecordPartitioner(kgo.ManualPartitioner()),
+				kgo.ProducerLinger(20*time.Millisecond), kgo.DisableIdempotentWrite(), kgo.MaxProduceRequestsInflightPerBroker(1))...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cl.Close()
+			for i := range before {
+				cl.Produce(ctx, &kgo.Record{Key: fmt.Appendf(nil, "order-%d", i), Value: fmt.Appendf(nil, "total %d", i)}, nil)
+			}
+			// The same key and value twice: the second is a copy of the first.
+			for range 2 {
+				cl.Produce(ctx, &kgo.Record{Key: []byte("order-1001"), Value: []byte("event-1001")}, nil)
+			}
+			if err := cl.Flush(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if l := a.log(topic); l.HighWatermark != before+2 {
+				t.Fatalf("wrote %s up to %d, want %d", topic, l.HighWatermark, before+2)
+			}
+			p := openPage(t, a, chromium, 1280, 720)
+			p.open("/topics/" + topic + "/partitions/0")
+			p.wait("the copy at 12,001 marked", fmt.Sprintf(`cell(%d)?.dataset.copy === 'same' && cell(%d).dataset.copyOf === '%d'`, before+1, before+1, before), 20*time.Second)
+			p.assertOnScreen("the copy", map[string]string{"the copy": fmt.Sprintf(`cell(%d)`, before+1)})
+			var got struct {
+				Place, Val, Badge, Key string
+				Overlaps               []string
+			}
+			p.eval(fmt.Sprintf(`(() => {
+				const c = cell(%d), q = (s) => c.querySelector(s);
+				const box = (n) => n.getBoundingClientRect();
+				const textBox = (n) => { const out = [], w = document.createTreeWalker(n, NodeFilter.SHOW_TEXT); while (w.nextNode()) { const r = document.createRange(); r.selectNodeContents(w.currentNode); out.push(...r.getClientRects()); } return out; };
+				const hit = (a, b) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > 1 && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 1; // adjacent lines share a sub-pixel edge
+				const badge = box(q('.copy')), cellBox = box(c), overlaps = [];
+				if (hit(badge, box(q('.off')))) overlaps.push('the offset');
+				const rd = (r) => [r.left, r.top, r.right, r.bottom].map(Math.round).join(',');
+				for (const r of textBox(q('.val'))) if (hit(badge, r)) overlaps.push('the value line at ' + rd(r) + ' under the badge at ' + rd(badge));
+				for (const [what, n] of [['the tag', q('.tag')], ['the badge', q('.copy')], ['the offset', q('.off')]]) {
+					const r = box(n);
+					if (r.top < cellBox.top || r.bottom > cellBox.bottom - 1 || r.left < cellBox.left || r.right > cellBox.right) overlaps.push(what + ' outside the cell');
+				}
+				return {place: c.dataset.copyPlace || 'corner', val: q('.val').textContent, badge: q('.copy').textContent, key: q('.val .cell-key')?.textContent || '', overlaps};
+			})()`, before+1), &got)
+			if got.Place != "line" || got.Badge != "≡ 12,000" || len(got.Overlaps) > 0 {
+				t.Errorf("the copy's badge at 12,001: %+v; want it on the value's line (≡ 12,000), covering nothing", got)
+			}
+			if got.Key != "order-1001:" || got.Val != "order-1001: event-1001" {
+				t.Errorf("the cell's value line reads %q (key %q); want the key before the value", got.Val, got.Key)
+			}
+			p.screenshot("copy-badge-long-offset-"+string(kind)+"-1280x720", 1280, 720, false)
+		})
+	}
+}
