@@ -383,11 +383,13 @@ func TestExplorerAPIJumpTombstone(t *testing.T) {
 				a.do("GET", part+"/jump?kind=tombstone&"+c.query, nil, http.StatusOK, &j)
 				switch {
 				case j.Kind != "tombstone" || j.Next != nil:
-					t.Errorf("tombstone %s: kind %q, next %v", c.query, j.Kind, j.Next)
+					t.Errorf("tombstone %s: kind %q, next set (%t)", c.query, j.Kind, j.Next != nil)
 				case c.want < 0 && j.Offset != nil:
 					t.Errorf("tombstone %s: %d, want none", c.query, *j.Offset)
-				case c.want >= 0 && (j.Offset == nil || *j.Offset != c.want):
-					t.Errorf("tombstone %s: %v, want %d", c.query, j.Offset, c.want)
+				case c.want >= 0 && j.Offset == nil:
+					t.Errorf("tombstone %s: none, want %d", c.query, c.want)
+				case c.want >= 0 && *j.Offset != c.want:
+					t.Errorf("tombstone %s: %d, want %d", c.query, *j.Offset, c.want)
 				}
 			}
 		})
