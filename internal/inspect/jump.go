@@ -140,9 +140,9 @@ type JumpResult struct {
 // themselves: it decompresses and decodes every data batch of the range
 // as ReadLog does, one batch at a time, within the same byte budget, and
 // memory is still one fetch and one decompressed batch. It honours ctx.
-// Errors wrap
-// ErrInvalidQuery (an unknown kind), ErrInvalidRange, ErrUnknownTopic,
-// ErrUnknownPartition, ErrBrokerUnavailable or ErrCorruptBatch.
+// Errors wrap ErrInvalidQuery (an unknown kind), ErrInvalidRange,
+// ErrUnknownTopic, ErrUnknownPartition, ErrBrokerUnavailable or
+// ErrCorruptBatch.
 func (i *Inspector) Jump(ctx context.Context, topic string, partition int32, req JumpRequest) (*JumpResult, error) {
 	if !req.Kind.Valid() {
 		return nil, problem.Wrap(ErrInvalidQuery, problem.Invalid, "error.jumpKindUnknown", "kind", string(req.Kind))
