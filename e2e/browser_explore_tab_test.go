@@ -455,7 +455,9 @@ func (p *page) setSeekTime(at time.Time) {
 
 // TestBrowserExploreSeekTime: going to a time selects the first record
 // written at or after it (ListOffsets by time), and a time after the last
-// record goes to the high watermark and says so — on both brokers.
+// record goes to the high watermark and says so; a JSON path search opens
+// its match; Next tombstone goes to a tombstone written after them — on
+// both brokers.
 func TestBrowserExploreSeekTime(t *testing.T) {
 	t.Parallel()
 	for _, kind := range brokerKinds {
@@ -512,6 +514,24 @@ func TestBrowserExploreSeekTime(t *testing.T) {
 			if parts.Keys != 2 || parts.Strings != 1 || !strings.Contains(parts.Text, "{\n  \"order\": {\n    \"id\": \"O-1\"") {
 				t.Errorf("the JSON value in the details: %+v", parts)
 			}
+			// A tombstone for O-1 at 3: Next tombstone from the selected 1
+			// goes to it; there is none before it.
+			if err := client.ProduceSync(ctx, &kgo.Record{Key: []byte("O-1")}).FirstErr(); err != nil {
+				t.Fatal(err)
+			}
+			p.wait("the tombstone at 3", `cell(3)?.dataset.kind === 'data'`, 15*time.Second)
+			p.openExplore()
+			if got := p.attr("jump-next-tombstone", "aria-label"); got != "Next tombstone" {
+				t.Errorf("Next tombstone's label: %q", got)
+			}
+			p.click("jump-next-tombstone")
+			p.wait("Next tombstone to select 3", `byTestID('details').dataset.offset === '3' && byTestID('jump-status').dataset.offset === '3' &&
+				cell(3)?.getAttribute('aria-pressed') === 'true' && byTestID('jump-status').textContent === 'The tombstone at offset 3.'`, 10*time.Second)
+			p.click("jump-prev-tombstone")
+			p.wait("no tombstone before 3", `byTestID('jump-status').textContent === 'No tombstone before offset 3.'`, 10*time.Second)
+			p.click("ui-lang-ko")
+			p.wait("the Korean label", `byTestID('jump-next-tombstone').getAttribute('aria-label') === '다음 툼스톤'`, 5*time.Second)
+			p.click("ui-lang-en")
 		})
 	}
 }

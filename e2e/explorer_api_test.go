@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -292,5 +293,105 @@ func waitForLog(t *testing.T, a *app, topic string, cond func(partitionLog) bool
 			t.Fatalf("%s never reached the expected state: %+v", topic, l)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestExplorerAPIJumpTombstone: …/jump?kind=tombstone goes to the next and
+// the previous tombstone (a key and a null value) — a plain one, one in an
+// aborted transaction, one in the middle of a compressed batch — past
+// records that are not (no key, an empty value, a marker), and says when
+// there is none, on both brokers.
+func TestExplorerAPIJumpTombstone(t *testing.T) {
+	t.Parallel()
+	for _, kind := range brokerKinds {
+		t.Run(string(kind), func(t *testing.T) {
+			t.Parallel()
+			a := startApp(t, kind)
+			topic := a.name("tombstones")
+			a.createTopic(topic)
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			client := func(opts ...kgo.Opt) *kgo.Client {
+				c, err := kgo.NewClient(append(a.kafka.ClientOpts(), append(opts, kgo.DefaultProduceTopic(topic))...)...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(c.Close)
+				return c
+			}
+			produce := func(c *kgo.Client, recs ...*kgo.Record) {
+				t.Helper()
+				if err := c.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			long := []byte(strings.Repeat("compressible ", 50))
+			plain := client()
+			produce(plain, &kgo.Record{Key: []byte("k"), Value: []byte("v")}, &kgo.Record{Key: []byte("k")}) // 0, 1 a tombstone
+			produce(plain, &kgo.Record{}, &kgo.Record{Key: []byte("e"), Value: []byte{}})                    // 2 no key, 3 an empty value
+			tx := client(kgo.TransactionalID(a.name("tomb-tx")))
+			if err := tx.BeginTransaction(); err != nil {
+				t.Fatal(err)
+			}
+			produce(tx, &kgo.Record{Key: []byte("k")}) // 4, aborted
+			if err := tx.EndTransaction(ctx, kgo.TryAbort); err != nil {
+				t.Fatal(err)
+			}
+			waitForLog(t, a, topic, func(l partitionLog) bool { return l.HighWatermark == 6 && l.LastStableOffset == 6 }) // 5 ABORT
+			zstd := client(kgo.ProducerBatchCompression(kgo.ZstdCompression()), kgo.ProducerLinger(50*time.Millisecond))
+			produce(zstd, &kgo.Record{Key: []byte("z"), Value: long}, &kgo.Record{Key: []byte("z"), Value: long},
+				&kgo.Record{Key: []byte("z")}, &kgo.Record{Key: []byte("y"), Value: long}) // 6–9, 8 a tombstone
+			part := "/api/topics/" + url.PathEscape(topic) + "/partitions/0"
+			var l struct {
+				Entries []struct {
+					Kind        string  `json:"kind"`
+					Txn         string  `json:"txn"`
+					Compression string  `json:"compression"`
+					Key         *string `json:"key"`
+					Value       *string `json:"value"`
+				} `json:"entries"`
+			}
+			a.do("GET", part+"/log?from=0&limit=100", nil, http.StatusOK, &l)
+			var tombstones []int
+			for o, e := range l.Entries {
+				if e.Kind == "data" && e.Key != nil && e.Value == nil {
+					tombstones = append(tombstones, o)
+				}
+			}
+			if len(l.Entries) != 10 || !slices.Equal(tombstones, []int{1, 4, 8}) || l.Entries[4].Txn != "aborted" || l.Entries[5].Kind != "control" || l.Entries[8].Compression != "zstd" {
+				t.Fatalf("the log is not as written (tombstones at %v): %+v", tombstones, l)
+			}
+			for _, c := range []struct {
+				query string
+				want  int64 // -1: none
+			}{
+				{"from=0", 1},
+				{"from=2", 4}, // aborted, still a tombstone in the log
+				{"from=5", 8}, // in a zstd batch, past the ABORT marker
+				{"from=9", -1},
+				{"from=0&to=1", -1},
+				{"to=10&backward=true", 8},
+				{"to=8&backward=true", 4},
+				{"to=4&backward=true", 1},
+				{"to=1&backward=true", -1},
+			} {
+				var j struct {
+					Kind   string `json:"kind"`
+					Offset *int64 `json:"offset"`
+					Next   *int64 `json:"next"`
+				}
+				a.do("GET", part+"/jump?kind=tombstone&"+c.query, nil, http.StatusOK, &j)
+				switch {
+				case j.Kind != "tombstone" || j.Next != nil:
+					t.Errorf("tombstone %s: kind %q, next set (%t)", c.query, j.Kind, j.Next != nil)
+				case c.want < 0 && j.Offset != nil:
+					t.Errorf("tombstone %s: %d, want none", c.query, *j.Offset)
+				case c.want >= 0 && j.Offset == nil:
+					t.Errorf("tombstone %s: none, want %d", c.query, c.want)
+				case c.want >= 0 && *j.Offset != c.want:
+					t.Errorf("tombstone %s: %d, want %d", c.query, *j.Offset, c.want)
+				}
+			}
+		})
 	}
 }

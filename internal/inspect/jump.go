@@ -2,11 +2,13 @@ package inspect
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/offsetlab/offsetlab/internal/problem"
 )
 
-// JumpKind names what Jump looks for; the names match MapBucket's fields.
+// JumpKind names what Jump looks for; the names match MapBucket's fields,
+// except JumpTombstone, which the map does not count.
 type JumpKind string
 
 // Kinds of offset Jump finds.
@@ -23,9 +25,18 @@ const (
 	JumpGapCompacted      JumpKind = "gapCompacted"
 	JumpGapBeforeLogStart JumpKind = "gapBeforeLogStart"
 	JumpGapUnknown        JumpKind = "gapUnknown"
+	// A tombstone: a data record with a key and a null value, which
+	// deletes its key on a compacted topic (the page's cells name it so).
+	// Whatever its transaction's outcome: a tombstone of an aborted or
+	// open transaction is still a record with a null value in the log, and
+	// a read_uncommitted consumer receives it; read_committed consumers and
+	// the log cleaner skip an aborted one. Its cell shows the outcome.
+	// Control records are never tombstones.
+	JumpTombstone JumpKind = "tombstone"
 )
 
-// matches reports whether an offset of class c is of kind k.
+// matches reports whether an offset of class c is of kind k. A class
+// never makes a tombstone: that takes the record (tombstones.data).
 func (k JumpKind) matches(c class) bool {
 	switch k {
 	case JumpPlain:
@@ -64,7 +75,7 @@ func (k JumpKind) pendingKind() bool {
 func (k JumpKind) Valid() bool {
 	switch k {
 	case JumpPlain, JumpCommitted, JumpAborted, JumpOpen, JumpMarker, JumpCommitMarker, JumpAbortMarker,
-		JumpGap, JumpGapCompacted, JumpGapBeforeLogStart, JumpGapUnknown:
+		JumpGap, JumpGapCompacted, JumpGapBeforeLogStart, JumpGapUnknown, JumpTombstone:
 		return true
 	}
 	return false
@@ -125,9 +136,13 @@ type JumpResult struct {
 // a chunk holds the kind; a chunk is read whole, so a call reads at least
 // one. Either way it reads batch headers only (as MapPartition does), plus
 // at most ScanBudget bytes past the range (a chunk) to resolve
-// transactions; memory is one fetch. It honours ctx. Errors wrap
-// ErrInvalidQuery (an unknown kind), ErrInvalidRange, ErrUnknownTopic,
-// ErrUnknownPartition, ErrBrokerUnavailable or ErrCorruptBatch.
+// transactions; memory is one fetch. JumpTombstone alone needs the records
+// themselves: it decompresses and decodes every data batch of the range
+// as ReadLog does, one batch at a time, within the same byte budget, and
+// memory is still one fetch and one decompressed batch. It honours ctx.
+// Errors wrap ErrInvalidQuery (an unknown kind), ErrInvalidRange,
+// ErrUnknownTopic, ErrUnknownPartition, ErrBrokerUnavailable or
+// ErrCorruptBatch.
 func (i *Inspector) Jump(ctx context.Context, topic string, partition int32, req JumpRequest) (*JumpResult, error) {
 	if !req.Kind.Valid() {
 		return nil, problem.Wrap(ErrInvalidQuery, problem.Invalid, "error.jumpKindUnknown", "kind", string(req.Kind))
@@ -140,7 +155,7 @@ func (i *Inspector) Jump(ctx context.Context, topic string, partition int32, req
 	res := &JumpResult{Kind: req.Kind, ScannedFrom: from, ScannedTo: from, Pointers: ptrs}
 	if !req.Backward {
 		j := &jumpSink{kind: req.Kind, best: -1, pendingAt: map[int64]int64{}}
-		s := newScanner(i, &ref, ptrs, from, to, runs{sink: j, codecs: i.codecs})
+		s := newScanner(i, &ref, ptrs, from, to, i.jumpScan(j))
 		j.s, s.maxBytes = s, budget
 		if err := s.run(ctx); err != nil {
 			return nil, err
@@ -174,7 +189,7 @@ func (i *Inspector) Jump(ctx context.Context, topic string, partition int32, req
 		}
 		lo := max(from, res.ScannedFrom-width)
 		j := &jumpSink{kind: req.Kind, backward: true, best: -1, pendingAt: map[int64]int64{}}
-		s := newScanner(i, &ref, ptrs, lo, res.ScannedFrom, runs{sink: j, codecs: i.codecs})
+		s := newScanner(i, &ref, ptrs, lo, res.ScannedFrom, i.jumpScan(j))
 		j.s = s
 		if err := s.run(ctx); err != nil {
 			return nil, err
@@ -188,6 +203,15 @@ func (i *Inspector) Jump(ctx context.Context, topic string, partition int32, req
 		width *= 2
 	}
 	return res, nil
+}
+
+// jumpScan is what a scan for j reports to: the runs of offsets by class
+// (batch headers), or for JumpTombstone the records themselves.
+func (i *Inspector) jumpScan(j *jumpSink) scanSink {
+	if j.kind == JumpTombstone {
+		return tombstones{j: j, codecs: i.codecs}
+	}
+	return runs{sink: j, codecs: i.codecs}
 }
 
 // jumpSink keeps the first (or last) offset of a kind seen in a scan.
@@ -222,16 +246,21 @@ func (j *jumpSink) run(first, last int64, c class, pid int64) {
 	}
 }
 
+// keep notes o, an offset of the kind: backward the last one seen is the
+// answer, forward the first (found).
+func (j *jumpSink) keep(o int64) {
+	if j.backward {
+		j.best = max(j.best, o)
+	} else {
+		j.found(o)
+	}
+}
+
 func (j *jumpSink) resolve(pid int64, txn string) {
 	at, ok := j.pendingAt[pid]
 	delete(j.pendingAt, pid)
-	if !ok || !j.kind.matches(dataClass(txn)) {
-		return
-	}
-	if j.backward {
-		j.best = max(j.best, at)
-	} else {
-		j.found(at)
+	if ok && j.kind.matches(dataClass(txn)) {
+		j.keep(at)
 	}
 }
 
@@ -242,4 +271,57 @@ func (j *jumpSink) found(o int64) {
 		j.best = o
 	}
 	j.s.stopAt(j.best + 1)
+}
+
+// tombstones decodes the data batches of a scan for j, a jump to
+// JumpTombstone: a tombstone is known from its record, whatever its
+// transaction's outcome, so gaps, control records and outcomes tell
+// nothing.
+type tombstones struct {
+	j      *jumpSink
+	codecs *codecs
+}
+
+func (tombstones) gap(int64, int64, class)          {}
+func (tombstones) control(*rawBatch, int64, string) {}
+func (tombstones) resolve(int64, string)            {}
+
+// data decodes the records of b in [lo, hi] (with ReadLog's decoder) and
+// keeps the tombstones; forward, it stops at the first.
+func (t tombstones) data(b *rawBatch, lo, hi int64, _ string) (first, last int64, err error) {
+	src, err := t.codecs.Decompress(b.codec(), b.Records)
+	if err != nil {
+		return -1, -1, corruptBatch(b, err)
+	}
+	records := &recordReader{src: src}
+	first, last = -1, -1
+	prev := b.BaseOffset - 1
+	for range b.NumRecords {
+		rec, err := records.next()
+		if err != nil {
+			return -1, -1, corruptBatch(b, err)
+		}
+		o := b.BaseOffset + int64(rec.OffsetDelta)
+		if o <= prev || o > b.LastOffset {
+			return -1, -1, corruptBatch(b, fmt.Errorf("record offset delta %d out of order", rec.OffsetDelta))
+		}
+		prev = o
+		if o < lo {
+			continue
+		}
+		if o > hi {
+			break
+		}
+		if first < 0 {
+			first = o
+		}
+		last = o
+		if rec.Key != nil && rec.Value == nil {
+			t.j.keep(o)
+			if !t.j.backward {
+				break // nothing past the first matters
+			}
+		}
+	}
+	return first, last, nil
 }

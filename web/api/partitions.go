@@ -122,7 +122,10 @@ func (s *Server) GetMap(w http.ResponseWriter, r *http.Request) {
 }
 
 // GetJump is GET …/jump?kind=&from=&to=&backward=true: the next (or
-// previous) offset of a kind.
+// previous) offset of a kind (an inspect.JumpKind: plain, committed,
+// aborted, open, marker, commitMarker, abortMarker, gap, gapCompacted,
+// gapBeforeLogStart, gapUnknown or tombstone); an unknown kind is a 400
+// with error.jumpKindUnknown.
 func (s *Server) GetJump(w http.ResponseWriter, r *http.Request) {
 	topic, partition, err := httpx.PartitionParams(r)
 	if err != nil {

@@ -89,6 +89,7 @@ func TestPartitionReads(t *testing.T) {
 		{"/map", "/map?to=-9", 400, "", "error.offsetParam"},
 		{"/jump", "/jump?kind=abortMarker&from=3&backward=true", 200, "Jump orders 0 kind=abortMarker from=3 to=-1 backward=true", ""},
 		{"/jump", "/jump?kind=gap&from=y", 400, "", "error.offsetParam"},
+		{"/jump", "/jump?kind=tombstone&to=9&backward=true", 200, "Jump orders 0 kind=tombstone from=-1 to=9 backward=true", ""},
 		{"/search", "/search?q=O-2&in=value&path=order.id&match=exact&from=1&to=9&limit=5", 200, "Search orders 0 q=O-2 in=value path=order.id match=exact from=1 to=9 limit=5", ""},
 		{"/search", "/search?q=x&limit=-1", 400, "", "error.numberParam"},
 		{"/search", "/search?q=x&from=z", 400, "", "error.offsetParam"},

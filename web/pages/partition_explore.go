@@ -11,6 +11,7 @@ import (
 var jumpKinds = []string{
 	string(inspect.JumpAborted),
 	string(inspect.JumpOpen),
+	string(inspect.JumpTombstone),
 	string(inspect.JumpCommitMarker),
 	string(inspect.JumpAbortMarker),
 	string(inspect.JumpGap),

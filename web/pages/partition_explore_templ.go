@@ -14,7 +14,7 @@ import "strconv"
 // explorePanel is the dock's Explore tab on the partition page: what a
 // Kafka engineer used to kafka-ui, AKHQ or kcat looks for in a long
 // partition — jumps to the next or previous aborted or open record,
-// marker or gap (…/jump), going to an offset or a time (…/offset), a
+// tombstone, marker or gap (…/jump), going to an offset or a time (…/offset), a
 // search of keys, values, headers or a JSON path with its progress
 // (…/search), a download of offsets as JSON Lines (…/log), and what the
 // minimap's heat strip shows (…/map). static/partition/explore.js drives it; every

@@ -2,9 +2,9 @@
 // Kafka engineer reaches for in a long partition, each moving the log on
 // the left to the offset it finds and selecting it (the focus stays on
 // the control, so Next can be pressed again):
-//   - jumps to the next or previous aborted or open record, COMMIT or
-//     ABORT marker, or gap (GET …/jump, going on where its byte budget
-//     ended), from the selected offset or else the first on screen;
+//   - jumps to the next or previous aborted or open record, tombstone,
+//     COMMIT or ABORT marker, or gap (GET …/jump, going on where its byte
+//     budget ended), from the selected offset or else the first on screen;
 //   - going to an offset, or to the first record at or after a time
 //     (GET …/offset?timestamp=, ListOffsets by time);
 //   - a search of keys, values, headers or a JSON path over a range
