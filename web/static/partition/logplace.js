@@ -40,6 +40,8 @@ export class Layout {
     this.flagPad = 0;
     /** the table's header's height (0 with the cells) */
     this.headH = 0;
+    /** a table row's and the header's height at one and at two lines (equal where the width allows one density only) */
+    this.tableRowH = { one: 0, two: 0, headOne: 0, headTwo: 0 };
   }
 
   /**
@@ -60,7 +62,7 @@ export class Layout {
    * @param {number} rowH the row height to keep should the probe measure none
    * @returns {Measures|null}
    */
-  measure(table, rowH) {
+  measure(table, rowH, slots = 1) {
     const width = this.viewport.clientWidth;
     if (!width) return null;
     this.measuredW = width;
@@ -71,6 +73,7 @@ export class Layout {
     this.viewport.appendChild(probe);
     let probeH = probe.offsetHeight || rowH;
     if (!table) probeH = this.fitTwoRows(probe, probeH);
+    else probeH = this.chooseTableLines(probe, slots) || probeH;
     const gutter = table ? 0 : /** @type {HTMLElement} */ (probe.firstChild).offsetWidth;
     this.cellTop = table ? 0 : /** @type {HTMLElement|null} */ (probe.querySelector('.cell'))?.offsetTop || 0;
     /** @type {HTMLElement|null} */
@@ -91,6 +94,42 @@ export class Layout {
     this.slotW = table ? 0 : (width - gutter) / cols;
     const viewH = Math.max(probeH, this.viewport.clientHeight - this.headH);
     return { cols, rowH: probeH, viewH };
+  }
+
+  /**
+   * chooseTableLines measures the probe row of the table in both of its
+   * densities, where the log's width gives it two (tools.css: a laptop's
+   * log, two lines a row with the time and the headers, or one without),
+   * and keeps the one that shows the log best: one line when only one
+   * line a row brings every offset on screen (a lesson's log), else two.
+   * It returns the row height, 0 when the probe measures none.
+   * @param {HTMLElement} probe a table row in the viewport
+   * @param {number} slots the log's slots (its offsets and the next one's)
+   */
+  chooseTableLines(probe, slots) {
+    const vp = this.viewport;
+    vp.dataset.tableLines = '1';
+    const one = probe.offsetHeight;
+    const headOne = this.head.offsetHeight;
+    vp.dataset.tableLines = '2';
+    const two = probe.offsetHeight;
+    const headTwo = this.head.offsetHeight;
+    this.tableRowH = { one, two, headOne, headTwo };
+    const lines = this.tableLines(slots);
+    vp.dataset.tableLines = String(lines);
+    this.headH = lines === 1 ? headOne : headTwo;
+    return lines === 1 ? one : two;
+  }
+
+  /**
+   * tableLines is the density chooseTableLines picks for a log of slots
+   * slots, with the row heights it measured last.
+   * @param {number} slots
+   */
+  tableLines(slots) {
+    const { one, two, headOne, headTwo } = this.tableRowH;
+    const room = this.viewport.clientHeight;
+    return one < two && slots * two + headTwo > room && slots * one + headOne <= room ? 1 : 2;
   }
 
   /**

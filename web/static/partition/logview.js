@@ -35,7 +35,7 @@ import { apiPartition } from '../common/api.js';
 import { PAGE } from './cache.js';
 import { onProducers, resetProducers } from './producers.js';
 import * as geometry from './loggeometry.js';
-import { makeTableHead } from './tableview.js';
+import { keyColumnChars, makeTableHead } from './tableview.js';
 import { HeldBanner } from './lsohold.js';
 import { LogFeed } from './logfeed.js';
 import { Layout } from './logplace.js';
@@ -315,6 +315,7 @@ export class LogView {
       if (cut < 0 && -cut > 0.5) row.dataset.cut = -cut > this.grid.flagsH ? 'batch' : 'flags';
       else delete row.dataset.cut;
     }
+    if (this.table) this.viewport.style.setProperty('--tkey', `${keyColumnChars(this.cache, this.start + r0, this.start + r1)}ch`);
     this.viewport.classList.toggle('scrollable', this.maxScroll() > 0);
     this.tellHeight();
     if (this.table) this.viewport.setAttribute('aria-rowcount', String(rows + 1));
@@ -532,6 +533,9 @@ export class LogView {
       this.schedule();
       return;
     }
+    // A log that grew past (or back under) what one line a row fits takes
+    // the table's other density.
+    if (this.table && this.cols && String(this.grid.tableLines(geometry.slotCount(this))) !== this.viewport.dataset.tableLines) this.layout(true);
     if (this.pendingAt !== null) {
       this.layoutIfNeeded();
       // The URL's at at the top, its sel in view.
@@ -601,7 +605,7 @@ export class LogView {
    */
   layout(quiet) {
     const before = this.geometryNow();
-    const m = this.grid.measure(this.table, this.rowH);
+    const m = this.grid.measure(this.table, this.rowH, this.pointers ? geometry.slotCount(this) : 1);
     if (!m) return;
     this.minimap.measure();
     const changed = m.cols !== this.cols || m.rowH !== this.rowH || m.viewH !== this.viewH;

@@ -32,6 +32,26 @@ const COLUMNS = [
   ['t-ru', 'table.col.ru', 'row-ru'],
 ];
 
+/** KEY_CHARS bounds the Key column: its header and "null" at least, keys of 24 characters whole at most. */
+const KEY_CHARS = { min: 5, max: 24 };
+
+/**
+ * keyColumnChars is how many characters wide the Key column is for the
+ * rows of offsets from..to: the longest key among them, within KEY_CHARS
+ * (a longer key ends in "…", whole in its title). The value gets the rest.
+ * @param {{get: (offset: number) => import('../types/wire.js').Entry|undefined}} cache
+ * @param {number} from
+ * @param {number} to
+ */
+export function keyColumnChars(cache, from, to) {
+  let n = KEY_CHARS.min;
+  for (let o = from; o <= to && n < KEY_CHARS.max; o++) {
+    const e = cache.get(o);
+    if (e && e.kind === 'data' && e.key !== null && e.key !== undefined) n = Math.max(n, bytesText(e.key, e.keyEncoding, e.keyTruncated).text.length);
+  }
+  return Math.min(n, KEY_CHARS.max) + 1;
+}
+
 /** makeTableHead is the header row, kept over the rows while they scroll. */
 export function makeTableHead() {
   const head = el('div', 'thead');
@@ -70,13 +90,14 @@ export function makeTableRow() {
 const pad = (n, w = 2) => String(n).padStart(w, '0');
 
 /**
- * timeText is a timestamp as the table shows it: local HH:MM:SS.mmm (the date and UTC in its title).
+ * timeText is a timestamp as the table shows it: the local date and time,
+ * MM-DD HH:MM:SS.mmm (the year and UTC in its title).
  * @param {number|string} ms a time: milliseconds since the epoch or an ISO string (a record's timestamp)
  */
 export function timeText(ms) {
   if (!ms && ms !== 0) return '';
   const d = new Date(ms);
-  return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`;
+  return `${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`;
 }
 
 /** bytesText is a key or value as one line: text, null, or binary (base64). */

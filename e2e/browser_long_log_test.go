@@ -3,18 +3,24 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// TestBrowserCopyBadgeBesideLongOffset: a copy's badge (≡ 12,000) beside
-// an offset of five digits (12,001) has no room in the cell's top right at
-// 1280×720, so it opens the value's first line instead: it covers neither
-// the offset nor the key and value, the cell's tag stays whole, and the
-// page shows the key before the value.
-func TestBrowserCopyBadgeBesideLongOffset(t *testing.T) {
+// TestBrowserLongKeyedLog: a log of 12,002 keyed records with headers, as
+// an engineer's partition is. A copy's badge (≡ 12,000) beside an offset of
+// five digits (12,001) has no room in the cell's top right at 1280×720, so
+// it opens the value's first line instead: it covers neither the offset
+// nor the key and value, the cell's tag stays whole, and the cell shows
+// the key before the value. The table keeps each record's date and time
+// and its headers: at 1280×720 on a second line of each row (the log is
+// too long for one line a row to show it whole), at 1920×1080 on one line
+// where the value has more room than the key.
+func TestBrowserLongKeyedLog(t *testing.T) {
 	t.Parallel()
 	for _, kind := range brokerKinds {
 		t.Run(string(kind), func(t *testing.T) {
@@ -33,7 +39,8 @@ func TestBrowserCopyBadgeBesideLongOffset(t *testing.T) {
 			}
 			defer cl.Close()
 			for i := range before {
-				cl.Produce(ctx, &kgo.Record{Key: fmt.Appendf(nil, "order-%d", i), Value: fmt.Appendf(nil, "total %d", i)}, nil)
+				cl.Produce(ctx, &kgo.Record{Key: fmt.Appendf(nil, "order-%d", i), Value: fmt.Appendf(nil, "total %d", i),
+					Headers: []kgo.RecordHeader{{Key: "source", Value: []byte("checkout")}}}, nil)
 			}
 			// The same key and value twice: the second is a copy of the first.
 			for range 2 {
@@ -75,6 +82,40 @@ func TestBrowserCopyBadgeBesideLongOffset(t *testing.T) {
 				t.Errorf("the cell's value line reads %q (key %q); want the key before the value", got.Val, got.Key)
 			}
 			p.screenshot("copy-badge-long-offset-"+string(kind)+"-1280x720", 1280, 720, false)
+
+			p.click("table-toggle")
+			row := func(o int) string {
+				return fmt.Sprintf(`document.querySelector('[data-testid="log-row"][data-offset="%d"]')`, o)
+			}
+			p.wait("the table", row(before-1)+`?.dataset.kind === 'data'`, 10*time.Second)
+			for _, size := range []struct {
+				name          string
+				width, height int64
+				lines         string
+			}{{"1280x720", 1280, 720, "2"}, {"1920x1080", 1920, 1080, "1"}} {
+				p.do("resize to "+size.name, chromedp.EmulateViewport(size.width, size.height))
+				p.wait("the table at "+size.name, fmt.Sprintf(`byTestID('log-viewport').clientWidth <= %d && %s?.querySelector('.t-key').textContent === 'order-11999'`, size.width, row(before-1)), 5*time.Second)
+				var table struct {
+					Lines, Time, Headers string
+					KeyWhole             bool
+					KeyW, ValW           float64
+				}
+				p.eval(fmt.Sprintf(`(() => { const r = %s, q = (s) => r.querySelector(s);
+					return {lines: q('.t-time').getBoundingClientRect().top >= q('.t-key').getBoundingClientRect().bottom - 1 ? '2' : '1', time: q('.t-time').textContent, headers: q('.t-hdr').textContent,
+						keyWhole: q('.t-key').scrollWidth <= q('.t-key').clientWidth + 1, keyW: q('.t-key').getBoundingClientRect().width, valW: q('.t-val').getBoundingClientRect().width}; })()`, row(before-1)), &table)
+				if table.Lines != size.lines || !regexp.MustCompile(`^\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}$`).MatchString(table.Time) || table.Headers != "source=checkout" || !table.KeyWhole {
+					t.Errorf("the table at %s: %+v; want %s line(s) a row with the date and time (MM-DD HH:MM:SS.mmm), the headers and the key whole", size.name, table, size.lines)
+				}
+				if size.lines == "1" && table.ValW <= table.KeyW {
+					t.Errorf("the table at %s gives the value %.0f px and the key %.0f px; want the value the room", size.name, table.ValW, table.KeyW)
+				}
+				p.assertOnScreen("the table at "+size.name, map[string]string{"the time": row(before-1) + `.querySelector('.t-time')`, "the headers": row(before-1) + `.querySelector('.t-hdr')`,
+					"the key": row(before-1) + `.querySelector('.t-key')`, "the value": row(before-1) + `.querySelector('.t-val')`})
+				if c := p.tableClipped(); len(c) > 0 {
+					t.Errorf("table text cut at %s: %v", size.name, c)
+				}
+				p.screenshot("table-long-keyed-"+string(kind)+"-"+size.name, size.width, size.height, false)
+			}
 		})
 	}
 }
