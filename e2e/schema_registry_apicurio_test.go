@@ -13,10 +13,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bufbuild/protocompile"
 	"github.com/hamba/avro/v2"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sr"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/offsetlab/offsetlab/internal/apicurio"
 	"github.com/offsetlab/offsetlab/internal/localkafka"
@@ -25,13 +30,31 @@ import (
 
 // TestSchemaRegistryApicurio: Apicurio Registry, a registry nobody here
 // wrote, is the dashboard's --schema-registry, beside the embedded broker
-// and beside real Kafka. A Go producer registers through Apicurio's
-// Confluent-compatible API (franz-go's sr) an Address record, and a Person
-// record whose home is an Address, referenced by subject and version; it
-// writes two Persons, then an Address, in the wire format (magic byte 0,
-// the id Apicurio gave, the Avro body). The log API shows each value
-// decoded, named by its schema's id, subject, version and type: the
-// Persons, read first, decode through the reference alone.
+// and beside real Kafka. For each of the three schema types a Go producer
+// registers through Apicurio's Confluent-compatible API (franz-go's sr) a
+// schema, and one that references it by subject and version, then writes
+// values of the referencing schema, then one of the referenced, in the
+// wire format (magic byte 0, the id Apicurio gave, for Protobuf the
+// message indexes, the body), each type to a topic of its own:
+//
+//   - Avro: a Person record whose home is an Address record of another
+//     subject (the reference named by the type's full name, lab.Address);
+//   - Protobuf: letters.proto importing lab/zip.proto of another subject
+//     (the reference named by the import path), a Letter (the file's
+//     second message: indexes [1]) and a Letter.Stamp (nested: [1, 0])
+//     holding a lab.Zip, then a Zip (the lone 0);
+//   - JSON Schema: a Visit whose home is a $ref to address.json, another
+//     subject's schema (the reference named by the $ref), and a Visit
+//     whose home that schema refuses, shown with the sentence saying so.
+//
+// The log API shows each value decoded, named by its schema's id,
+// subject, version and type: the referencing values, read first, decode
+// through the reference alone. Apicurio 3.0.9's ccompat API takes the
+// three as Confluent's registry does (schemaType, references by name,
+// subject and version, the schema text given back unchanged), but it
+// also infers a schema's type from its text and refuses a JSON Schema it
+// does not recognise as one: the JSON Schemas here carry $schema
+// (docs/divergences.md says what was measured).
 func TestSchemaRegistryApicurio(t *testing.T) {
 	reg := startApicurio(t)
 	t.Parallel()
@@ -62,46 +85,72 @@ func TestSchemaRegistryApicurio(t *testing.T) {
 			if cl.SchemaRegistry == nil || cl.SchemaRegistry.URL != reg.URL() {
 				t.Fatalf("GET /api/cluster names the registry %+v, want %q", cl.SchemaRegistry, reg.URL())
 			}
-
-			topic := a.name("people-avro")
-			kc, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(bootstrap, ",")...), kgo.DefaultProduceTopic(topic))
+			kc, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(bootstrap, ",")...))
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer kc.Close()
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			if _, err := kadm.NewClient(kc).CreateTopic(ctx, 1, 1, nil, topic); err != nil {
+			rc, err := sr.NewClient(sr.URLs(reg.URL()))
+			if err != nil {
 				t.Fatal(err)
 			}
-			t.Cleanup(func() { _, _ = kadm.NewClient(kc).DeleteTopics(context.Background(), topic) })
 
-			written := writePeople(ctx, t, kc, reg.URL(), a.name("lab-address"), topic+"-value", a.suffix)
-			var log struct {
-				Entries []struct {
-					Offset int64 `json:"offset"`
-					Schema *struct {
-						ID      int    `json:"id"`
-						Subject string `json:"subject"`
-						Version int    `json:"version"`
-						Type    string `json:"type"`
-					} `json:"schema"`
-					Decoded       json.RawMessage `json:"decoded"`
-					DecodeProblem any             `json:"decodeProblem"`
-				} `json:"entries"`
-			}
-			a.do("GET", "/api/topics/"+topic+"/partitions/0/log?from=0&limit=10", nil, http.StatusOK, &log)
-			if len(log.Entries) != len(written) {
-				t.Fatalf("the log holds %d entries, want %d", len(log.Entries), len(written))
-			}
-			for i, want := range written {
-				e := log.Entries[i]
-				if e.Schema == nil || e.Schema.ID != want.id || e.Schema.Subject != want.subject || e.Schema.Version != 1 || e.Schema.Type != "AVRO" {
-					t.Errorf("offset %d's schema: %+v, want id %d, %s version 1, AVRO", i, e.Schema, want.id, want.subject)
-				}
-				if got := canonicalJSON(t, e.Decoded); got != canonicalJSON(t, []byte(want.json)) || e.DecodeProblem != nil {
-					t.Errorf("offset %d decodes to %s (%v), the producer wrote %s", i, got, e.DecodeProblem, want.json)
-				}
+			for _, f := range []struct {
+				typ, topic, referenced string
+				write                  func(context.Context, *testing.T, *sr.Client, registered) []framedValue
+			}{
+				{"AVRO", "people-avro", "lab-address", writePeople},
+				{"PROTOBUF", "letters-protobuf", "lab-zip", writeLetters},
+				{"JSON", "visits-json", "lab-address-json", writeVisits},
+			} {
+				t.Run(f.typ, func(t *testing.T) {
+					topic := a.name(f.topic)
+					ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+					defer cancel()
+					if _, err := kadm.NewClient(kc).CreateTopic(ctx, 1, 1, nil, topic); err != nil {
+						t.Fatal(err)
+					}
+					t.Cleanup(func() { _, _ = kadm.NewClient(kc).DeleteTopics(context.Background(), topic) })
+
+					written := f.write(ctx, t, rc, registered{a.name(f.referenced), topic + "-value", a.suffix})
+					for _, v := range written {
+						if err := kc.ProduceSync(ctx, &kgo.Record{Topic: topic, Value: v.frame}).FirstErr(); err != nil {
+							t.Fatal(err)
+						}
+					}
+					var log struct {
+						Entries []struct {
+							Offset int64 `json:"offset"`
+							Schema *struct {
+								ID      int    `json:"id"`
+								Subject string `json:"subject"`
+								Version int    `json:"version"`
+								Type    string `json:"type"`
+							} `json:"schema"`
+							Decoded       json.RawMessage `json:"decoded"`
+							DecodeProblem *struct {
+								Key string `json:"key"`
+							} `json:"decodeProblem"`
+						} `json:"entries"`
+					}
+					a.do("GET", "/api/topics/"+topic+"/partitions/0/log?from=0&limit=10", nil, http.StatusOK, &log)
+					if len(log.Entries) != len(written) {
+						t.Fatalf("the log holds %d entries, want %d", len(log.Entries), len(written))
+					}
+					for i, want := range written {
+						e := log.Entries[i]
+						if e.Schema == nil || e.Schema.ID != want.id || e.Schema.Subject != want.subject || e.Schema.Version != 1 || e.Schema.Type != f.typ {
+							t.Errorf("offset %d's schema: %+v, want id %d, %s version 1, %s", i, e.Schema, want.id, want.subject, f.typ)
+						}
+						problem := ""
+						if e.DecodeProblem != nil {
+							problem = e.DecodeProblem.Key
+						}
+						if got := canonicalJSON(t, e.Decoded); got != canonicalJSON(t, []byte(want.json)) || problem != want.problem {
+							t.Errorf("offset %d decodes to %s (problem %q), the producer wrote %s (want problem %q)", i, got, problem, want.json, want.problem)
+						}
+					}
+				})
 			}
 		})
 	}
@@ -151,36 +200,53 @@ func httpGet(ctx context.Context, url string) (io.ReadCloser, error) {
 	return resp.Body, nil
 }
 
-// framedValue is one value writePeople wrote: the schema id it framed,
-// the subject that id was registered under, and the value as JSON.
+// registered names what a writer registers: the referenced schema's
+// subject, the referencing schema's, and a suffix its schemas carry (a
+// registry gives the same content the same id, and the test's two brokers
+// must not share one).
+type registered struct {
+	referenced, referencing, suffix string
+}
+
+// framedValue is one value a writer wrote: in the wire format, the schema
+// id it framed, the subject that id was registered under, the value as
+// JSON, and the catalogue key of the sentence the dashboard says beside it
+// (none for most).
 type framedValue struct {
+	frame   []byte
 	id      int
 	subject string
 	json    string
+	problem string
 }
 
-// writePeople registers Address under addressSubject and Person, which
-// references it, under personSubject, in the registry at registryURL, and
-// writes two Persons and an Address to kc's topic framed with their ids.
-// The schemas' docs carry suffix: a registry gives the same content the
-// same id, and the test's two brokers must not share one.
-func writePeople(ctx context.Context, t *testing.T, kc *kgo.Client, registryURL, addressSubject, personSubject, suffix string) []framedValue {
+// framed is body in Confluent's wire format: magic byte 0, the schema id,
+// then (Protobuf only) the message indexes, zig-zag varints.
+func framed(id int, indexes []byte, body []byte) []byte {
+	out := binary.BigEndian.AppendUint32([]byte{0}, uint32(id))
+	return append(append(out, indexes...), body...)
+}
+
+// register registers schema under subject with rc and returns what the
+// registry gave it (its id and version).
+func register(ctx context.Context, t *testing.T, rc *sr.Client, subject string, schema sr.Schema) sr.SubjectSchema {
 	t.Helper()
-	rc, err := sr.NewClient(sr.URLs(registryURL))
+	got, err := rc.CreateSchema(ctx, subject, schema)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("register %s (references %+v): %v", subject, schema.References, err)
 	}
-	address := `{"type":"record","name":"Address","namespace":"lab","doc":"` + suffix + `","fields":[{"name":"city","type":"string"}]}`
-	person := `{"type":"record","name":"Person","namespace":"lab","doc":"` + suffix + `","fields":[{"name":"name","type":"string"},{"name":"home","type":"lab.Address"},{"name":"note","type":["null","string"],"default":null}]}`
-	addr, err := rc.CreateSchema(ctx, addressSubject, sr.Schema{Schema: address})
-	if err != nil {
-		t.Fatalf("register %s: %v", addressSubject, err)
-	}
-	pers, err := rc.CreateSchema(ctx, personSubject, sr.Schema{Schema: person,
-		References: []sr.SchemaReference{{Name: "lab.Address", Subject: addressSubject, Version: addr.Version}}})
-	if err != nil {
-		t.Fatalf("register %s referencing %s: %v", personSubject, addressSubject, err)
-	}
+	return got
+}
+
+// writePeople registers the Avro record Address, and Person, whose home is
+// an Address, and frames two Persons and an Address.
+func writePeople(ctx context.Context, t *testing.T, rc *sr.Client, r registered) []framedValue {
+	t.Helper()
+	address := `{"type":"record","name":"Address","namespace":"lab","doc":"` + r.suffix + `","fields":[{"name":"city","type":"string"}]}`
+	person := `{"type":"record","name":"Person","namespace":"lab","doc":"` + r.suffix + `","fields":[{"name":"name","type":"string"},{"name":"home","type":"lab.Address"},{"name":"note","type":["null","string"],"default":null}]}`
+	addr := register(ctx, t, rc, r.referenced, sr.Schema{Schema: address})
+	pers := register(ctx, t, rc, r.referencing, sr.Schema{Schema: person,
+		References: []sr.SchemaReference{{Name: "lab.Address", Subject: r.referenced, Version: addr.Version}}})
 
 	cache := &avro.SchemaCache{}
 	addrSchema, err := avro.ParseWithCache(address, "", cache)
@@ -192,16 +258,16 @@ func writePeople(ctx context.Context, t *testing.T, kc *kgo.Client, registryURL,
 		t.Fatal(err)
 	}
 	values := []struct {
-		schema avro.Schema
-		id     int
-		value  any
-		framed framedValue
+		schema  avro.Schema
+		subject sr.SubjectSchema
+		value   any
+		json    string
 	}{
-		{persSchema, pers.ID, map[string]any{"name": "Ada", "home": map[string]any{"city": "London"}, "note": nil},
-			framedValue{pers.ID, personSubject, `{"name":"Ada","home":{"city":"London"},"note":null}`}},
-		{persSchema, pers.ID, map[string]any{"name": "Grace", "home": map[string]any{"city": "Arlington"}, "note": "gift"},
-			framedValue{pers.ID, personSubject, `{"name":"Grace","home":{"city":"Arlington"},"note":"gift"}`}},
-		{addrSchema, addr.ID, map[string]any{"city": "Seoul"}, framedValue{addr.ID, addressSubject, `{"city":"Seoul"}`}},
+		{persSchema, pers, map[string]any{"name": "Ada", "home": map[string]any{"city": "London"}, "note": nil},
+			`{"name":"Ada","home":{"city":"London"},"note":null}`},
+		{persSchema, pers, map[string]any{"name": "Grace", "home": map[string]any{"city": "Arlington"}, "note": "gift"},
+			`{"name":"Grace","home":{"city":"Arlington"},"note":"gift"}`},
+		{addrSchema, addr, map[string]any{"city": "Seoul"}, `{"city":"Seoul"}`},
 	}
 	var out []framedValue
 	for _, v := range values {
@@ -209,11 +275,101 @@ func writePeople(ctx context.Context, t *testing.T, kc *kgo.Client, registryURL,
 		if err != nil {
 			t.Fatal(err)
 		}
-		frame := binary.BigEndian.AppendUint32([]byte{0}, uint32(v.id))
-		if err := kc.ProduceSync(ctx, &kgo.Record{Value: append(frame, body...)}).FirstErr(); err != nil {
+		out = append(out, framedValue{framed(v.subject.ID, nil, body), v.subject.ID, v.subject.Subject, v.json, ""})
+	}
+	return out
+}
+
+// writeLetters registers lab/zip.proto, and letters.proto, which imports
+// it, and frames a Letter (the second message of its file), a
+// Letter.Stamp (nested in it) and a Zip. The producer compiles the two
+// sources (bufbuild/protocompile) and marshals dynamic messages built
+// from their JSON (google.golang.org/protobuf).
+func writeLetters(ctx context.Context, t *testing.T, rc *sr.Client, r registered) []framedValue {
+	t.Helper()
+	const zipPath = "lab/zip.proto"
+	zip := "// " + r.suffix + "\n" + `syntax = "proto3";
+package lab;
+
+message Zip {
+  int32 code = 1;
+}
+`
+	letters := "// " + r.suffix + "\n" + `syntax = "proto3";
+package lab;
+
+import "lab/zip.proto";
+
+message Note {
+  string text = 1;
+}
+
+message Letter {
+  message Stamp {
+    int32 cents = 1;
+    lab.Zip from = 2;
+  }
+  string to = 1;
+  lab.Zip home = 2;
+}
+`
+	z := register(ctx, t, rc, r.referenced, sr.Schema{Schema: zip, Type: sr.TypeProtobuf})
+	l := register(ctx, t, rc, r.referencing, sr.Schema{Schema: letters, Type: sr.TypeProtobuf,
+		References: []sr.SchemaReference{{Name: zipPath, Subject: r.referenced, Version: z.Version}}})
+
+	files, err := (&protocompile.Compiler{Resolver: &protocompile.SourceResolver{
+		Accessor: protocompile.SourceAccessorFromMap(map[string]string{zipPath: zip, "letters.proto": letters}),
+	}}).Compile(ctx, "letters.proto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	letter := files[0].Messages().ByName("Letter")
+	values := []struct {
+		message protoreflect.MessageDescriptor
+		subject sr.SubjectSchema
+		indexes []byte // Confluent's message indexes, zig-zag varints
+		json    string
+	}{
+		{letter, l, []byte{2, 2}, `{"to":"Ada","home":{"code":150}}`},                                // one index: 1
+		{letter.Messages().ByName("Stamp"), l, []byte{4, 2, 0}, `{"cents":85,"from":{"code":4000}}`}, // two: 1, 0
+		{letter.Fields().ByName("home").Message(), z, []byte{0}, `{"code":6000}`},                    // the first message: a lone 0
+	}
+	var out []framedValue
+	for _, v := range values {
+		m := dynamicpb.NewMessage(v.message)
+		if err := protojson.Unmarshal([]byte(v.json), m); err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, v.framed)
+		body, err := proto.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, framedValue{framed(v.subject.ID, v.indexes, body), v.subject.ID, v.subject.Subject, v.json, ""})
+	}
+	return out
+}
+
+// writeVisits registers the JSON Schema address.json, and a Visit whose
+// home is a $ref to it, and frames a Visit, a Visit whose home the
+// referenced schema refuses (a number for a city), and an address.
+func writeVisits(ctx context.Context, t *testing.T, rc *sr.Client, r registered) []framedValue {
+	t.Helper()
+	address := `{"$schema":"http://json-schema.org/draft-07/schema#","description":"` + r.suffix + `","type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`
+	visit := `{"$schema":"http://json-schema.org/draft-07/schema#","description":"` + r.suffix + `","type":"object","properties":{"who":{"type":"string"},"home":{"$ref":"address.json"}},"required":["who","home"]}`
+	addr := register(ctx, t, rc, r.referenced, sr.Schema{Schema: address, Type: sr.TypeJSON})
+	vis := register(ctx, t, rc, r.referencing, sr.Schema{Schema: visit, Type: sr.TypeJSON,
+		References: []sr.SchemaReference{{Name: "address.json", Subject: r.referenced, Version: addr.Version}}})
+	values := []struct {
+		subject       sr.SubjectSchema
+		json, problem string
+	}{
+		{vis, `{"who":"Ada","home":{"city":"London"}}`, ""},
+		{vis, `{"who":"Grace","home":{"city":7}}`, "schema.invalid"},
+		{addr, `{"city":"Seoul"}`, ""},
+	}
+	var out []framedValue
+	for _, v := range values {
+		out = append(out, framedValue{framed(v.subject.ID, nil, []byte(v.json)), v.subject.ID, v.subject.Subject, v.json, v.problem})
 	}
 	return out
 }

@@ -6,9 +6,11 @@ Registry, the witness of the dashboard's decoding (e2e/schema_registry_test.go).
 
 Avro: registers the Order schema (subject TOPIC-value, the serializer's
 default) and produces three orders with it, then prints what it wrote as
-JSON: {"schemaId": N, "orders": [...]}. Protobuf: a Price and its nested
-Tier message (message indexes [0] and [0, 0]), built from a descriptor
-(no protoc), printing {"schemaId": N}. JSON Schema: two events the
+JSON: {"schemaId": N, "orders": [...]}. Protobuf: a Price, whose zone is a
+Zone of the file it imports (the serializer registers lab/zone.proto under
+its own subject and references it), and its nested Tier message (message
+indexes [0] and [0, 0]), built from descriptors (no protoc), printing
+{"schemaId": N}. JSON Schema: two events the
 schema accepts, printing {"schemaId": N, "events": [...]}.
 """
 import json
@@ -43,21 +45,28 @@ def protobuf(bootstrap, registry, topic):
     from confluent_kafka.schema_registry.protobuf import ProtobufSerializer
 
     field = descriptor_pb2.FieldDescriptorProto
-    fdp = descriptor_pb2.FileDescriptorProto(name="lab/price.proto", package="lab", syntax="proto3")
+    zone_fdp = descriptor_pb2.FileDescriptorProto(name="lab/zone.proto", package="lab", syntax="proto3")
+    zone = zone_fdp.message_type.add(name="Zone")
+    zone.field.add(name="zone_name", number=1, type=field.TYPE_STRING, label=field.LABEL_OPTIONAL)
+    fdp = descriptor_pb2.FileDescriptorProto(name="lab/price.proto", package="lab", syntax="proto3",
+                                             dependency=["lab/zone.proto"])
     price = fdp.message_type.add(name="Price")
     price.field.add(name="sku", number=1, type=field.TYPE_STRING, label=field.LABEL_OPTIONAL)
     price.field.add(name="cents", number=2, type=field.TYPE_INT64, label=field.LABEL_OPTIONAL)
+    price.field.add(name="zone", number=3, type=field.TYPE_MESSAGE, type_name=".lab.Zone", label=field.LABEL_OPTIONAL)
     tier = price.nested_type.add(name="Tier")
     tier.field.add(name="level", number=1, type=field.TYPE_INT32, label=field.LABEL_OPTIONAL)
     pool = descriptor_pool.DescriptorPool()
+    pool.Add(zone_fdp)
     pool.Add(fdp)
     Price = message_factory.GetMessageClass(pool.FindMessageTypeByName("lab.Price"))
     Tier = message_factory.GetMessageClass(pool.FindMessageTypeByName("lab.Price.Tier"))
+    Zone = message_factory.GetMessageClass(pool.FindMessageTypeByName("lab.Zone"))
     client = SchemaRegistryClient({"url": registry})
     conf = {"use.deprecated.format": False}
     producer = Producer({"bootstrap.servers": bootstrap})
     ctx = SerializationContext(topic, MessageField.VALUE)
-    producer.produce(topic, value=ProtobufSerializer(Price, client, conf)(Price(sku="S-1", cents=1500), ctx))
+    producer.produce(topic, value=ProtobufSerializer(Price, client, conf)(Price(sku="S-1", cents=1500, zone=Zone(zone_name="EU")), ctx))
     producer.produce(topic, value=ProtobufSerializer(Tier, client, conf)(Tier(level=3), ctx))
     if producer.flush(30) != 0:
         sys.exit("not every price was delivered")

@@ -6,14 +6,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/bufbuild/protocompile"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
 )
@@ -29,29 +28,83 @@ import (
 const protoFile = "schema.proto"
 
 // compileProto compiles a .proto source as the registry gives it, the
-// sources it references importable by their reference names; a
-// schema registered as a base64 FileDescriptorProto (as confluent-kafka's
-// Python serializer registers it, and Confluent's registry accepts) is
-// read as that.
+// sources it references importable by their reference names. A schema
+// registered as a base64 FileDescriptorProto (as confluent-kafka's Python
+// serializer registers it and each file it imports, and as Apicurio and
+// srfake give it back) is read as that, the main one or a referenced one.
 func compileProto(source string, refs []referenced) (protoreflect.FileDescriptor, error) {
-	if raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(source)); err == nil {
-		var fdp descriptorpb.FileDescriptorProto
-		if proto.Unmarshal(raw, &fdp) == nil && fdp.GetName() != "" {
-			return protodesc.NewFile(&fdp, protoregistry.GlobalFiles)
-		}
-	}
 	sources := map[string]string{protoFile: source}
 	for _, r := range refs {
 		sources[r.name] = r.schema
 	}
-	c := protocompile.Compiler{Resolver: protocompile.WithStandardImports(&protocompile.SourceResolver{
-		Accessor: protocompile.SourceAccessorFromMap(sources),
-	})}
+	resolve := func(path string) (protocompile.SearchResult, error) {
+		text, ok := sources[path]
+		if !ok {
+			return protocompile.SearchResult{}, os.ErrNotExist
+		}
+		if fdp := fileDescriptorProto(text); fdp != nil {
+			// Named as imported: a file's own name may be another.
+			fdp.Name = proto.String(path)
+			return protocompile.SearchResult{Proto: fdp}, nil
+		}
+		return protocompile.SearchResult{Source: strings.NewReader(text)}, nil
+	}
+	c := protocompile.Compiler{Resolver: protocompile.WithStandardImports(protocompile.ResolverFunc(resolve))}
 	files, err := c.Compile(context.Background(), protoFile)
 	if err != nil {
 		return nil, err
 	}
 	return files[0], nil
+}
+
+// fileDescriptorProto is text read as a base64 FileDescriptorProto, or nil
+// when it is not one (.proto source is not base64).
+func fileDescriptorProto(text string) *descriptorpb.FileDescriptorProto {
+	raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(text))
+	if err != nil {
+		return nil
+	}
+	var fdp descriptorpb.FileDescriptorProto
+	if proto.Unmarshal(raw, &fdp) != nil || fdp.GetName() == "" {
+		return nil
+	}
+	withJSONNames(fdp.MessageType)
+	return &fdp
+}
+
+// withJSONNames gives each field of msgs (nested ones too) without a
+// json_name the one protoc writes: its name in lower camel case. Python's
+// descriptors leave it out, and protocompile reads a missing one as a
+// custom "" that two fields of a message cannot share.
+func withJSONNames(msgs []*descriptorpb.DescriptorProto) {
+	for _, m := range msgs {
+		for _, f := range m.Field {
+			if f.JsonName == nil {
+				f.JsonName = proto.String(jsonName(f.GetName()))
+			}
+		}
+		withJSONNames(m.NestedType)
+	}
+}
+
+// jsonName is protoc's JSON name of a field: each underscore dropped and
+// the letter after it upper-cased (sku_code: skuCode).
+func jsonName(field string) string {
+	var b strings.Builder
+	upper := false
+	for _, c := range []byte(field) {
+		switch {
+		case c == '_':
+			upper = true
+		case upper && 'a' <= c && c <= 'z':
+			b.WriteByte(c - 'a' + 'A')
+			upper = false
+		default:
+			b.WriteByte(c)
+			upper = false
+		}
+	}
+	return b.String()
 }
 
 // decodeProto decodes payload (message indexes, then the message) as JSON.

@@ -2,6 +2,7 @@ package schemareg
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
 	"os"
@@ -12,6 +13,8 @@ import (
 	"github.com/hamba/avro/v2"
 	"github.com/twmb/franz-go/pkg/sr"
 	"github.com/twmb/franz-go/pkg/sr/srfake"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/descriptorpb"
 )
 
 const orderSchema = `{"type":"record","name":"Order","fields":[{"name":"id","type":"string"},{"name":"total","type":"long"},{"name":"note","type":["null","string"],"default":null}]}`
@@ -31,7 +34,8 @@ func frame(id int, payload []byte) []byte {
 // bytes with their sentence (or are not framed at all); Protobuf decodes
 // the message its indexes name, nested ones too. A schema that references
 // another subject's (an Avro record type, a .proto import, a JSON Schema
-// $ref) decodes with it; a JSON Schema's $ref to a file is not read.
+// $ref) decodes with it, a .proto and its import registered as base64
+// descriptors too; a JSON Schema's $ref to a file is not read.
 func TestDecodeValue(t *testing.T) {
 	reg := srfake.New()
 	t.Cleanup(reg.Close)
@@ -81,6 +85,7 @@ func TestDecodeValue(t *testing.T) {
 		{"bytes that do not fit the schema", d, frame(avroID, []byte{0x80}), true, "", "schema.decodeFailed", "orders-value"},
 		{"avro, a record using a type of another subject", d, frame(refs.avroID, refs.avroValue), true, `{"name":"Ada","home":{"city":{"name":"Seoul"}}}`, "", "people-value"},
 		{"protobuf, importing another subject's .proto", d, frame(refs.protoID, []byte{0, 0x0a, 3, 0x08, 0x96, 0x01}), true, `{"home":{"zip":150}}`, "", "letters-value"},
+		{"protobuf as base64 descriptors, importing another subject's and a well-known type", d, frame(refs.protoDescriptorID, []byte{0, 0x0a, 3, 0x08, 0x96, 0x01, 0x12, 2, 0x08, 0x01}), true, `{"home":{"zip":150},"sent_at":"1970-01-01T00:00:01Z"}`, "", "parcels-value"},
 		{"json schema, a $ref to another subject", d, frame(refs.jsonID, []byte(`{"home":{"city":"Seoul"}}`)), true, `{"home":{"city":"Seoul"}}`, "", "visits-value"},
 		{"json schema, a $ref to a file on the server's disk", d, frame(refs.jsonFileID, []byte(`"x"`)), true, "", "schema.decodeFailed", "files-value"},
 		{"json schema, a value the referenced schema refuses", d, frame(refs.jsonID, []byte(`{"home":{"city":7}}`)), true, `{"home":{"city":7}}`, "schema.invalid", "visits-value"},
@@ -115,13 +120,14 @@ func TestDecodeValue(t *testing.T) {
 // referencing is what registerReferences registered: one schema of each
 // type that references another subject's.
 type referencing struct {
-	avroID, protoID, jsonID, jsonFileID int
-	avroValue                           []byte
+	avroID, protoID, protoDescriptorID, jsonID, jsonFileID int
+	avroValue                                              []byte
 }
 
 // registerReferences registers, in reg, an Avro record whose field is a
 // record of another subject (reached through that subject's own
-// reference), a .proto importing another subject's, and a JSON Schema
+// reference), a .proto importing another subject's (as source, and as
+// base64 descriptors), and a JSON Schema
 // whose $ref names another subject's; avroValue is a Person written with
 // the first.
 func registerReferences(t *testing.T, reg *srfake.Registry) referencing {
@@ -146,6 +152,29 @@ func registerReferences(t *testing.T, reg *srfake.Registry) referencing {
 	register("zip.proto", `syntax = "proto3"; package lab; message Zip { int32 zip = 1; }`, sr.TypeProtobuf)
 	out.protoID = register("letters-value", `syntax = "proto3"; package lab; import "zip.proto"; message Letter { Zip home = 1; }`, sr.TypeProtobuf,
 		sr.SchemaReference{Name: "zip.proto", Subject: "zip.proto", Version: 1})
+	// As confluent-kafka's Python serializer registers a .proto and the
+	// file it imports: base64 FileDescriptorProtos without json_names;
+	// Google's well-known types are not registered.
+	zip := &descriptorpb.FileDescriptorProto{Name: proto.String("post/zip.proto"), Package: proto.String("post"), Syntax: proto.String("proto3"),
+		MessageType: []*descriptorpb.DescriptorProto{{Name: proto.String("Zip"), Field: []*descriptorpb.FieldDescriptorProto{
+			{Name: proto.String("zip"), Number: proto.Int32(1), Label: descriptorpb.FieldDescriptorProto_LABEL_OPTIONAL.Enum(), Type: descriptorpb.FieldDescriptorProto_TYPE_INT32.Enum()},
+		}}}}
+	parcel := &descriptorpb.FileDescriptorProto{Name: proto.String("post/parcel.proto"), Package: proto.String("post"), Syntax: proto.String("proto3"),
+		Dependency: []string{"post/zip.proto", "google/protobuf/timestamp.proto"},
+		MessageType: []*descriptorpb.DescriptorProto{{Name: proto.String("Parcel"), Field: []*descriptorpb.FieldDescriptorProto{
+			{Name: proto.String("home"), Number: proto.Int32(1), Label: descriptorpb.FieldDescriptorProto_LABEL_OPTIONAL.Enum(), Type: descriptorpb.FieldDescriptorProto_TYPE_MESSAGE.Enum(), TypeName: proto.String(".post.Zip")},
+			{Name: proto.String("sent_at"), Number: proto.Int32(2), Label: descriptorpb.FieldDescriptorProto_LABEL_OPTIONAL.Enum(), Type: descriptorpb.FieldDescriptorProto_TYPE_MESSAGE.Enum(), TypeName: proto.String(".google.protobuf.Timestamp")},
+		}}}}
+	base64Of := func(fdp *descriptorpb.FileDescriptorProto) string {
+		raw, err := proto.Marshal(fdp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return base64.StdEncoding.EncodeToString(raw)
+	}
+	register("post/zip.proto", base64Of(zip), sr.TypeProtobuf)
+	out.protoDescriptorID = register("parcels-value", base64Of(parcel), sr.TypeProtobuf,
+		sr.SchemaReference{Name: "post/zip.proto", Subject: "post/zip.proto", Version: 1})
 	register("address.json", `{"type":"object","properties":{"city":{"type":"string"}}}`, sr.TypeJSON)
 	onDisk := filepath.Join(t.TempDir(), "string.json")
 	if err := os.WriteFile(onDisk, []byte(`{"type":"string"}`), 0o644); err != nil {
@@ -215,5 +244,14 @@ func TestEmbeddedKeepsSchemas(t *testing.T) {
 	got, ok := d.DecodeValue(frame(ss.ID, payload))
 	if !ok || got.Problem != nil || got.Schema.Subject != "orders-value" {
 		t.Fatalf("after a restart, id %d: %+v %v", ss.ID, got, got.Problem)
+	}
+}
+
+// TestJSONName: a field's JSON name as protoc writes it into descriptors.
+func TestJSONName(t *testing.T) {
+	for field, want := range map[string]string{"sku": "sku", "sent_at": "sentAt", "zone__name_2": "zoneName2", "_x": "X", "Zip_code": "ZipCode"} {
+		if got := jsonName(field); got != want {
+			t.Errorf("jsonName(%q) = %q, want %q", field, got, want)
+		}
 	}
 }
