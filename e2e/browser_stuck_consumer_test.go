@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -66,9 +67,21 @@ func TestBrowserStuckConsumer(t *testing.T) {
 			p.open("/topics/" + s.topic + "/partitions/0")
 			p.wait("the banner to name the transaction", fmt.Sprintf(`byTestID('lso-why').dataset.state === 'held' && byTestID('lso-why').dataset.holder === '%s'`, s.txid), 15*time.Second)
 			banner := p.text("lso-why-text")
-			for _, part := range []string{"An open transaction " + s.txid + " (producer ", ", open for ", " of its 60 s timeout, holds the LSO at 300: read_committed consumers wait; 50 records wait behind it, theirs once it commits or aborts."} {
+			for _, part := range []string{"An open transaction " + s.txid + " (producer ", ", open since ", " of its 60 s timeout), holds the LSO at 300: read_committed consumers wait; 50 records wait behind it."} {
 				if !strings.Contains(banner, part) {
 					t.Errorf("the banner says %q, want %q in it", banner, part)
+				}
+			}
+			// The start time beside the age is the transaction's, in local time.
+			if m := regexp.MustCompile(`open since (\d\d:\d\d:\d\d) \(`).FindStringSubmatch(banner); m == nil {
+				t.Errorf("the banner says %q, want the time the transaction opened", banner)
+			} else if at, err := time.ParseInLocation("15:04:05", m[1], time.Local); err != nil {
+				t.Error(err)
+			} else {
+				y, mo, d := s.began.Date()
+				at = time.Date(y, mo, d, at.Hour(), at.Minute(), at.Second(), 0, time.Local)
+				if at.Before(s.began.Add(-2*time.Second)) || at.After(s.began.Add(15*time.Second)) {
+					t.Errorf("the banner says the transaction opened at %s; it began at %s", m[1], s.began.Format("15:04:05.000"))
 				}
 			}
 			p.wait("the abort button", `byTestID('lso-abort') !== null`, 5*time.Second)
@@ -77,7 +90,7 @@ func TestBrowserStuckConsumer(t *testing.T) {
 			}
 			p.screenshot("stuck-banner-"+string(kind), 1280, 720, false)
 			p.click("ui-lang-ko")
-			p.wait("the Korean banner", fmt.Sprintf(`byTestID('lso-why-text').textContent.startsWith('열린 트랜잭션 %s(프로듀서 ') && byTestID('lso-why-text').textContent.includes('그 뒤에서 레코드 50개가 기다리고')`, s.txid), 5*time.Second)
+			p.wait("the Korean banner", fmt.Sprintf(`byTestID('lso-why-text').textContent.startsWith('열린 트랜잭션 %s(프로듀서 ') && byTestID('lso-why-text').textContent.includes('그 뒤에서 레코드 50개가 기다려요') && /\(\d\d:\d\d:\d\d부터, 열린 지 /.test(byTestID('lso-why-text').textContent)`, s.txid), 5*time.Second)
 			p.screenshot("stuck-banner-ko-"+string(kind), 1280, 720, false)
 			p.click("ui-lang-en")
 			p.screenshot("stuck-banner-phone-"+string(kind), 390, 844, true)

@@ -20,6 +20,8 @@ type stuckConsumer struct {
 	topic, group, txid string
 	// holder is refund-worker-7's producer, still in its transaction.
 	holder *kgo.Client
+	// began is about when that transaction opened: before its first write.
+	began time.Time
 }
 
 // Numbers of the scenario, asserted exactly.
@@ -57,6 +59,7 @@ func setUpStuckConsumer(t *testing.T, a *app) stuckConsumer {
 	plain := client(kgo.DefaultProduceTopic(s.topic))
 	write(plain, stuckBefore, "refunded")
 	s.holder = client(kgo.TransactionalID(s.txid), kgo.TransactionTimeout(stuckTimeout))
+	s.began = time.Now()
 	if err := s.holder.BeginTransaction(); err != nil {
 		t.Fatal(err)
 	}

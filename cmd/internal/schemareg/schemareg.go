@@ -319,11 +319,26 @@ func compileJSONSchema(text string, refs []referenced) (*jsonschema.Schema, erro
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", r.name, err)
 		}
-		if err := c.AddResource(r.name, doc); err != nil {
+		if err := c.AddResource(schemaURL(r.name), doc); err != nil {
 			return nil, err
 		}
 	}
-	return c.Compile("schema.json")
+	return c.Compile(schemaURL("schema.json"))
+}
+
+// schemaBase is where a JSON Schema and the schemas it references are
+// named, relative names resolved against it: not the server's working
+// directory, which a name relative to nothing would be under file://
+// (and which error messages would then show).
+const schemaBase = "registry:///"
+
+// schemaURL is a reference's name as an absolute URL: as given when it is
+// one, else under schemaBase.
+func schemaURL(name string) string {
+	if strings.Contains(name, "://") {
+		return name
+	}
+	return schemaBase + strings.TrimPrefix(name, "/")
 }
 
 // noLoader loads no schema: a JSON Schema's $ref resolves only to the

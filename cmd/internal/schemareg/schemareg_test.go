@@ -5,8 +5,10 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -109,6 +111,10 @@ func TestDecodeValue(t *testing.T) {
 			}
 			if key != tt.wantProblem {
 				t.Errorf("problem %q (%v), want %q", key, got.Problem, tt.wantProblem)
+			}
+			// A problem's words name the schema, never the server's working directory.
+			if wd, _ := os.Getwd(); got.Problem != nil && strings.Contains(fmt.Sprint(got.Problem.Args), wd) {
+				t.Errorf("the problem says %v: the server's working directory", got.Problem.Args)
 			}
 			if got.Schema.Subject != tt.wantSubject {
 				t.Errorf("schema %+v, want subject %q", got.Schema, tt.wantSubject)

@@ -15,15 +15,32 @@ export function durationArgs(ms) {
   return { durationKey: 'duration.hm', h: Math.floor(s / 3600), m: Math.floor((s % 3600) / 60) };
 }
 
+/** pad2 writes a number in two digits. */
+const pad2 = (/** @type {number} */ n) => String(n).padStart(2, '0');
+
+/**
+ * sinceText is when a transaction opened, in local time: 17:32:10, or
+ * 12-06 17:32 once it is a day old.
+ * @param {number} ms milliseconds since the epoch
+ * @param {number} ageMs how long ago
+ */
+export function sinceText(ms, ageMs) {
+  const d = new Date(ms);
+  if (ageMs >= 86_400_000) return `${pad2(d.getMonth() + 1)}-${pad2(d.getDate())} ${pad2(d.getHours())}:${pad2(d.getMinutes())}`;
+  return `${pad2(d.getHours())}:${pad2(d.getMinutes())}:${pad2(d.getSeconds())}`;
+}
+
 /**
  * heldSentence is lso.heldWaiting's arguments for hold (an …/lso answer),
- * elapsedMs after it was read; fmt writes a number. Placeholders are
- * filled by Key arguments (whoKey, ageKey, waitingKey) or left empty.
+ * elapsedMs after it was read at readAt (milliseconds since the epoch);
+ * fmt writes a number. Placeholders are filled by Key arguments (whoKey,
+ * ageKey, waitingKey) or left empty.
  * @param {import('../types/wire.js').LSOHold} hold
  * @param {number} elapsedMs
  * @param {(n: number) => string} [fmt]
+ * @param {number} [readAt]
  */
-export function heldSentence(hold, elapsedMs, fmt = (/** @type {number} */ n) => String(n)) {
+export function heldSentence(hold, elapsedMs, fmt = (/** @type {number} */ n) => String(n), readAt = Date.now() - elapsedMs) {
   const h = hold.holder;
   const args = { lso: fmt(hold.lastStableOffset), hw: fmt(hold.highWatermark), who: '', age: '' };
   if (h) {
@@ -31,7 +48,7 @@ export function heldSentence(hold, elapsedMs, fmt = (/** @type {number} */ n) =>
     Object.assign(args, { whoKey: h.transactionalId ? 'lso.whoNamed' : 'lso.who', txid: h.transactionalId || '', producer: h.producerId, epoch: h.producerEpoch });
     if (h.ageMs > 0) {
       delete args.age;
-      Object.assign(args, durationArgs(h.ageMs + Math.max(0, elapsedMs)));
+      Object.assign(args, durationArgs(h.ageMs + Math.max(0, elapsedMs)), { since: sinceText(readAt - h.ageMs, h.ageMs) });
       if (h.timeoutMs > 0) Object.assign(args, { ageKey: 'lso.ageOf', timeout: fmt(Math.round(h.timeoutMs / 1000)) });
       else args.ageKey = 'lso.age';
     }

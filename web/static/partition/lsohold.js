@@ -93,7 +93,7 @@ export class HeldBanner {
       delete this.node.dataset.holder;
       return;
     }
-    const { key, args } = heldSentence(this.hold, Date.now() - this.hold.fetchedAt, fmt);
+    const { key, args } = heldSentence(this.hold, Date.now() - this.hold.fetchedAt, fmt, this.hold.fetchedAt);
     this.text.textContent = t(key, args);
     this.node.dataset.holder = this.hold.holder?.transactionalId || '';
     this.node.dataset.waiting = this.hold.waiting;

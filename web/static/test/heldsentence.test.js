@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { abortOf, durationArgs, heldSentence } from '../partition/heldsentence.js';
+import { abortOf, durationArgs, heldSentence, sinceText } from '../partition/heldsentence.js';
 import { render } from '../common/catalog.js';
 
 const catalogue = {
@@ -29,20 +29,28 @@ test('durations read as minutes and seconds', () => {
 });
 
 test('the banner names the transactional id, its age and timeout, and the records waiting', () => {
-  const { key, args } = heldSentence(hold, 5_000);
+  // Read at 17:34:00 local time, 125 s after the transaction opened.
+  const readAt = new Date(2026, 11, 7, 17, 34, 0).getTime();
+  const { key, args } = heldSentence(hold, 5_000, undefined, readAt);
   const en = render(catalogue, 'en', key, args);
-  assert.match(en, /^An open transaction refund-worker-7 \(producer P2, epoch 0\), open for 2 min 10 s of its 60 s timeout, holds the LSO at 300: read_committed consumers wait; 50 records wait behind it, theirs once it commits or aborts\. read_uncommitted consumers read on to the HW, 351\.$/);
+  assert.match(en, /^An open transaction refund-worker-7 \(producer P2, epoch 0\), open since 17:31:55 \(2 min 10 s of its 60 s timeout\), holds the LSO at 300: read_committed consumers wait; 50 records wait behind it\. read_uncommitted consumers read on to the HW, 351\.$/);
   const ko = render(catalogue, 'ko', key, args);
-  assert.match(ko, /^열린 트랜잭션 refund-worker-7\(프로듀서 P2, 에포크 0\) 때문에 LSO가 300에 멈춰 있어요\(열린 지 2분 10초, 제한 시간 60초\)\. read_committed 컨슈머는 기다려요\. 그 뒤에서 레코드 50개가 기다리고, 이 트랜잭션이 커밋되거나 중단되면 받아요\./);
+  assert.match(ko, /^열린 트랜잭션 refund-worker-7\(프로듀서 P2, 에포크 0\) 때문에 LSO가 300에 멈춰 있어요\(17:31:55부터, 열린 지 2분 10초, 제한 시간 60초\)\. read_committed 컨슈머는 기다려요\. 그 뒤에서 레코드 50개가 기다려요\./);
 });
 
 test('a hanging transaction is named by its producer; one record, or a count cut short, reads so', () => {
   const hanging = { ...hold, waiting: 1, holder: { ...hold.holder, transactionalId: '', state: '', timeoutMs: 0 } };
-  assert.match(english(heldSentence(hanging, 0)), /^An open transaction \(producer P2, epoch 0\), open for 2 min 5 s, holds the LSO at 300: read_committed consumers wait; 1 record waits behind it, theirs/);
+  assert.match(english(heldSentence(hanging, 0)), /^An open transaction \(producer P2, epoch 0\), open since \d\d:\d\d:\d\d \(2 min 5 s\), holds the LSO at 300: read_committed consumers wait; 1 record waits behind it\./);
   const none = { ...hold, waiting: 0 };
   assert.match(english(heldSentence(none, 0)), /holds the LSO at 300: read_committed consumers wait; no other record waits behind it\. read_uncommitted/);
   const cut = { ...hold, waitingComplete: false, holder: null };
-  assert.match(english(heldSentence(cut, 0)), /^An open transaction holds the LSO at 300: read_committed consumers wait; at least 50 records wait behind it, theirs/);
+  assert.match(english(heldSentence(cut, 0)), /^An open transaction holds the LSO at 300: read_committed consumers wait; at least 50 records wait behind it\./);
+});
+
+test('a transaction opened a day ago or more names its date', () => {
+  const at = new Date(2026, 11, 6, 9, 5, 30).getTime();
+  assert.equal(sinceText(at, 3_600_000), '09:05:30');
+  assert.equal(sinceText(at, 90_000_000), '12-06 09:05');
 });
 
 test('the abort goes through the coordinator when an id has it Ongoing, else to the partition leader', () => {
