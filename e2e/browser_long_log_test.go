@@ -81,6 +81,17 @@ func TestBrowserLongKeyedLog(t *testing.T) {
 			if got.Key != "order-1001:" || got.Val != "order-1001: event-1001" {
 				t.Errorf("the cell's value line reads %q (key %q); want the key before the value", got.Val, got.Key)
 			}
+			// The batch's label (batch 0–12,001) runs over the next slots: no
+			// batch line strikes through it.
+			var struck []string
+			p.eval(`[...document.querySelectorAll('.batch-label')].filter((l) => l.textContent && l.getClientRects().length > 0 && getComputedStyle(l).visibility === 'visible' &&
+				l.getBoundingClientRect().top >= byTestID('log-viewport').getBoundingClientRect().top).filter((l) => {
+				const r = l.getBoundingClientRect();
+				return [0.25, 0.5, 0.75, 0.95].some((f) => { const hit = document.elementFromPoint(r.left + r.width * f, r.top + r.height * 0.6); return hit && hit !== l && !l.contains(hit); });
+			}).map((l) => l.textContent)`, &struck)
+			if len(struck) > 0 {
+				t.Errorf("batch labels under a line: %v", struck)
+			}
 			p.screenshot("copy-badge-long-offset-"+string(kind)+"-1280x720", 1280, 720, false)
 
 			p.click("table-toggle")
