@@ -2,7 +2,6 @@ package inspect
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/offsetlab/offsetlab/internal/problem"
 )
@@ -289,39 +288,20 @@ func (tombstones) resolve(int64, string)            {}
 // data decodes the records of b in [lo, hi] (with ReadLog's decoder) and
 // keeps the tombstones; forward, it stops at the first.
 func (t tombstones) data(b *rawBatch, lo, hi int64, _ string) (first, last int64, err error) {
-	src, err := t.codecs.Decompress(b.codec(), b.Records)
-	if err != nil {
-		return -1, -1, corruptBatch(b, err)
-	}
-	records := &recordReader{src: src}
 	first, last = -1, -1
-	prev := b.BaseOffset - 1
-	for range b.NumRecords {
-		rec, err := records.next()
-		if err != nil {
-			return -1, -1, corruptBatch(b, err)
-		}
-		o := b.BaseOffset + int64(rec.OffsetDelta)
-		if o <= prev || o > b.LastOffset {
-			return -1, -1, corruptBatch(b, fmt.Errorf("record offset delta %d out of order", rec.OffsetDelta))
-		}
-		prev = o
-		if o < lo {
-			continue
-		}
-		if o > hi {
-			break
-		}
+	err = recordsIn(t.codecs, b, nil, lo, hi, func(o int64, rec *rawRecord) bool {
 		if first < 0 {
 			first = o
 		}
 		last = o
 		if rec.Key != nil && rec.Value == nil {
 			t.j.keep(o)
-			if !t.j.backward {
-				break // nothing past the first matters
-			}
+			return t.j.backward // forward, nothing past the first matters
 		}
+		return true
+	})
+	if err != nil {
+		return -1, -1, err
 	}
 	return first, last, nil
 }

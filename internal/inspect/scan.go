@@ -281,30 +281,13 @@ func (s *scanner) addBatch(b *rawBatch, committed bool, abort aborter) error {
 	if !inRange {
 		return nil
 	}
-	records := &recordReader{src: src}
-	prev := b.BaseOffset - 1
-	for range b.NumRecords {
-		rec, err := records.next()
-		if err != nil {
-			return corruptBatch(b, err)
-		}
-		o := b.BaseOffset + int64(rec.OffsetDelta)
-		if o <= prev || o > b.LastOffset {
-			return corruptBatch(b, fmt.Errorf("record offset delta %d out of order", rec.OffsetDelta))
-		}
-		prev = o
-		if o < s.next {
-			continue
-		}
-		if o >= s.end {
-			break
-		}
+	return recordsIn(s.ins.codecs, b, src, s.next, s.end-1, func(o int64, rec *rawRecord) bool {
 		s.gapsTo(o, classGapBetween)
 		m, _ := controlMarker(rec.Key)
 		s.sink.control(b, o, m)
 		s.next = o + 1
-	}
-	return nil
+		return true
+	})
 }
 
 // fullBatch reports whether every offset of data batch b holds a record:
@@ -342,6 +325,40 @@ func offsetsIn(c *codecs, b *rawBatch, lo, hi int64, fn func(o int64)) error {
 		}
 		if o >= lo {
 			fn(o)
+		}
+	}
+	return nil
+}
+
+// recordsIn calls fn with every record of batch b whose offset is in
+// [lo, hi], in order, decoded from src (b's records, decompressed) or,
+// when src is nil, decompressed with c; it stops early when fn returns
+// false. A record out of order (offsets rise within a batch, up to its
+// last offset) is ErrCorruptBatch, as a record that does not decode is.
+func recordsIn(c *codecs, b *rawBatch, src []byte, lo, hi int64, fn func(o int64, rec *rawRecord) bool) error {
+	if src == nil {
+		var err error
+		if src, err = c.Decompress(b.codec(), b.Records); err != nil {
+			return corruptBatch(b, err)
+		}
+	}
+	r := &recordReader{src: src}
+	prev := b.BaseOffset - 1
+	for range b.NumRecords {
+		rec, err := r.next()
+		if err != nil {
+			return corruptBatch(b, err)
+		}
+		o := b.BaseOffset + int64(rec.OffsetDelta)
+		if o <= prev || o > b.LastOffset {
+			return corruptBatch(b, fmt.Errorf("record offset delta %d out of order", rec.OffsetDelta))
+		}
+		prev = o
+		if o > hi {
+			break
+		}
+		if o >= lo && !fn(o, &rec) {
+			break
 		}
 	}
 	return nil

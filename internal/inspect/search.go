@@ -266,43 +266,22 @@ func (k *searchSink) resolve(pid int64, txn string) {
 }
 
 func (k *searchSink) data(b *rawBatch, lo, hi int64, txn string) (first, last int64, err error) {
-	src, err := k.codecs.Decompress(b.codec(), b.Records)
-	if err != nil {
-		return -1, -1, corruptBatch(b, err)
-	}
-	records := &recordReader{src: src}
 	first, last = -1, -1
-	prev := b.BaseOffset - 1
-	for range b.NumRecords {
-		rec, err := records.next()
-		if err != nil {
-			return -1, -1, corruptBatch(b, err)
-		}
-		o := b.BaseOffset + int64(rec.OffsetDelta)
-		if o <= prev || o > b.LastOffset {
-			return -1, -1, corruptBatch(b, fmt.Errorf("record offset delta %d out of order", rec.OffsetDelta))
-		}
-		prev = o
-		if o < lo {
-			continue
-		}
-		if o > hi {
-			break
-		}
-		if !k.match.matches(&rec) {
+	err = recordsIn(k.codecs, b, nil, lo, hi, func(o int64, rec *rawRecord) bool {
+		if !k.match.matches(rec) {
 			if first < 0 {
 				first = o
 			}
 			last = o
-			continue
+			return true
 		}
-		e := recordEntry(b, &rec, o, txn)
+		e := recordEntry(b, rec, o, txn)
 		decodeValue(k.values, &e, rec.Value)
 		if !k.budget.take(EncodedSize(&e)) {
 			// The answer is full: end the range before this match.
 			k.cut = true
 			k.s.stopAt(o)
-			break
+			return false
 		}
 		if first < 0 {
 			first = o
@@ -314,8 +293,12 @@ func (k *searchSink) data(b *rawBatch, lo, hi int64, txn string) (first, last in
 		}
 		if len(k.matches) == k.limit {
 			k.s.stopAt(o + 1)
-			break
+			return false
 		}
+		return true
+	})
+	if err != nil {
+		return -1, -1, err
 	}
 	return first, last, nil
 }

@@ -252,40 +252,24 @@ func corruptBatch(b *rawBatch, err error) error {
 // addRecords appends an entry for every record of b inside the window.
 // txn is the outcome of data records; "" marks a control batch.
 func (w *window) addRecords(b *rawBatch, txn string) error {
-	records, err := w.records(b)
-	if err != nil {
-		return err
-	}
 	w.gapsTo(b.BaseOffset, gapBetween)
-	prev := b.BaseOffset - 1
-	for range b.NumRecords {
-		rec, err := records.next()
-		if err != nil {
-			return w.corrupt(b, err)
-		}
-		o := b.BaseOffset + int64(rec.OffsetDelta)
-		if o <= prev || o > b.LastOffset {
-			return w.corrupt(b, fmt.Errorf("record offset delta %d out of order", rec.OffsetDelta))
-		}
-		prev = o
-		if o < w.next {
-			continue
-		}
-		if o >= w.end {
-			break
-		}
+	err := recordsIn(w.codecs, b, nil, w.next, w.end-1, func(o int64, rec *rawRecord) bool {
 		w.gapsTo(o, GapCompacted) // a hole inside the batch's range
-		e := recordEntry(b, &rec, o, txn)
+		e := recordEntry(b, rec, o, txn)
 		decodeValue(w.values, &e, rec.Value)
 		if !w.budget.take(EncodedSize(&e)) {
 			w.end, w.cut = o, true
-			break
+			return false
 		}
 		w.entries = append(w.entries, e)
 		w.next = o + 1
 		if txn == TxnOpen {
 			w.pending[b.ProducerID] = append(w.pending[b.ProducerID], int32(len(w.entries)-1))
 		}
+		return true
+	})
+	if err != nil {
+		return err
 	}
 	// The batch keeps its last offset when the cleaner removed its last
 	// records (or all of them).
