@@ -197,8 +197,10 @@ func (l *Lab) PollShareWorker(ctx context.Context, name string) (ShareWorkerStat
 	fetches := w.client.PollRecords(pollCtx, w.req.MaxRecords)
 	cancel()
 	accepted := 0
-	for _, byOffset := range w.held {
+	touched := map[int32]bool{}
+	for p, byOffset := range w.held {
 		accepted += len(byOffset)
+		touched[p] = len(byOffset) > 0
 	}
 	w.held = map[int32]map[int64]*kgo.Record{}
 	var got []int64
@@ -208,11 +210,18 @@ func (l *Lab) PollShareWorker(ctx context.Context, name string) (ShareWorkerStat
 		}
 		w.held[r.Partition][r.Offset] = r
 		got = append(got, r.Offset)
+		touched[r.Partition] = true
 	})
 	w.mu.Unlock()
 	if accepted > 0 {
 		if err := w.client.FlushAcks(ctx); err != nil {
 			return ShareWorkerState{}, problem.KafkaError(err)
+		}
+	}
+	// The share lanes show what this poll acquired (and accepted) when it returns.
+	for p, ok := range touched {
+		if ok {
+			l.record(ctx, w.req.Topic, []int32{p})
 		}
 	}
 	l.narrate(live.EventInfo, w.req.Topic, 0, "narration.share.polled", "worker", w.req.label(), "count", strconv.Itoa(len(got)),
@@ -254,6 +263,7 @@ func (l *Lab) AckShareRecord(ctx context.Context, name string, partition int32, 
 	if err := w.client.FlushAcks(ctx); err != nil {
 		return ShareWorkerState{}, problem.KafkaError(err)
 	}
+	l.record(ctx, w.req.Topic, []int32{partition}) // the lane shows the acknowledgement when this returns
 	l.narrateAt(live.EventInfo, w.req.Topic, partition, -1, catalog.M("narration.share."+string(ack), "worker", w.req.label(),
 		"offset", strconv.FormatInt(offset, 10), "attempt", strconv.Itoa(int(r.DeliveryCount()))))
 	return w.state(), nil

@@ -39,8 +39,8 @@ type feed struct {
 	wholeTail    bool          // the next poll reads the whole tail (Hub.Rewritten)
 	shortAt      int64         // the high watermark of that read
 	shortFrom    int64         // the first offset it lacked
-	started      int           // polls started
-	finished     int           // the number of the last poll finished
+	kicks        int           // polls asked for (keep)
+	served       int           // the kicks a finished poll answered, groups and share lanes read
 	polled       chan struct{} // closed, and replaced, when a poll finishes
 	pending      []Event       // narrated ahead of the offsets read, not yet recorded
 	aliases      aliasTable    // the partition's producers, numbered (aliases.go)
@@ -89,11 +89,13 @@ func (f *feed) unsubscribe(s *Subscription) {
 
 // keep keeps the feed polling for d from now and asks for a poll at
 // once; the returned function waits until a poll that started after this
-// call has finished (or the feed stopped, or ctx ended).
+// call, and read the groups and share lanes too, has finished (or the
+// feed stopped, or ctx ended).
 func (f *feed) keep(d time.Duration) func(ctx context.Context) error {
 	f.mu.Lock()
 	f.keepUntil = time.Now().Add(d)
-	target, ch := f.started+1, f.polled
+	f.kicks++
+	target, ch := f.kicks, f.polled
 	f.mu.Unlock()
 	select {
 	case f.kick <- struct{}{}:
@@ -109,7 +111,7 @@ func (f *feed) keep(d time.Duration) func(ctx context.Context) error {
 				return ctx.Err()
 			}
 			f.mu.Lock()
-			done := f.finished >= target
+			done := f.served >= target
 			ch = f.polled
 			f.mu.Unlock()
 			if done {
@@ -176,19 +178,20 @@ func (f *feed) run() {
 	}()
 	ticker := time.NewTicker(f.hub.cfg.PollInterval)
 	defer ticker.Stop()
-	kicked := false
+	kicked := true // the first poll reads everything
 	for n := 0; ; n++ {
 		f.mu.Lock()
-		f.started++
-		this := f.started
-		f.mu.Unlock()
-		f.mu.Lock()
+		// A kicked poll answers every kick asked for before it started.
+		serves := f.served
+		if kicked {
+			serves = f.kicks
+		}
 		whole := f.wholeTail || n > 0 && n%f.hub.cfg.TailEvery == 0
 		f.wholeTail = false
 		f.mu.Unlock()
 		f.poll(ctx, kicked || n%f.hub.cfg.GroupEvery == 0, whole)
 		f.mu.Lock()
-		f.finished = this
+		f.served = serves
 		close(f.polled)
 		f.polled = make(chan struct{})
 		idle := len(f.subs) == 0 && !time.Now().Before(f.keepUntil)
@@ -200,7 +203,15 @@ func (f *feed) run() {
 		case <-f.done:
 			return
 		case <-ticker.C:
-			kicked = false
+			// A kick that came with the tick still counts: whoever
+			// kicked (Keep) waits on this poll and wants the groups
+			// and share lanes read too.
+			select {
+			case <-f.kick:
+				kicked = true
+			default:
+				kicked = false
+			}
 		case <-f.kick:
 			kicked = true
 		}

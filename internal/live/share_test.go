@@ -81,3 +81,30 @@ func TestShareLanesStreamed(t *testing.T) {
 		t.Fatalf("snapshot: %s with lanes %+v", m.Type, m.Shares)
 	}
 }
+
+// TestKeepReadsTheShareLanes: Keep (what a lesson's share step waits on)
+// returns only after a poll that read the share lanes, however often the
+// feed's own timer fires: a step that acknowledged a record then shows it
+// on the lane, not a second later.
+func TestKeepReadsTheShareLanes(t *testing.T) {
+	t.Parallel()
+	src := &shareLog{growingLog: &growingLog{hws: map[feedKey]int64{}}}
+	// A timer always due, and groups (with the share lanes) never read
+	// on the timer's own polls: only a kicked poll reads them.
+	h := NewHub(src, nil, Config{PollInterval: time.Microsecond, GroupEvery: 1_000_000})
+	defer h.Close()
+	for i := range 200 {
+		src.mu.Lock()
+		before := len(src.asked)
+		src.mu.Unlock()
+		if err := h.Keep(context.Background(), "t", 0); err != nil {
+			t.Fatal(err)
+		}
+		src.mu.Lock()
+		after := len(src.asked)
+		src.mu.Unlock()
+		if after == before {
+			t.Fatalf("Keep %d returned after a poll that did not read the share lanes", i+1)
+		}
+	}
+}
