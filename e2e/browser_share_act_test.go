@@ -44,8 +44,10 @@ func TestBrowserShareAct(t *testing.T) {
 			sl := func(o int) string {
 				return fmt.Sprintf(`document.querySelector('[data-testid="share-lane"][data-offset="%d"]')`, o)
 			}
+			// The reject answered (the consumer's list drawn again), and the lane shows it.
 			p.wait("the lane: 0 done, 1 archived or done, 2 held by w1", fmt.Sprintf(
-				`['done', 'acknowledged'].includes(%s?.dataset.state) && ['done', 'archived'].includes(%s?.dataset.state) && %s?.dataset.state === 'acquired' && %s.textContent.startsWith('w1 #1')`,
+				`byTestID('share-workers').dataset.busy === 'false' && !byTestID('share-reject-1') &&
+				['done', 'acknowledged'].includes(%s?.dataset.state) && ['done', 'archived'].includes(%s?.dataset.state) && %s?.dataset.state === 'acquired' && %s.textContent.startsWith('w1 #1')`,
 				sl(0), sl(1), sl(2), sl(2)), 20*time.Second)
 			p.click("share-crash")
 			p.wait("the consumer hangs", `document.querySelector('[data-worker="w1"]')?.textContent.includes('hangs') && !byTestID('share-poll')`, 10*time.Second)

@@ -6,7 +6,8 @@
 // room they wrap into lines stacked upwards, so that no flag covers
 // another or is cut by the log's edge: every row gets as many lines as
 // the most crowded offset needs. A flag wider than its room alone takes
-// its short label ("group 3" for a consumer group's long name).
+// its short label ("group 3" for a consumer group's long name), and so do
+// an offset's flags that would wrap when their short labels fit fewer lines.
 
 /**
  * flagLayout decides the flags' lines.
@@ -37,22 +38,36 @@ export function flagLayout(groups, grid, widthOf) {
       const next = i + 1 < row.length ? row[i + 1].col : cols;
       const width = Math.max(0, (next - g.col) * slotW - gap);
       room.set(g.offset, width);
-      let used = 0;
-      let n = 1;
-      for (const f of g.flags) {
-        let w = widthOf(f.label);
-        if (w > width && f.short) {
-          short.add(f.id);
-          w = widthOf(f.short);
+      // Lines of the offset's flags, each flag by its short label where
+      // shortAll says or where its own label alone is wider than the room.
+      const count = (shortAll) => {
+        const shortened = [];
+        let used = 0;
+        let n = 1;
+        for (const f of g.flags) {
+          let w = widthOf(f.label);
+          if (f.short && (shortAll || w > width)) {
+            shortened.push(f.id);
+            w = widthOf(f.short);
+          }
+          if (used > 0 && used + gap + w > width) {
+            n++;
+            used = w;
+          } else {
+            used += (used > 0 ? gap : 0) + w;
+          }
         }
-        if (used > 0 && used + gap + w > width) {
-          n++;
-          used = w;
-        } else {
-          used += (used > 0 ? gap : 0) + w;
-        }
+        return { n, shortened };
+      };
+      let fit = count(false);
+      // Flags that wrap take their short labels first (a group's whole
+      // name stays in the pointer summary and the flag's title).
+      if (fit.n > 1) {
+        const shorter = count(true);
+        if (shorter.n < fit.n) fit = shorter;
       }
-      lines = Math.max(lines, n);
+      for (const id of fit.shortened) short.add(id);
+      lines = Math.max(lines, fit.n);
     });
   }
   return { lines, room, short };

@@ -39,6 +39,16 @@ test('flagLayout', () => {
       lines: 1, room: [[1, 128], [2, 392]], short: ['group:g'],
     },
     {
+      name: 'two groups\' long names on one offset: their short labels on one line rather than two lines',
+      groups: [{ offset: 2, flags: [f('group:a', 'reports-early-20b9e0', 'group'), f('group:b', 'reports-late-20b9e0 2', 'group 2')] }],
+      lines: 1, room: [[2, 3 * 132 - 4]], short: ['group:a', 'group:b'],
+    },
+    {
+      name: 'short labels that still wrap are no better: the whole names stay',
+      groups: [{ offset: 4, flags: [f('group:a', 'aaaaaaa', 'group 111'), f('group:b', 'bbbbbbb 4', 'group 4444')] }],
+      lines: 2, room: [[4, 128]],
+    },
+    {
       name: 'offsets in other rows do not crowd each other',
       groups: [{ offset: 4, flags: [f('lso', 'LSO 4'), f('x', 'XXXXXXXX')] }, { offset: 5, flags: [f('hw', 'HW 5')] }],
       lines: 2, room: [[4, 128], [5, 656]],
