@@ -107,9 +107,10 @@ func (b DataBudget) withDefaults() DataBudget {
 
 // dataBudget is the budget's state: what each share (a client address on
 // another host, a classroom student) stored, per topic, so that a topic
-// deleted, trimmed or compacted gives its writers their share back. It
-// forgets shares at restart (the stored data still counts against the
-// whole budget).
+// deleted, trimmed or compacted gives its writers their share back. A
+// student's share outlives a restart: seed counts what their topics store
+// at start. Another host's share starts empty at each start (an address is
+// no identity); what it stored still counts against the whole budget.
 type dataBudget struct {
 	limits DataBudget
 	log    *throttledLog
@@ -174,15 +175,37 @@ func (d *dataBudget) admit(b kfake.ProducedBatch) (int16, string) {
 			"Clients on other hosts have used their part of the embedded broker's data budget (%s of %s): nothing more from them is stored until topics are deleted.",
 			mib(d.students), mib(part))
 	}
+	d.count(b.TopicID, key, cost)
+	return 0, ""
+}
+
+// seed counts what a student's stored topic t costs in their share, as
+// admit counted it while it was written (the transaction markers the
+// broker wrote in it too), so that a restart neither gives the student a
+// new share nor keeps what DeleteTopics or Freed later gives back. Start
+// calls it for every stored topic (kfake's EachTopicStorage, on the
+// broker's run goroutine) before the Kafka port accepts a client.
+func (d *dataBudget) seed(t kfake.TopicStorage) {
+	student := cluster.StudentOwner(t.Topic)
+	cost := DataCost(t.Usage)
+	if student == "" || cost <= 0 || d.limits.MaxBytes <= 0 {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.count(t.ID, studentShareKey+student, cost)
+}
+
+// count adds cost to key's share, of topic id; d.mu must be held.
+func (d *dataBudget) count(id [16]byte, key string, cost int64) {
 	d.clients[key] += cost
 	d.students += cost
-	t := d.byTopic[b.TopicID]
+	t := d.byTopic[id]
 	if t == nil {
 		t = make(map[string]int64)
-		d.byTopic[b.TopicID] = t
+		d.byTopic[id] = t
 	}
 	t[key] += cost
-	return 0, ""
 }
 
 // studentShareKey starts a student's key among the shares, which no IP

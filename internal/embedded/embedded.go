@@ -193,6 +193,9 @@ func start(cfg Config) (*cluster.Cluster, *broker, error) {
 		}
 		return nil, nil, fmt.Errorf("embedded: start the broker: %w", err)
 	}
+	// The students' shares of the data budget start from what their
+	// topics store, before the port accepts anyone (guard.start).
+	fake.EachTopicStorage(budget.seed)
 	api, err := guard.learnAPIRanges(10 * time.Second)
 	if err != nil {
 		fake.Close()

@@ -11,9 +11,9 @@ import (
 // PATCHES.md). kfake stores whatever it is sent: nothing bounds its disk
 // (retention applies only to topics that set it) nor the in-memory index
 // it keeps for every stored batch. StorageUsage says what the cluster
-// holds, and StorageHook lets the embedder refuse a produced batch before
-// it is stored — a budget — and map a failed segment write (a full disk)
-// to the error the client should see.
+// holds (EachTopicStorage, per topic), and StorageHook lets the embedder
+// refuse a produced batch before it is stored — a budget — and map a
+// failed segment write (a full disk) to the error the client should see.
 
 // StorageUsage is what the cluster stores.
 type StorageUsage struct {
@@ -74,6 +74,36 @@ func StorageHook(h StorageHooks) Opt {
 // StorageUsage returns what the cluster stores now. It is safe to call
 // from any goroutine, including from a control function.
 func (c *Cluster) StorageUsage() StorageUsage { return c.storage.usage() }
+
+// TopicStorage is what one topic stores, summed over its partitions.
+type TopicStorage struct {
+	Topic string
+	ID    [16]byte
+	Usage StorageUsage
+}
+
+// EachTopicStorage calls fn with what each topic stores now, in no
+// particular order. fn runs on the cluster's run goroutine, as the
+// storage hooks do, and like them must neither block nor call a Cluster
+// method. No hook runs and nothing stored changes until the last call
+// returned, so that an embedder that counts storage per topic through the
+// hooks can start its counts from these, at start say, with nothing
+// missed or counted twice. Only the sizes kept in memory are read, never
+// a segment. Call it from any goroutine but a hook's or fn's, while the
+// cluster runs.
+func (c *Cluster) EachTopicStorage(fn func(TopicStorage)) {
+	c.admin(func() {
+		for topic, ps := range c.data.tps {
+			ts := TopicStorage{Topic: topic, ID: c.data.t2id[topic]}
+			for _, pd := range ps {
+				u := pd.storage()
+				ts.Usage.SegmentBytes += u.SegmentBytes
+				ts.Usage.Batches += u.Batches
+			}
+			fn(ts)
+		}
+	})
+}
 
 // storageTotals is the cluster-wide sum of every partition's storage,
 // changed on the run goroutine (and by the loaders at start), read from
