@@ -102,9 +102,14 @@ func TestBrowserLongKeyedLog(t *testing.T) {
 			for _, size := range []struct {
 				name          string
 				width, height int64
-				lines         string
-			}{{"1280x720", 1280, 720, "2"}, {"1920x1080", 1920, 1080, "1"}} {
-				p.do("resize to "+size.name, chromedp.EmulateViewport(size.width, size.height))
+				lines         string // "2": the time under the key
+				phone         bool
+			}{{"1280x720", 1280, 720, "2", false}, {"1920x1080", 1920, 1080, "1", false}, {"phone", 390, 844, "2", true}} {
+				var emulate []chromedp.EmulateViewportOption
+				if size.phone {
+					emulate = append(emulate, chromedp.EmulateMobile, chromedp.EmulateTouch, chromedp.EmulatePortrait)
+				}
+				p.do("resize to "+size.name, chromedp.EmulateViewport(size.width, size.height, emulate...))
 				p.wait("the table at "+size.name, fmt.Sprintf(`byTestID('log-viewport').clientWidth <= %d && %s?.querySelector('.t-key').textContent === 'order-11999'`, size.width, row(before-1)), 5*time.Second)
 				var table struct {
 					Lines, Time, Headers string
@@ -125,7 +130,7 @@ func TestBrowserLongKeyedLog(t *testing.T) {
 				if c := p.tableClipped(); len(c) > 0 {
 					t.Errorf("table text cut at %s: %v", size.name, c)
 				}
-				p.screenshot("table-long-keyed-"+string(kind)+"-"+size.name, size.width, size.height, false)
+				p.screenshot("table-long-keyed-"+string(kind)+"-"+size.name, size.width, size.height, size.phone)
 			}
 		})
 	}
