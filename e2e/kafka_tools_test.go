@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -51,29 +52,38 @@ type toolsFacts struct {
 func TestKafkaTools(t *testing.T) {
 	tools := requireJavaTools(t)
 	facts := map[brokerKind]toolsFacts{}
-	for _, kind := range brokerKinds {
-		t.Run(string(kind), func(t *testing.T) {
-			var p *serverProcess
-			bootstrap := os.Getenv(brokersEnv)
-			switch kind {
-			case embedded:
-				p = startServerProcess(t, "--data-dir", t.TempDir())
-				bootstrap = p.kafkaAddr
-			case realKafka:
-				testenv.Needs(t, testenv.JVM)
-				if bootstrap == "" {
-					testenv.MissingSetup(t, "real Kafka tools tests skipped: set %s=host:port (scripts/test.sh starts Apache Kafka 4.3.1 and sets it)", brokersEnv)
+	var factsMu sync.Mutex
+	// The two brokers side by side (the group ends when both have); the
+	// test as a whole runs alone, as the package's other JVM-heavy tests do.
+	t.Run("brokers", func(t *testing.T) {
+		for _, kind := range brokerKinds {
+			t.Run(string(kind), func(t *testing.T) {
+				t.Parallel()
+				var p *serverProcess
+				bootstrap := os.Getenv(brokersEnv)
+				switch kind {
+				case embedded:
+					p = startServerProcess(t, "--data-dir", t.TempDir())
+					bootstrap = p.kafkaAddr
+				case realKafka:
+					testenv.Needs(t, testenv.JVM)
+					if bootstrap == "" {
+						testenv.MissingSetup(t, "real Kafka tools tests skipped: set %s=host:port (scripts/test.sh starts Apache Kafka 4.3.1 and sets it)", brokersEnv)
+					}
+					p = startServerProcess(t, "--brokers", bootstrap, "--allow-writes", "--data-dir", t.TempDir())
 				}
-				p = startServerProcess(t, "--brokers", bootstrap, "--allow-writes", "--data-dir", t.TempDir())
-			}
-			a := p.app(randomSuffix(t))
-			a.kind = kind
-			trained := tools.train(t, bootstrap)
-			begin := time.Now()
-			facts[kind] = runKafkaTools(t, trained, a, bootstrap)
-			t.Logf("%s: the tools' run took %v", kind, time.Since(begin).Round(time.Millisecond))
-		})
-	}
+				a := p.app(randomSuffix(t))
+				a.kind = kind
+				trained := tools.train(t, bootstrap)
+				begin := time.Now()
+				got := runKafkaTools(t, trained, a, bootstrap)
+				factsMu.Lock()
+				facts[kind] = got
+				factsMu.Unlock()
+				t.Logf("%s: the tools' run took %v", kind, time.Since(begin).Round(time.Millisecond))
+			})
+		}
+	})
 	emb, okEmb := facts[embedded]
 	kafka, okKafka := facts[realKafka]
 	if !okEmb || !okKafka {

@@ -268,6 +268,7 @@ func TestShareGroupsKafkaTools(t *testing.T) {
 	tools := requireJavaTools(t)
 	for _, kind := range brokerKinds {
 		t.Run(string(kind), func(t *testing.T) {
+			t.Parallel() // the two brokers side by side; the test runs alone
 			a := startApp(t, kind)
 			topic := a.name("share-tools")
 			a.createTopic(topic)
