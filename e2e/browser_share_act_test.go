@@ -18,6 +18,7 @@ func TestBrowserShareAct(t *testing.T) {
 	chromium := chromiumPath(t)
 	for _, kind := range brokerKinds {
 		t.Run(string(kind), func(t *testing.T) {
+			t.Parallel() // the two brokers side by side; the test runs alone
 			a := startApp(t, kind)
 			topic, group := a.name("share-act-ui"), a.name("ui")
 			a.createTopic(topic)

@@ -51,6 +51,7 @@ func TestBrowserShareLane(t *testing.T) {
 	chromium := chromiumPath(t)
 	for _, kind := range brokerKinds {
 		t.Run(string(kind), func(t *testing.T) {
+			t.Parallel() // the two brokers side by side; the test runs alone
 			a := startApp(t, kind)
 			topic, group := a.name("share-lane"), a.name("workers")
 			a.createTopic(topic)

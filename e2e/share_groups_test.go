@@ -79,6 +79,7 @@ func TestShareGroups(t *testing.T) {
 	tools := requireJavaTools(t)
 	for _, kind := range brokerKinds {
 		t.Run(string(kind), func(t *testing.T) {
+			t.Parallel() // the two brokers side by side; the test runs alone
 			a := startApp(t, kind)
 			topic, group := a.name("share-jobs"), a.name("workers")
 			a.createTopic(topic)

@@ -38,6 +38,7 @@ func (v workerView) heldOffsets() []string {
 func TestShareWorkers(t *testing.T) {
 	for _, kind := range brokerKinds {
 		t.Run(string(kind), func(t *testing.T) {
+			t.Parallel() // the two brokers side by side; the test runs alone
 			a := startApp(t, kind)
 			topic, group := a.name("share-act"), a.name("act")
 			a.createTopic(topic)
