@@ -157,7 +157,6 @@ func startedOrNamed(t *testing.T, teacher *client, l lessons.Lesson) lessonNames
 // Red under the former rule (ACLs on "<name>-"): "order" wrote
 // order-totals-tx-<suffix>.
 func TestClassroomNamespaceEveryLesson(t *testing.T) {
-	t.Parallel() // its own server process and data directory
 	h := startHandsOn(t, embedded)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

@@ -109,7 +109,6 @@ func (cs *classServer) awaitDone(t *testing.T, name string) apiResults {
 // whose Kafka login then fails and whose name is free again. A class
 // file torn afterwards stops the next start with a sentence naming it.
 func TestClassroomSurvivesKillNine(t *testing.T) {
-	t.Parallel() // its own server process and data directory
 	dir := t.TempDir()
 	first := startClassServer(t, dir)
 	ann, bob := first.h.join("ann"), first.h.join("bob")

@@ -27,8 +27,6 @@ import (
 // within the deadline the server was given.
 func TestHostileKafkaClients(t *testing.T) {
 	testenv.Long(t, "it attacks the server binary's Kafka port, thousands of connections included")
-	// Beside the package's other tests: it measures its own server's RSS.
-	t.Parallel()
 	// Short deadlines so that the test waits seconds, not Kafka's
 	// minutes; the size and connection limits are the defaults, named
 	// here so that OFFSETLAB_KAFKA_* in the environment cannot change them.
