@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -118,21 +117,7 @@ func TestSchemaRegistryApicurio(t *testing.T) {
 							t.Fatal(err)
 						}
 					}
-					var log struct {
-						Entries []struct {
-							Offset int64 `json:"offset"`
-							Schema *struct {
-								ID      int    `json:"id"`
-								Subject string `json:"subject"`
-								Version int    `json:"version"`
-								Type    string `json:"type"`
-							} `json:"schema"`
-							Decoded       json.RawMessage `json:"decoded"`
-							DecodeProblem *struct {
-								Key string `json:"key"`
-							} `json:"decodeProblem"`
-						} `json:"entries"`
-					}
+					var log decodedLog
 					a.do("GET", "/api/topics/"+topic+"/partitions/0/log?from=0&limit=10", nil, http.StatusOK, &log)
 					if len(log.Entries) != len(written) {
 						t.Fatalf("the log holds %d entries, want %d", len(log.Entries), len(written))

@@ -92,23 +92,7 @@ func TestSchemaRegistry(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			var log struct {
-				Entries []struct {
-					Offset int64 `json:"offset"`
-					Schema *struct {
-						ID      int    `json:"id"`
-						Subject string `json:"subject"`
-						Version int    `json:"version"`
-						Type    string `json:"type"`
-					} `json:"schema"`
-					Decoded       json.RawMessage `json:"decoded"`
-					DecodeProblem *struct {
-						Key string `json:"key"`
-					} `json:"decodeProblem"`
-					Value         *string `json:"value"`
-					ValueEncoding string  `json:"valueEncoding"`
-				} `json:"entries"`
-			}
+			var log decodedLog
 			a.do("GET", "/api/topics/"+topic+"/partitions/0/log?from=0&limit=10", nil, http.StatusOK, &log)
 			if len(log.Entries) != 4 {
 				t.Fatalf("the log holds %d entries, want 4", len(log.Entries))
@@ -272,4 +256,24 @@ func canonicalJSON(t *testing.T, raw json.RawMessage) string {
 	}
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// decodedLog is a partition's log as the API answers it, with what the
+// dashboard decoded of each value through the schema registry.
+type decodedLog struct {
+	Entries []struct {
+		Offset int64 `json:"offset"`
+		Schema *struct {
+			ID      int    `json:"id"`
+			Subject string `json:"subject"`
+			Version int    `json:"version"`
+			Type    string `json:"type"`
+		} `json:"schema"`
+		Decoded       json.RawMessage `json:"decoded"`
+		DecodeProblem *struct {
+			Key string `json:"key"`
+		} `json:"decodeProblem"`
+		Value         *string `json:"value"`
+		ValueEncoding string  `json:"valueEncoding"`
+	} `json:"entries"`
 }
